@@ -1,0 +1,167 @@
+/**
+ * The only door to a control system. Every backend (the embedded simulator,
+ * EPICS through a pvws gateway, TANGO through its REST API) implements
+ * {@link ControlSystem}; tools and the plan executor see nothing else.
+ *
+ * @module
+ */
+
+/** Alarm severity, normalised across EPICS, TANGO and the simulator. */
+export type Severity = "NONE" | "MINOR" | "MAJOR" | "INVALID";
+
+/** A value a device can hold. Arrays are waveforms. */
+export type Value = number | string | boolean | number[];
+
+/** One device's value at one time, or why it could not be read. */
+export interface Reading {
+  device: string;
+  /** Present when `ok`; `null` only when the device is connected but has no value. */
+  value: Value | null;
+  units: string;
+  /** UTC ISO-8601 time stamp of the value (source time, not read time). */
+  timestamp: string;
+  severity: Severity;
+  /** Alarm status text, e.g. "HIGH", "LOLO", "NO_ALARM", "DISCONNECTED". */
+  status: string;
+  ok: boolean;
+  /** Why the read failed, when `ok` is false (unknown device, disconnected, timeout…). */
+  error?: string;
+}
+
+/** Alarm thresholds in engineering units; any may be absent. */
+export interface AlarmLimits {
+  lolo?: number;
+  low?: number;
+  high?: number;
+  hihi?: number;
+}
+
+/** Static facts about one device. */
+export interface DeviceInfo {
+  device: string;
+  /** False when the device does not exist; the other fields are then placeholders. */
+  exists: boolean;
+  description: string;
+  units: string;
+  writable: boolean;
+  type: "number" | "string" | "enum" | "waveform";
+  /** Native (hardware or record) limits of the value, when known. */
+  limits?: { min?: number; max?: number };
+  alarm?: AlarmLimits;
+  precision?: number;
+  /** Enum labels, when `type` is "enum". */
+  labels?: string[];
+  /** First segment of the name (LINAC, RING, RF, DIAG…) or the backend's equivalent. */
+  subsystem: string;
+}
+
+/** A device search. `pattern` uses `*` and `?` wildcards, matched against the whole name. */
+export interface DeviceQuery {
+  pattern: string;
+  subsystem?: string;
+  /** Match only writable (true) or only read-only (false) devices. */
+  writable?: boolean;
+  offset?: number;
+  limit?: number;
+}
+
+/** One page of a device search. */
+export interface DevicePage {
+  total: number;
+  offset: number;
+  devices: DeviceInfo[];
+}
+
+/** Which log to read. */
+export type LogSource = "elog" | "alarm";
+
+export interface LogQuery {
+  source: LogSource;
+  /** UTC ISO-8601 start, inclusive. */
+  from: string;
+  /** UTC ISO-8601 end, exclusive. */
+  to: string;
+  /** Entries that mention this device (exact name or `*` wildcard). */
+  device?: string;
+  /** Case-insensitive substring of title or text. */
+  text?: string;
+  /** Minimum severity for alarm entries. */
+  minSeverity?: Severity;
+  /** At most this many entries, newest first. */
+  limit?: number;
+}
+
+/** An e-log entry or an alarm-log event, newest first in results. */
+export interface LogEntry {
+  source: LogSource;
+  id: string;
+  /** UTC ISO-8601. */
+  time: string;
+  title: string;
+  text: string;
+  author?: string;
+  logbook?: string;
+  devices: string[];
+  /** Alarm events: the severity entered; e-log entries: their level mapped to a severity. */
+  severity: Severity;
+  /** Alarm events: the alarm status ("HIHI", "STATE", …); e-log: the level ("Info", "Problem"…). */
+  status?: string;
+}
+
+export interface ArchiveQuery {
+  devices: string[];
+  /** UTC ISO-8601 start, inclusive. */
+  from: string;
+  /** UTC ISO-8601 end, exclusive. */
+  to: string;
+  /** Return at most about this many points per device (server-side binning). */
+  maxPoints?: number;
+}
+
+/** One archived point. */
+export interface Sample {
+  /** UTC ISO-8601. */
+  time: string;
+  value: number | string | number[];
+  severity: Severity;
+}
+
+/** The archived history of one device, or why it has none. */
+export interface Series {
+  device: string;
+  units: string;
+  samples: Sample[];
+  ok: boolean;
+  error?: string;
+}
+
+export interface ControlSystem {
+  /** Short name of the backend ("simulator", "epics", "tango"). */
+  readonly kind: string;
+  /** Batched: one round trip where the backend allows. Never throws for one bad device. */
+  read(names: string[], signal?: AbortSignal): Promise<Reading[]>;
+  /** Called by the plan executor only. Throws when the write is refused. */
+  write(name: string, value: Value, signal?: AbortSignal): Promise<void>;
+  describe(names: string[], signal?: AbortSignal): Promise<DeviceInfo[]>;
+  search(q: DeviceQuery, signal?: AbortSignal): Promise<DevicePage>;
+  logs(q: LogQuery, signal?: AbortSignal): Promise<LogEntry[]>;
+  archive(q: ArchiveQuery, signal?: AbortSignal): Promise<Series[]>;
+  close(): Promise<void>;
+}
+
+/** Severities in rising order, for comparisons. */
+export const SEVERITY_ORDER: readonly Severity[] = ["NONE", "MINOR", "MAJOR", "INVALID"];
+
+/** True when `a` is at least as severe as `b`. */
+export function severityAtLeast(a: Severity, b: Severity): boolean {
+  return SEVERITY_ORDER.indexOf(a) >= SEVERITY_ORDER.indexOf(b);
+}
+
+/** Compiles a `*`/`?` wildcard pattern to an anchored, case-insensitive RegExp. */
+export function wildcardToRegExp(pattern: string): RegExp {
+  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
+    /\?/g,
+    ".",
+  );
+  return new RegExp(`^${body}$`, "i");
+}

@@ -1,0 +1,36 @@
+/**
+ * Everything the agent loop tells the outside world. The terminal renderer,
+ * `--stream-json`, `--json` and the tests all consume this one union.
+ *
+ * @module
+ */
+import type { Usage } from "../llm/types.ts";
+
+export type { Usage };
+
+export type AgentEvent =
+  | { type: "text"; delta: string }
+  | { type: "tool_start"; id: string; name: string; args: unknown }
+  | {
+    type: "tool_end";
+    id: string;
+    name: string;
+    ok: boolean;
+    result: unknown;
+    ms: number;
+  }
+  | {
+    type: "retry";
+    attempt: number;
+    delayMs: number;
+    reason: string;
+    discardedText: boolean;
+  }
+  | { type: "turn_complete"; usage: Usage; model: string }
+  | { type: "cancelled"; reason: string }
+  | { type: "error"; message: string; retryable: boolean };
+
+/** Fails to compile when a `switch` over events misses a case. */
+export function assertNever(x: never): never {
+  throw new TypeError(`unhandled event ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,195 @@
+/**
+ * One ReAct turn: ask the model, run the tools it calls, give it the results,
+ * repeat until it answers without tools. A plain async generator with every
+ * effect injected; it yields {@link AgentEvent}s and keeps the session valid
+ * whatever happens (cancellation, model failure, tool failure).
+ *
+ * @module
+ */
+import type { AgentEvent } from "./events.ts";
+import type { Session } from "./session.ts";
+import type { ToolOutcome, ToolSet } from "./tools.ts";
+import { LlmError } from "../llm/errors.ts";
+import {
+  addUsage,
+  type ChatMessage,
+  type ModelClient,
+  type ModelResponse,
+  type ToolCall,
+  type Usage,
+  ZERO_USAGE,
+} from "../llm/types.ts";
+
+export interface TurnOptions {
+  session: Session;
+  input: string;
+  model: ModelClient;
+  tools: ToolSet;
+  /** Built for each turn so changes to context files show up. */
+  systemPrompt: string;
+  /** Model calls allowed in one turn. */
+  maxIterations: number;
+  signal: AbortSignal;
+  /** Milliseconds clock, for tool durations. */
+  now?: () => number;
+}
+
+/** The text the model reads for a tool call that was cancelled. */
+export const CANCELLED_RESULT = "cancelled by the operator before it finished";
+
+/**
+ * Runs one turn. The user's input is added to the session at once; assistant
+ * and tool messages are added only as complete pairs, so a cancelled or failed
+ * turn leaves a conversation the model can continue.
+ */
+export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, void, undefined> {
+  const { session, model, tools, signal } = opts;
+  const now = opts.now ?? (() => performance.now());
+  session.messages.push({ role: "user", content: opts.input });
+  session.turns++;
+  let usage: Usage = { ...ZERO_USAGE };
+  let answeredBy = model.model;
+
+  for (let iteration = 0; iteration < opts.maxIterations; iteration++) {
+    if (signal.aborted) return yield cancelled(signal);
+    let response: ModelResponse | undefined;
+    try {
+      const messages: ChatMessage[] = [
+        { role: "system", content: opts.systemPrompt },
+        ...session.messages,
+      ];
+      for await (const ev of model.complete({ messages, tools: tools.specs() }, signal)) {
+        if (ev.type === "text") yield { type: "text", delta: ev.delta };
+        else if (ev.type === "retry") yield { ...ev };
+        else response = ev.response;
+      }
+    } catch (e) {
+      if (signal.aborted || (e instanceof LlmError && e.kind === "aborted")) {
+        return yield cancelled(signal);
+      }
+      if (e instanceof LlmError) {
+        return yield { type: "error", message: e.message, retryable: e.retryable };
+      }
+      throw e;
+    }
+    if (!response) throw new Error("model client ended without a response");
+    usage = addUsage(usage, response.usage);
+    session.addUsage(response.usage);
+    answeredBy = response.model;
+
+    if (response.toolCalls.length === 0) {
+      session.messages.push({ role: "assistant", content: response.text });
+      return yield { type: "turn_complete", usage, model: answeredBy };
+    }
+
+    const outcomes = new Map<string, ToolOutcome>();
+    const calls = uniqueIds(response.toolCalls);
+    try {
+      for (const batch of batches(calls, tools)) {
+        yield* runBatch(batch, tools, signal, now, outcomes);
+        if (signal.aborted) break;
+      }
+    } finally {
+      // Always answer every call the model made, so the conversation stays valid.
+      session.messages.push({ role: "assistant", content: response.text, toolCalls: calls });
+      for (const call of calls) {
+        const outcome = outcomes.get(call.id);
+        session.messages.push({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: outcome?.content ?? CANCELLED_RESULT,
+        });
+      }
+    }
+    if (signal.aborted) return yield cancelled(signal);
+  }
+  yield {
+    type: "error",
+    message:
+      `stopped after ${opts.maxIterations} model calls without a final answer; raise [agent] max_iterations or ask a narrower question`,
+    retryable: false,
+  };
+}
+
+function cancelled(signal: AbortSignal): AgentEvent {
+  const reason = signal.reason instanceof Error
+    ? signal.reason.message
+    : String(signal.reason ?? "");
+  return { type: "cancelled", reason: reason || "cancelled by the operator" };
+}
+
+/** Models sometimes repeat or omit ids; every call needs its own for its result. */
+function uniqueIds(calls: ToolCall[]): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((c, i) => {
+    let id = c.id || `call_${i}`;
+    while (seen.has(id)) id = `${id}_${i}`;
+    seen.add(id);
+    return id === c.id ? c : { ...c, id };
+  });
+}
+
+/** Consecutive read-only calls form one concurrent batch; any other call runs alone. */
+function batches(calls: ToolCall[], tools: ToolSet): ToolCall[][] {
+  const out: ToolCall[][] = [];
+  let current: ToolCall[] = [];
+  for (const call of calls) {
+    if (tools.isReadOnly(call.name)) {
+      current.push(call);
+      continue;
+    }
+    if (current.length) out.push(current);
+    current = [];
+    out.push([call]);
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
+async function* runBatch(
+  batch: ToolCall[],
+  tools: ToolSet,
+  signal: AbortSignal,
+  now: () => number,
+  outcomes: Map<string, ToolOutcome>,
+): AsyncGenerator<AgentEvent> {
+  type Done = { call: ToolCall; outcome: ToolOutcome; ms: number };
+  const pending = new Map<string, Promise<Done>>();
+  for (const call of batch) {
+    yield {
+      type: "tool_start",
+      id: call.id,
+      name: call.name,
+      args: tools.previewArgs(call.name, call.arguments),
+    };
+    const started = now();
+    pending.set(
+      call.id,
+      tools.execute(call.name, call.arguments, signal).then((outcome) => ({
+        call,
+        outcome,
+        ms: now() - started,
+      })),
+    );
+  }
+  // A tool that ignores the signal must not hold the turn: stop waiting on abort.
+  const aborted = new Promise<undefined>((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    signal.addEventListener("abort", () => resolve(undefined), { once: true });
+  });
+  while (pending.size > 0) {
+    const done = await Promise.race([...pending.values(), aborted]);
+    if (!done) return;
+    pending.delete(done.call.id);
+    outcomes.set(done.call.id, done.outcome);
+    yield {
+      type: "tool_end",
+      id: done.call.id,
+      name: done.call.name,
+      ok: done.outcome.ok,
+      result: done.outcome.result,
+      ms: Math.round(done.ms * 10) / 10,
+    };
+  }
+}

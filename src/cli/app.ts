@@ -1,0 +1,139 @@
+/**
+ * Wires configuration, control system, tools and model together for every
+ * command. Nothing here prints.
+ *
+ * @module
+ */
+import { openControlSystem } from "../adapters/mod.ts";
+import type { ControlSystem } from "../adapters/adapter.ts";
+import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
+import { Session } from "../agent/session.ts";
+import {
+  loadConfig,
+  type LoadedConfig,
+  missingModelSetup,
+  type ResolvedModel,
+  resolveModel,
+} from "../config/mod.ts";
+import type { ModelClient } from "../llm/types.ts";
+import { createRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { CliError, Exit } from "./exit.ts";
+import type { Io } from "./io.ts";
+import { BASE_PROMPT } from "./prompt_base.ts";
+
+export interface App {
+  loaded: LoadedConfig;
+  cs: ControlSystem;
+  tools: ToolRegistry;
+  session: Session;
+  /** The model in use; see {@link App.switchModel}. */
+  modelInfo: ResolvedModel;
+  /** Creates (once) the client for the current model; throws CliError when unconfigured. */
+  model(): Promise<ModelClient>;
+  switchModel(name: string): ResolvedModel;
+  systemPrompt(): Promise<string>;
+  /** Files that make up the context, for /context. */
+  contextFiles(): Promise<ContextFile[]>;
+  close(): Promise<void>;
+}
+
+export async function createApp(
+  opts: { config?: string; model?: string },
+  io: Io,
+): Promise<App> {
+  const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
+  const { config } = loaded;
+  let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
+  let client: ModelClient | undefined;
+  const cs = openControlSystem(config);
+  const tools = createRegistry({ cs, now: () => Date.now() }, {
+    maxOutputChars: config.agent.tool_output_max_chars,
+    timeoutMs: config.agent.tool_timeout_s * 1000,
+  });
+  const session = new Session(crypto.randomUUID(), Date.now());
+  const resolvePath = (p: string) => (p.startsWith("/") ? p : `${loaded.baseDir}/${p}`);
+
+  async function contextFiles(): Promise<ContextFile[]> {
+    const files: ContextFile[] = [];
+    for (const dir of config.agent.context_dirs) {
+      const abs = resolvePath(dir);
+      let names: string[] = [];
+      try {
+        for await (const e of Deno.readDir(abs)) {
+          if (e.isFile && e.name.endsWith(".md")) names.push(e.name);
+        }
+      } catch (e) {
+        throw new CliError(
+          `context dir ${dir}: cannot read it (${(e as Error).message}); fix [agent] context_dirs`,
+          Exit.USAGE,
+        );
+      }
+      names = names.sort();
+      for (const n of names) {
+        files.push({ path: `${dir}/${n}`, text: await Deno.readTextFile(`${abs}/${n}`) });
+      }
+    }
+    return files;
+  }
+
+  async function agentMd(): Promise<ContextFile | undefined> {
+    if (!config.agent.agent_md) return undefined;
+    try {
+      return {
+        path: config.agent.agent_md,
+        text: await Deno.readTextFile(resolvePath(config.agent.agent_md)),
+      };
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+  }
+
+  return {
+    loaded,
+    cs,
+    tools,
+    session,
+    get modelInfo() {
+      return modelInfo;
+    },
+    async model() {
+      if (client) return client;
+      const missing = missingModelSetup(modelInfo, { get: io.env });
+      if (missing) throw new CliError(missing, Exit.USAGE);
+      const { createOpenAiClient } = await import("../llm/openai_client.ts");
+      client = createOpenAiClient({
+        name: modelInfo.name,
+        model: modelInfo.model,
+        baseUrl: modelInfo.baseUrl,
+        apiKey: io.env(modelInfo.apiKeyEnv) ?? "",
+        stream: modelInfo.stream,
+        contextWindow: modelInfo.contextWindow,
+        temperature: config.llm.temperature,
+        retry: {
+          maxRetries: config.llm.max_retries,
+          baseMs: config.llm.retry_base_ms,
+          maxMs: config.llm.retry_max_ms,
+        },
+        requestTimeoutMs: config.llm.request_timeout_s * 1000,
+        idleTimeoutMs: config.llm.idle_timeout_s * 1000,
+      });
+      return client;
+    },
+    switchModel(name: string) {
+      modelInfo = resolveModel(config, name);
+      client = undefined;
+      return modelInfo;
+    },
+    async systemPrompt() {
+      return buildSystemPrompt({
+        base: BASE_PROMPT,
+        agentMd: await agentMd(),
+        files: await contextFiles(),
+        nowIso: new Date().toISOString(),
+      });
+    },
+    contextFiles,
+    close: () => cs.close(),
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * Command-line parsing (node:util parseArgs). Produces a typed command or a
+ * {@link UsageError} with one line saying what is wrong and what to do.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { UsageError } from "./exit.ts";
+
+export type Command =
+  | { kind: "repl" }
+  | { kind: "ask"; question?: string }
+  | { kind: "get"; devices: string[] }
+  | {
+    kind: "search";
+    pattern: string;
+    subsystem?: string;
+    writable?: boolean;
+    limit: number;
+    offset: number;
+  }
+  | {
+    kind: "logs";
+    source: "elog" | "alarm" | "archive";
+    from?: string;
+    to?: string;
+    devices: string[];
+    text?: string;
+    severity?: string;
+    limit: number;
+  }
+  | { kind: "help" };
+
+export interface Invocation {
+  command: Command;
+  config?: string;
+  model?: string;
+  json: boolean;
+  streamJson: boolean;
+  noColor: boolean;
+}
+
+const OPTIONS = {
+  config: { type: "string", short: "c" },
+  model: { type: "string", short: "m" },
+  json: { type: "boolean" },
+  "stream-json": { type: "boolean" },
+  "no-color": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  from: { type: "string" },
+  to: { type: "string" },
+  device: { type: "string", short: "d", multiple: true },
+  text: { type: "string" },
+  severity: { type: "string" },
+  subsystem: { type: "string" },
+  writable: { type: "boolean" },
+  "read-only": { type: "boolean" },
+  limit: { type: "string" },
+  offset: { type: "string" },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+
+/** Options each command accepts beyond the global ones. */
+const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
+  start: [],
+  ask: ["stream-json"],
+  get: [],
+  search: ["subsystem", "writable", "read-only", "limit", "offset"],
+  logs: ["from", "to", "device", "text", "severity", "limit"],
+  help: [],
+};
+const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
+
+export const USAGE = `accel-agent — a terminal assistant for accelerator control rooms
+
+Usage:
+  accel-agent [start]                      interactive session (REPL) on the configured machine
+  accel-agent ask [QUESTION]               one answer; the question from stdin when not given
+  accel-agent get DEVICE…                  live values (no model needed)
+  accel-agent search PATTERN               device names; * and ? wildcards (no model needed)
+  accel-agent logs elog|alarm|archive      history in a time range (no model needed)
+
+Options:
+  -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
+  -m, --model NAME      named model from [llm.models] (env ACCEL_AGENT_MODEL)
+      --json            one JSON object on stdout (ask, get, search, logs)
+      --stream-json     ask: one JSON line per event, then the result
+      --no-color        plain output (also NO_COLOR=1)
+  search:  --subsystem NAME  --writable | --read-only  --limit N  --offset N
+  logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
+           --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
+  -V, --version         print the version
+
+Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
+3 approval required but no terminal, 130 cancelled.`;
+
+/** Parses arguments; `stdinIsTerminal` decides what no command means. */
+export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invocation {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split("\n")[0]}; see accel-agent --help`);
+  }
+  const { values, positionals } = parsed;
+  const [first, ...rest] = positionals;
+  const name = first ?? (stdinIsTerminal ? "start" : "ask");
+  if (!(name in COMMAND_OPTIONS)) {
+    throw new UsageError(
+      `unknown command "${name}"; commands: start, ask, get, search, logs (see --help)`,
+    );
+  }
+  const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
+  for (const key of Object.keys(values)) {
+    if (!allowed.has(key)) {
+      throw new UsageError(`--${key} is not an option of "${name}"; see accel-agent --help`);
+    }
+  }
+  const base = {
+    config: values.config,
+    model: values.model,
+    json: values.json ?? false,
+    streamJson: values["stream-json"] ?? false,
+    noColor: values["no-color"] ?? false,
+  };
+  if (values.help || name === "help") return { ...base, command: { kind: "help" } };
+  if (base.json && base.streamJson) {
+    throw new UsageError("--json and --stream-json exclude each other; pick one");
+  }
+  return { ...base, command: toCommand(name, rest, values) };
+}
+
+type Values = ReturnType<
+  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
+>["values"];
+
+function toCommand(name: string, rest: string[], v: Values): Command {
+  switch (name) {
+    case "start":
+      noPositionals(name, rest);
+      return { kind: "repl" };
+    case "ask":
+      return { kind: "ask", question: rest.length ? rest.join(" ") : undefined };
+    case "get":
+      if (!rest.length) {
+        throw new UsageError(
+          "get needs at least one device name, e.g. accel-agent get LINAC:BPM:01:X",
+        );
+      }
+      return { kind: "get", devices: rest };
+    case "search": {
+      if (rest.length !== 1) {
+        throw new UsageError(
+          `search needs one pattern, e.g. accel-agent search "LINAC:BPM:*:X" (quote wildcards)`,
+        );
+      }
+      if (v.writable && v["read-only"]) {
+        throw new UsageError("--writable and --read-only exclude each other");
+      }
+      return {
+        kind: "search",
+        pattern: rest[0] as string,
+        subsystem: v.subsystem,
+        writable: v.writable ? true : v["read-only"] ? false : undefined,
+        limit: intOption("limit", v.limit, 50, 1, 10_000),
+        offset: intOption("offset", v.offset, 0, 0, Number.MAX_SAFE_INTEGER),
+      };
+    }
+    case "logs": {
+      const source = rest[0];
+      if (rest.length !== 1 || (source !== "elog" && source !== "alarm" && source !== "archive")) {
+        throw new UsageError(
+          "logs needs one source: elog, alarm or archive, e.g. accel-agent logs alarm --from -8h",
+        );
+      }
+      if (source === "archive" && !v.device?.length) {
+        throw new UsageError("logs archive needs --device NAME (repeatable)");
+      }
+      const severity = v.severity?.toUpperCase();
+      if (severity !== undefined && !["NONE", "MINOR", "MAJOR", "INVALID"].includes(severity)) {
+        throw new UsageError(
+          `--severity "${v.severity}" is not a severity; use MINOR, MAJOR or INVALID`,
+        );
+      }
+      return {
+        kind: "logs",
+        source,
+        from: v.from,
+        to: v.to,
+        devices: v.device ?? [],
+        text: v.text,
+        severity,
+        limit: intOption("limit", v.limit, 50, 1, 10_000),
+      };
+    }
+  }
+  throw new UsageError(`unknown command "${name}"`);
+}
+
+function noPositionals(name: string, rest: string[]): void {
+  if (rest.length) throw new UsageError(`${name} takes no arguments, got "${rest.join(" ")}"`);
+}
+
+function intOption(
+  name: string,
+  raw: string | undefined,
+  dflt: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} "${raw}" must be a whole number from ${min} to ${max}`);
+  }
+  return n;
+}

@@ -1,0 +1,75 @@
+/**
+ * `accel-agent ask`: one question, one answer, never a prompt. Output is the
+ * rendered answer, one JSON object (`--json`), or one JSON line per event
+ * (`--stream-json`). SIGINT cancels within a second (exit 130).
+ *
+ * @module
+ */
+import { runTurn } from "../agent/loop.ts";
+import type { App } from "./app.ts";
+import type { Invocation } from "./args.ts";
+import { AskResultBuilder } from "./ask_result.ts";
+import { CliError, UsageError } from "./exit.ts";
+import { type Io, readStdin } from "./io.ts";
+import { TerminalRenderer } from "./render.ts";
+
+export async function runAsk(
+  app: App,
+  inv: Invocation,
+  io: Io,
+  question?: string,
+): Promise<number> {
+  const text = (question ?? (io.stdinIsTerminal ? "" : await readStdin())).trim();
+  if (!text) {
+    throw new UsageError('ask needs a question: accel-agent ask "…" or echo "…" | accel-agent ask');
+  }
+  const mode = inv.json ? "json" : inv.streamJson ? "stream" : "human";
+  let model;
+  try {
+    model = await app.model();
+  } catch (e) {
+    if (e instanceof CliError && mode !== "human") {
+      io.out(
+        `${
+          JSON.stringify({
+            schema: "accel-agent.ask/1",
+            ok: false,
+            error: { message: e.message, retryable: false },
+            exit_code: e.code,
+          })
+        }\n`,
+      );
+    }
+    throw e;
+  }
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error("cancelled by SIGINT"));
+  Deno.addSignalListener("SIGINT", onSigint);
+  const result = new AskResultBuilder(model.name, model.model, performance.now());
+  const renderer = mode === "human" ? new TerminalRenderer(io, { showUsage: false }) : undefined;
+  try {
+    renderer?.begin();
+    for await (
+      const ev of runTurn({
+        session: app.session,
+        input: text,
+        model,
+        tools: app.tools,
+        systemPrompt: await app.systemPrompt(),
+        maxIterations: app.loaded.config.agent.max_iterations,
+        signal: controller.signal,
+      })
+    ) {
+      result.add(ev);
+      if (mode === "stream") io.out(`${JSON.stringify(ev)}\n`);
+      renderer?.handle(ev);
+    }
+  } finally {
+    renderer?.end();
+    Deno.removeSignalListener("SIGINT", onSigint);
+  }
+  const final = result.build(performance.now());
+  if (mode === "json") io.out(`${JSON.stringify(final, null, 2)}\n`);
+  else if (mode === "stream") io.out(`${JSON.stringify({ type: "result", ...final })}\n`);
+  return final.exit_code;
+}

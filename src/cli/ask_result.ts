@@ -1,0 +1,114 @@
+/**
+ * The stable JSON result of `ask --json` (and the last line of
+ * `--stream-json`), built from the turn's events. Documented in README.md;
+ * change it only with a new `schema` version.
+ *
+ * @module
+ */
+import type { AgentEvent } from "../agent/events.ts";
+import { Exit, type ExitCode } from "./exit.ts";
+
+export const ASK_SCHEMA = "accel-agent.ask/1";
+
+export interface AskToolCall {
+  id: string;
+  name: string;
+  args: unknown;
+  ok: boolean;
+  result: unknown;
+  ms: number;
+}
+
+export interface AskResult {
+  schema: typeof ASK_SCHEMA;
+  ok: boolean;
+  answer: string;
+  /** The model id that answered (as the endpoint reported), else the configured one. */
+  model: string;
+  /** The configured name of the model (`[llm.models]`). */
+  model_name: string;
+  tool_calls: AskToolCall[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  duration_ms: number;
+  cancelled: boolean;
+  error: { message: string; retryable: boolean } | null;
+  exit_code: ExitCode;
+}
+
+/** Folds events into the result as they come. */
+export class AskResultBuilder {
+  #answer = "";
+  #calls = new Map<string, AskToolCall>();
+  #model: string;
+  #usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  #cancelled = false;
+  #error: AskResult["error"] = null;
+  #complete = false;
+
+  constructor(readonly modelName: string, model: string, readonly startedMs: number) {
+    this.#model = model;
+  }
+
+  add(ev: AgentEvent): void {
+    switch (ev.type) {
+      case "text":
+        this.#answer += ev.delta;
+        break;
+      case "retry":
+        // Text of a failed attempt is void; the retry streams the answer again.
+        if (ev.discardedText) this.#answer = "";
+        break;
+      case "tool_start":
+        this.#calls.set(ev.id, {
+          id: ev.id,
+          name: ev.name,
+          args: ev.args,
+          ok: false,
+          result: null,
+          ms: 0,
+        });
+        break;
+      case "tool_end": {
+        const call = this.#calls.get(ev.id);
+        if (call) Object.assign(call, { ok: ev.ok, result: ev.result, ms: ev.ms });
+        break;
+      }
+      case "turn_complete":
+        this.#complete = true;
+        this.#model = ev.model || this.#model;
+        this.#usage = {
+          prompt_tokens: ev.usage.promptTokens,
+          completion_tokens: ev.usage.completionTokens,
+          total_tokens: ev.usage.totalTokens,
+        };
+        break;
+      case "cancelled":
+        this.#cancelled = true;
+        break;
+      case "error":
+        this.#error = { message: ev.message, retryable: ev.retryable };
+        break;
+    }
+  }
+
+  build(nowMs: number): AskResult {
+    const exit = this.#cancelled
+      ? Exit.CANCELLED
+      : this.#complete && !this.#error
+      ? Exit.OK
+      : Exit.FAILURE;
+    return {
+      schema: ASK_SCHEMA,
+      ok: exit === Exit.OK,
+      answer: this.#answer.trim(),
+      model: this.#model,
+      model_name: this.modelName,
+      tool_calls: [...this.#calls.values()],
+      usage: this.#usage,
+      duration_ms: Math.round(nowMs - this.startedMs),
+      cancelled: this.#cancelled,
+      error: this.#error,
+      exit_code: exit,
+    };
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The no-LLM commands (`get`, `search`, `logs`): the same tools the model
+ * uses, with the same validation, driven by the operator. `--json` prints the
+ * tool's result object.
+ *
+ * @module
+ */
+import Table from "cli-table3";
+import type { App } from "./app.ts";
+import type { Command } from "./args.ts";
+import { CliError, Exit } from "./exit.ts";
+import type { Io } from "./io.ts";
+import { type Style, style } from "./style.ts";
+
+type Direct = Extract<Command, { kind: "get" | "search" | "logs" }>;
+type Row = Record<string, unknown>;
+
+export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): Promise<number> {
+  const [tool, args] = toolCall(cmd);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error("cancelled by SIGINT"));
+  Deno.addSignalListener("SIGINT", onSigint);
+  let outcome;
+  try {
+    outcome = await app.tools.execute(tool, JSON.stringify(args), controller.signal);
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSigint);
+  }
+  if (controller.signal.aborted) return Exit.CANCELLED;
+  if (!outcome.ok) {
+    if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
+    throw new CliError(errorText(outcome.result).replace(/^\w+: /, ""), Exit.FAILURE);
+  }
+  const result = outcome.result as Row;
+  if (json) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    const s = style(io.color);
+    if (cmd.kind === "get") renderGet(result, io, s);
+    else if (cmd.kind === "search") renderSearch(result, io, s);
+    else renderLogs(result, io, s);
+  }
+  // A batch read with failed devices is a partial failure for scripts.
+  if (cmd.kind === "get" && Array.isArray(result.errors)) {
+    if (!json) {
+      for (const e of result.errors as Row[]) io.err(`accel-agent: ${e.device}: ${e.error}\n`);
+    }
+    return Exit.FAILURE;
+  }
+  return Exit.OK;
+}
+
+function toolCall(cmd: Direct): [string, Row] {
+  switch (cmd.kind) {
+    case "get":
+      return ["get_parameter", { devices: cmd.devices }];
+    case "search":
+      return ["search_device", {
+        pattern: cmd.pattern,
+        subsystem: cmd.subsystem,
+        writable: cmd.writable,
+        limit: Math.min(cmd.limit, 200),
+        offset: cmd.offset,
+      }];
+    case "logs":
+      return ["read_log", {
+        source: cmd.source,
+        from: cmd.from,
+        to: cmd.to,
+        devices: cmd.devices.length ? cmd.devices : undefined,
+        text: cmd.text,
+        min_severity: cmd.severity,
+        limit: Math.min(cmd.limit, 500),
+      }];
+  }
+}
+
+function errorText(result: unknown): string {
+  const e = (result as Row | null)?.error;
+  return typeof e === "string" ? e : "the command failed";
+}
+
+function table(head: string[], s: Style): Table.Table {
+  return new Table({
+    head: head.map((h) => s.bold(h)),
+    style: { head: [], border: [] },
+    wordWrap: true,
+  });
+}
+
+function severity(sev: unknown, s: Style): string {
+  const text = String(sev ?? "");
+  if (text === "MAJOR" || text === "INVALID") return s.red(text);
+  if (text === "MINOR") return s.yellow(text);
+  return text;
+}
+
+function renderGet(result: Row, io: Io, s: Style): void {
+  const t = table(["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"], s);
+  for (const r of (result.readings ?? []) as Row[]) {
+    const value = typeof r.value === "object" && r.value !== null
+      ? JSON.stringify(r.value)
+      : String(r.value);
+    t.push([
+      String(r.device),
+      value,
+      String(r.units ?? ""),
+      severity(r.severity, s),
+      String(r.status ?? ""),
+      String(r.time),
+    ]);
+  }
+  if ((result.readings as Row[] | undefined)?.length) io.out(`${t.toString()}\n`);
+}
+
+function renderSearch(result: Row, io: Io, s: Style): void {
+  const devices = (result.devices ?? []) as Row[];
+  const t = table(["Device", "Units", "Writable", "Description"], s);
+  for (const d of devices) {
+    t.push([
+      String(d.name),
+      String(d.units ?? ""),
+      d.writable ? "yes" : "",
+      String(d.description ?? ""),
+    ]);
+  }
+  if (devices.length) io.out(`${t.toString()}\n`);
+  const offset = Number(result.offset ?? 0);
+  const total = Number(result.total ?? 0);
+  io.out(
+    s.dim(
+      devices.length
+        ? `${offset + 1}–${offset + devices.length} of ${total}${
+          result.next_offset !== undefined ? ` (next page: --offset ${result.next_offset})` : ""
+        }\n`
+        : `no devices match (${total} in all)\n`,
+    ),
+  );
+}
+
+function renderLogs(result: Row, io: Io, s: Style): void {
+  io.out(s.dim(`${result.source} from ${result.from} to ${result.to}\n`));
+  if (result.source === "archive") {
+    const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s);
+    for (const x of (result.series ?? []) as Row[]) {
+      if (typeof x.error === "string") {
+        t.push([String(x.device), { colSpan: 6, content: s.red(x.error) }]);
+        continue;
+      }
+      const last = x.last as Row | undefined;
+      t.push([
+        `${x.device}${x.units ? ` (${x.units})` : ""}`,
+        String(x.points),
+        String(x.min ?? ""),
+        String(x.max ?? ""),
+        String(x.mean ?? ""),
+        last ? `${last.value} @ ${last.time}` : "",
+        severity(x.worst_severity, s),
+      ]);
+    }
+    io.out(`${t.toString()}\n`);
+    return;
+  }
+  const entries = (result.entries ?? []) as Row[];
+  if (!entries.length) return io.out("no entries\n");
+  for (const e of entries) {
+    const head = `${s.dim(String(e.time))} ${severity(e.severity, s)} ${s.bold(String(e.title))}`;
+    const meta = [e.author, e.logbook, e.status].filter(Boolean).join(" · ");
+    io.out(`${head}${meta ? s.dim(`  (${meta})`) : ""}\n`);
+    if (e.text && e.text !== e.title) io.out(`    ${String(e.text).replaceAll("\n", "\n    ")}\n`);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The command line: parse, load, dispatch, and turn every expected failure
+ * into a one-line message and an exit code. `main.ts` exits with the code.
+ *
+ * @module
+ */
+import { ConfigError } from "../config/mod.ts";
+import { createApp } from "./app.ts";
+import { parseInvocation, USAGE } from "./args.ts";
+import { runAsk } from "./ask.ts";
+import { runDirect } from "./direct.ts";
+import { CliError, Exit } from "./exit.ts";
+import { denoIo, type Io } from "./io.ts";
+import { runRepl } from "./repl.ts";
+
+/** Runs the program; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  let io: Io = denoIo({ noColor: args.includes("--no-color") });
+  try {
+    const inv = parseInvocation(args, io.stdinIsTerminal);
+    if (inv.command.kind === "help") {
+      io.out(`${USAGE}\n`);
+      return Exit.OK;
+    }
+    const app = await createApp({ config: inv.config, model: inv.model }, io);
+    io = denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color });
+    try {
+      const cmd = inv.command;
+      switch (cmd.kind) {
+        case "repl":
+          if (!io.stdinIsTerminal) return await runAsk(app, inv, io);
+          return await runRepl(app, io, statePath(app.loaded.config.state.dir, app.loaded.baseDir, io));
+        case "ask":
+          return await runAsk(app, inv, io, cmd.question);
+        case "get":
+        case "search":
+        case "logs":
+          return await runDirect(app, cmd, inv.json, io);
+      }
+    } finally {
+      await app.close();
+    }
+  } catch (e) {
+    if (e instanceof CliError) {
+      io.err(`accel-agent: ${e.message}\n`);
+      return e.code;
+    }
+    if (e instanceof ConfigError) {
+      io.err(`accel-agent: config error: ${e.message}\n`);
+      return Exit.USAGE;
+    }
+    io.err(
+      `accel-agent: internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`,
+    );
+    return Exit.FAILURE;
+  }
+}
+
+/** `~` is the home directory; a relative path is relative to the config file. */
+function statePath(path: string, baseDir: string, io: Io): string {
+  if (!path.startsWith("~")) return path.startsWith("/") ? path : `${baseDir}/${path}`;
+  const home = io.env("HOME") ?? io.cwd;
+  return `${home}${path.slice(1)}`;
+}

@@ -1,0 +1,89 @@
+/**
+ * Terminal Markdown for streamed answers. Text arrives in arbitrary pieces;
+ * complete lines are rendered as they come, the rest when the answer ends.
+ * Handles what models write: headings, emphasis, inline code, fenced code,
+ * lists, quotes, rules and tables (passed through, aligned by the model).
+ *
+ * @module
+ */
+import type { Style } from "./style.ts";
+
+export class MarkdownStream {
+  #buffer = "";
+  #inFence = false;
+  readonly #s: Style;
+  readonly #write: (text: string) => void;
+
+  constructor(s: Style, write: (text: string) => void) {
+    this.#s = s;
+    this.#write = write;
+  }
+
+  /** Adds streamed text; renders every line completed by it. */
+  push(delta: string): void {
+    this.#buffer += delta;
+    let nl: number;
+    while ((nl = this.#buffer.indexOf("\n")) >= 0) {
+      const line = this.#buffer.slice(0, nl);
+      this.#buffer = this.#buffer.slice(nl + 1);
+      this.#write(`${this.renderLine(line)}\n`);
+    }
+  }
+
+  /** Renders what is left; call when the answer is complete. */
+  end(): void {
+    if (this.#buffer) this.#write(`${this.renderLine(this.#buffer)}\n`);
+    this.#buffer = "";
+    this.#inFence = false;
+  }
+
+  /** True when nothing is waiting to be rendered. */
+  get empty(): boolean {
+    return this.#buffer === "";
+  }
+
+  renderLine(line: string): string {
+    const s = this.#s;
+    if (/^\s*(```|~~~)/.test(line)) {
+      this.#inFence = !this.#inFence;
+      return s.dim(
+        line.trim().startsWith("```") && this.#inFence ? "┌" + "─".repeat(3) : "└" + "─".repeat(3),
+      );
+    }
+    if (this.#inFence) return s.cyan(`│ ${line}`);
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (heading) {
+      const text = inline(heading[2] ?? "", s);
+      return (heading[1] ?? "").length <= 2 ? s.bold(s.underline(text)) : s.bold(text);
+    }
+    if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) return s.dim("─".repeat(40));
+    const quote = /^>\s?(.*)$/.exec(line);
+    if (quote) return s.dim("│ ") + s.italic(inline(quote[1] ?? "", s));
+    const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(line);
+    if (bullet) return `${bullet[1]}  • ${inline(bullet[2] ?? "", s)}`;
+    const numbered = /^(\s*)(\d+[.)])\s+(.*)$/.exec(line);
+    if (numbered) return `${numbered[1]}  ${numbered[2]} ${inline(numbered[3] ?? "", s)}`;
+    return inline(line, s);
+  }
+}
+
+/** Inline spans: `code`, **bold**, *italic* / _italic_. Code spans are not styled further. */
+export function inline(text: string, s: Style): string {
+  const parts = text.split(/(`[^`]+`)/);
+  return parts.map((part) => {
+    if (part.length > 1 && part.startsWith("`") && part.endsWith("`")) {
+      return s.cyan(part.slice(1, -1));
+    }
+    return part
+      .replace(/\*\*([^*]+)\*\*/g, (_, t: string) => s.bold(t))
+      .replace(/__([^_]+)__/g, (_, t: string) => s.bold(t))
+      .replace(
+        /(^|[^*\w])\*([^*\s][^*]*)\*(?!\*)/g,
+        (_, pre: string, t: string) => pre + s.italic(t),
+      )
+      .replace(
+        /(^|[^_\w])_([^_\s][^_]*)_(?!\w)/g,
+        (_, pre: string, t: string) => pre + s.italic(t),
+      );
+  }).join("");
+}

@@ -1,0 +1,118 @@
+/**
+ * The interactive session: a line editor with persistent history, slash
+ * commands, and streamed answers. Ctrl-C cancels the answer in progress and
+ * keeps the conversation; Ctrl-C twice at an empty prompt, Ctrl-D or /quit
+ * leave.
+ *
+ * @module
+ */
+import * as readline from "node:readline";
+import process from "node:process";
+import { runTurn } from "../agent/loop.ts";
+import { VERSION } from "../version.ts";
+import type { App } from "./app.ts";
+import { Exit } from "./exit.ts";
+import { History } from "./history.ts";
+import type { Io } from "./io.ts";
+import { TerminalRenderer } from "./render.ts";
+import { runSlash } from "./slash.ts";
+import { style } from "./style.ts";
+
+type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolean } | {
+  kind: "eof";
+};
+
+export async function runRepl(app: App, io: Io, stateDir: string): Promise<number> {
+  const s = style(io.color);
+  // Say what is missing before showing a prompt that cannot work.
+  await app.model();
+  const history = new History(`${stateDir}/history`, app.loaded.config.ui.history_size);
+  await history.load();
+  const m = app.modelInfo;
+  io.out(
+    `${s.bold("accel-agent")} ${VERSION} · ${app.cs.kind} · model ${m.name} (${m.model})\n` +
+      s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
+  );
+  let lastInterrupt = false;
+  for (;;) {
+    const input = await readLine(s.cyan("accel› "), history.entries);
+    if (input.kind === "eof") break;
+    if (input.kind === "interrupt") {
+      if (input.empty && lastInterrupt) break;
+      lastInterrupt = input.empty;
+      if (input.empty) io.err(s.dim("(Ctrl-C again to leave, or /quit)\n"));
+      continue;
+    }
+    lastInterrupt = false;
+    const text = input.text.trim();
+    if (!text) continue;
+    await history.add(text);
+    if (text.startsWith("/")) {
+      if ((await runSlash(text, app, io)) === "quit") break;
+      continue;
+    }
+    await turn(app, io, text);
+  }
+  io.out("\n");
+  return Exit.OK;
+}
+
+async function turn(app: App, io: Io, text: string): Promise<void> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error("cancelled by Ctrl-C"));
+  Deno.addSignalListener("SIGINT", onSigint);
+  const renderer = new TerminalRenderer(io, { showUsage: true });
+  try {
+    const model = await app.model();
+    renderer.begin();
+    for await (
+      const ev of runTurn({
+        session: app.session,
+        input: text,
+        model,
+        tools: app.tools,
+        systemPrompt: await app.systemPrompt(),
+        maxIterations: app.loaded.config.agent.max_iterations,
+        signal: controller.signal,
+      })
+    ) {
+      renderer.handle(ev);
+    }
+  } catch (e) {
+    // A bug in one turn must not end the shift's session.
+    renderer.end();
+    const message = e instanceof Error ? e.message : String(e);
+    io.err(style(io.color).red(`  internal error: ${message} (the session is kept)\n`));
+  } finally {
+    renderer.end();
+    Deno.removeSignalListener("SIGINT", onSigint);
+  }
+}
+
+/** One line from the terminal; the terminal is back in normal mode afterwards. */
+function readLine(prompt: string, history: string[]): Promise<Input> {
+  const rl = readline.createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: Deno.stdin.isTerminal(),
+    history: [...history],
+    historySize: Math.max(history.length, 1000),
+    removeHistoryDuplicates: true,
+  });
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (input: Input) => {
+      if (settled) return;
+      settled = true;
+      rl.close();
+      resolve(input);
+    };
+    rl.on("SIGINT", () => {
+      const empty = (rl as unknown as { line: string }).line === "";
+      process.stdout.write("\n");
+      settle({ kind: "interrupt", empty });
+    });
+    rl.on("close", () => settle({ kind: "eof" }));
+    rl.question(prompt, (text) => settle({ kind: "line", text }));
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * Slash commands of the REPL.
+ *
+ * @module
+ */
+import type { App } from "./app.ts";
+import { ConfigError } from "../config/mod.ts";
+import type { Io } from "./io.ts";
+import { style } from "./style.ts";
+
+export const SLASH_HELP: [string, string][] = [
+  ["/help", "this list"],
+  ["/context", "what the model sees: system prompt, files, conversation size"],
+  ["/history", "your questions in this session"],
+  ["/provider [NAME]", "list the configured models, or switch to NAME"],
+  ["/tools", "the tools the agent can use"],
+  ["/cost", "tokens used in this session (and cost when prices are configured)"],
+  ["/clear", "start a new conversation (the cost so far is kept)"],
+  ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
+];
+
+/** Runs a slash command; returns "quit" when the REPL should end. */
+export async function runSlash(line: string, app: App, io: Io): Promise<"quit" | undefined> {
+  const s = style(io.color);
+  const [cmd = "", ...rest] = line.trim().split(/\s+/);
+  const arg = rest.join(" ");
+  switch (cmd) {
+    case "/help":
+      for (const [c, d] of SLASH_HELP) io.out(`  ${s.bold(c.padEnd(18))} ${d}\n`);
+      io.out(s.dim("  Ctrl-C cancels the answer in progress; the conversation is kept.\n"));
+      return;
+    case "/quit":
+    case "/exit":
+      return "quit";
+    case "/clear":
+      app.session.clear();
+      io.out("conversation cleared\n");
+      return;
+    case "/history": {
+      const inputs = app.session.userInputs();
+      if (!inputs.length) io.out("no questions yet\n");
+      inputs.forEach((q, i) => io.out(`  ${s.dim(String(i + 1).padStart(3))} ${q}\n`));
+      return;
+    }
+    case "/tools":
+      for (const t of app.tools.list()) {
+        io.out(
+          `  ${s.bold(t.name)}${t.readOnly ? s.dim(" (read-only)") : ""}\n    ${t.description}\n`,
+        );
+      }
+      return;
+    case "/cost":
+      io.out(costText(app));
+      return;
+    case "/context":
+      io.out(await contextText(app));
+      return;
+    case "/provider":
+    case "/model":
+      if (!arg) {
+        const models = app.loaded.config.llm.models;
+        for (const [name, entry] of Object.entries(models)) {
+          const id = typeof entry === "string" ? entry : entry.model;
+          const mark = name === app.modelInfo.name ? s.green("●") : " ";
+          io.out(`  ${mark} ${s.bold(name)} ${s.dim(id)}\n`);
+        }
+        return;
+      }
+      try {
+        const m = app.switchModel(arg);
+        io.out(`now using ${s.bold(m.name)} (${m.model}${m.baseUrl ? ` at ${m.baseUrl}` : ""})\n`);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        io.err(s.red(`${e.message}\n`));
+      }
+      return;
+    default:
+      io.err(s.red(`unknown command ${cmd}; /help lists the commands\n`));
+      return;
+  }
+}
+
+function costText(app: App): string {
+  const u = app.session.usage;
+  const m = app.modelInfo;
+  let text =
+    `  tokens this session: ${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total\n`;
+  if (m.priceIn !== undefined || m.priceOut !== undefined) {
+    const usd = (u.promptTokens * (m.priceIn ?? 0) + u.completionTokens * (m.priceOut ?? 0)) / 1e6;
+    text += `  cost at ${m.name}'s prices: $${usd.toFixed(4)}\n`;
+  } else {
+    text +=
+      `  no prices configured for ${m.name} (price_in / price_out in [llm.models.${m.name}])\n`;
+  }
+  return text;
+}
+
+async function contextText(app: App): Promise<string> {
+  const prompt = await app.systemPrompt();
+  const files = await app.contextFiles();
+  const chars = app.session.messages.reduce((n, m) => n + m.content.length, 0);
+  const window = app.modelInfo.contextWindow;
+  const used = app.session.lastCallUsage.promptTokens;
+  const lines = [
+    `  model: ${app.modelInfo.name} (${app.modelInfo.model})`,
+    `  system prompt: ${prompt.length} characters (~${Math.ceil(prompt.length / 4)} tokens)`,
+    `  facility knowledge: ${app.loaded.config.agent.agent_md || "none"}`,
+    `  context files: ${files.length ? files.map((f) => f.path).join(", ") : "none"}`,
+    `  conversation: ${app.session.messages.length} messages, ${chars} characters`,
+    `  last prompt: ${used} tokens${
+      window ? ` of ${window} (${((100 * used) / window).toFixed(1)}%)` : ""
+    }`,
+    `  tools: ${app.tools.names().join(", ")}`,
+  ];
+  return lines.join("\n") + "\n";
+}

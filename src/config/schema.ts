@@ -1,0 +1,66 @@
+/**
+ * The configuration file's schema. Every key has a default, so an empty file
+ * (or none) is a valid configuration that runs the simulator.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const positiveInt = z.int().positive();
+
+/** A named model: a bare model id, or a table with its own endpoint. */
+export const ModelEntrySchema = z.union([
+  z.string().min(1).describe("model id on the default endpoint"),
+  z.strictObject({
+    model: z.string().min(1),
+    base_url: z.url().optional(),
+    api_key_env: z.string().min(1).optional(),
+    stream: z.boolean().optional(),
+    context_window: positiveInt.optional(),
+    /** US dollars per million input tokens, for /cost. */
+    price_in: z.number().nonnegative().optional(),
+    /** US dollars per million output tokens, for /cost. */
+    price_out: z.number().nonnegative().optional(),
+  }),
+]);
+
+export const ConfigSchema = z.strictObject({
+  llm: z.strictObject({
+    base_url: z.string().default(""),
+    api_key_env: z.string().min(1).default("OPENAI_API_KEY"),
+    default: z.string().min(1).default("main"),
+    models: z.record(z.string(), ModelEntrySchema).default({ main: "gpt-4o" }),
+    stream: z.boolean().default(true),
+    temperature: z.number().min(0).max(2).optional(),
+    request_timeout_s: z.number().positive().default(120),
+    idle_timeout_s: z.number().positive().default(60),
+    max_retries: z.int().min(0).max(20).default(4),
+    retry_base_ms: z.int().min(1).default(500),
+    retry_max_ms: z.int().min(1).default(30_000),
+  }).prefault({}),
+  agent: z.strictObject({
+    max_iterations: positiveInt.default(20),
+    tool_output_max_chars: z.int().min(200).default(20_000),
+    tool_timeout_s: z.number().positive().default(60),
+    agent_md: z.string().default("AGENT.md"),
+    context_dirs: z.array(z.string()).default([]),
+  }).prefault({}),
+  facility: z.strictObject({
+    adapter: z.enum(["simulator"]).default("simulator"),
+  }).prefault({}),
+  simulator: z.strictObject({
+    seed: z.int().default(1),
+    latency_ms: z.number().min(0).default(0),
+  }).prefault({}),
+  ui: z.strictObject({
+    color: z.enum(["auto", "always", "never"]).default("auto"),
+    history_size: z.int().min(0).default(1000),
+  }).prefault({}),
+  state: z.strictObject({
+    dir: z.string().default("~/.local/state/accel-agent"),
+  }).prefault({}),
+  operator: z.string().optional(),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;

@@ -1,0 +1,342 @@
+/**
+ * The one module that imports `openai`: a {@link ModelClient} for any
+ * OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LiteLLM). It streams chat
+ * completions, assembles tool calls from deltas, falls back to non-streaming
+ * when an endpoint refuses to stream tools, and retries with backoff on our
+ * own budget (the SDK's retries are off).
+ *
+ * @module
+ */
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "openai";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import { kindForStatus, LlmError, parseRetryAfter } from "./errors.ts";
+import { backoffMs, type RetryPolicy, sleep } from "./retry.ts";
+import type {
+  ChatMessage,
+  ModelClient,
+  ModelEvent,
+  ModelRequest,
+  ModelResponse,
+  ToolCall,
+  Usage,
+} from "./types.ts";
+
+export interface OpenAiClientOptions {
+  /** Name the operator uses for this model. */
+  name: string;
+  /** Model id sent to the endpoint. */
+  model: string;
+  /** Endpoint base URL; empty means api.openai.com. */
+  baseUrl: string;
+  apiKey: string;
+  stream: boolean;
+  contextWindow?: number;
+  temperature?: number;
+  retry: RetryPolicy;
+  /** Time allowed until the response starts. */
+  requestTimeoutMs: number;
+  /** Time allowed between two streamed chunks. */
+  idleTimeoutMs: number;
+  /** Random source for jitter (tests pass a fixed one). */
+  random?: () => number;
+}
+
+class IdleTimeout extends Error {}
+
+/** Creates a model client for an OpenAI-compatible endpoint. */
+export function createOpenAiClient(opts: OpenAiClientOptions): ModelClient {
+  return new OpenAiModelClient(opts);
+}
+
+class OpenAiModelClient implements ModelClient {
+  readonly name: string;
+  readonly model: string;
+  readonly contextWindow?: number;
+  #sdk: OpenAI;
+  #opts: OpenAiClientOptions;
+  /** Set once the endpoint refused a streamed request with tools. */
+  #streamRefused = false;
+
+  constructor(opts: OpenAiClientOptions) {
+    this.name = opts.name;
+    this.model = opts.model;
+    this.contextWindow = opts.contextWindow;
+    this.#opts = opts;
+    this.#sdk = new OpenAI({
+      apiKey: opts.apiKey || "not-needed",
+      baseURL: opts.baseUrl || undefined,
+      maxRetries: 0,
+      timeout: opts.requestTimeoutMs,
+    });
+  }
+
+  async *complete(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const policy = this.#opts.retry;
+    let retries = 0;
+    let triedFallback = false;
+    for (;;) {
+      const streaming = this.#opts.stream && !this.#streamRefused;
+      const state = { emitted: false };
+      try {
+        if (streaming) {
+          yield* this.#streamed(request, signal, state);
+        } else {
+          const response = await this.#whole(request, signal);
+          if (response.text) yield { type: "text", delta: response.text };
+          yield { type: "done", response };
+        }
+        return;
+      } catch (e) {
+        const err = classify(e, signal);
+        if (err.kind === "aborted") throw err;
+        if (
+          streaming && !triedFallback && err.kind === "bad_request" && request.tools.length > 0
+        ) {
+          // Some endpoints cannot stream tool calls; ask once without streaming.
+          this.#streamRefused = true;
+          triedFallback = true;
+          continue;
+        }
+        if (!err.retryable || retries >= policy.maxRetries) throw err;
+        retries++;
+        const delayMs = backoffMs(policy, retries, err, this.#opts.random);
+        yield {
+          type: "retry",
+          attempt: retries,
+          delayMs,
+          reason: err.message,
+          discardedText: state.emitted,
+        };
+        try {
+          await sleep(delayMs, signal);
+        } catch {
+          throw new LlmError("aborted", "model call cancelled");
+        }
+      }
+    }
+  }
+
+  async *#streamed(
+    request: ModelRequest,
+    signal: AbortSignal,
+    state: { emitted: boolean },
+  ): AsyncGenerator<ModelEvent> {
+    const idle = new AbortController();
+    const combined = AbortSignal.any([signal, idle.signal]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => idle.abort(new IdleTimeout()),
+        this.#opts.idleTimeoutMs,
+      );
+    };
+    try {
+      arm();
+      const stream = await this.#sdk.chat.completions.create({
+        ...this.#body(request),
+        stream: true,
+        stream_options: { include_usage: true },
+      }, { signal: combined });
+      const acc = new StreamAccumulator(this.model);
+      for await (const chunk of stream) {
+        arm();
+        const delta = acc.add(chunk);
+        if (delta) {
+          state.emitted = true;
+          yield { type: "text", delta };
+        }
+      }
+      // The SDK ends iteration quietly when its signal aborts; that is no answer.
+      if (combined.aborted) throw combined.reason;
+      yield { type: "done", response: acc.finish(request) };
+    } catch (e) {
+      if (idle.signal.aborted && !signal.aborted) {
+        throw new LlmError(
+          "timeout",
+          `model stream stalled: no data for ${this.#opts.idleTimeoutMs / 1000} s`,
+          { cause: e },
+        );
+      }
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #whole(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    const completion = await this.#sdk.chat.completions.create(
+      { ...this.#body(request), stream: false },
+      { signal },
+    );
+    const choice = completion.choices[0];
+    const message = choice?.message;
+    const toolCalls: ToolCall[] = [];
+    for (const call of message?.tool_calls ?? []) {
+      if (call.type === "function") {
+        toolCalls.push({
+          id: call.id,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        });
+      }
+    }
+    const text = message?.content ?? "";
+    return {
+      text,
+      toolCalls,
+      usage: completion.usage ? toUsage(completion.usage) : estimateUsage(request, text, toolCalls),
+      finishReason: choice?.finish_reason ?? "stop",
+      model: completion.model || this.model,
+    };
+  }
+
+  #body(request: ModelRequest) {
+    const tools: ChatCompletionTool[] = request.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+    return {
+      model: this.model,
+      messages: request.messages.map(toOpenAiMessage),
+      ...(tools.length > 0 ? { tools } : {}),
+      ...(request.temperature ?? this.#opts.temperature) !== undefined
+        ? { temperature: request.temperature ?? this.#opts.temperature }
+        : {},
+    };
+  }
+}
+
+/** Assembles streamed chunks into text and whole tool calls. */
+class StreamAccumulator {
+  text = "";
+  finishReason = "stop";
+  usage?: Usage;
+  model: string;
+  #calls = new Map<number, ToolCall>();
+
+  constructor(model: string) {
+    this.model = model;
+  }
+
+  /** Adds a chunk; returns its text delta, if any. */
+  add(chunk: ChatCompletionChunk): string {
+    if (chunk.model) this.model = chunk.model;
+    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    let delta = "";
+    for (const choice of chunk.choices ?? []) {
+      if (choice.delta?.content) delta += choice.delta.content;
+      for (const tc of choice.delta?.tool_calls ?? []) {
+        let call = this.#calls.get(tc.index);
+        if (!call) {
+          call = { id: tc.id ?? `call_${tc.index}`, name: "", arguments: "" };
+          this.#calls.set(tc.index, call);
+        }
+        if (tc.id) call.id = tc.id;
+        if (tc.function?.name) call.name += tc.function.name;
+        if (tc.function?.arguments) call.arguments += tc.function.arguments;
+      }
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+    this.text += delta;
+    return delta;
+  }
+
+  finish(request: ModelRequest): ModelResponse {
+    const toolCalls = [...this.#calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
+    return {
+      text: this.text,
+      toolCalls,
+      usage: this.usage ?? estimateUsage(request, this.text, toolCalls),
+      finishReason: this.finishReason,
+      model: this.model,
+    };
+  }
+}
+
+function toOpenAiMessage(m: ChatMessage): ChatCompletionMessageParam {
+  switch (m.role) {
+    case "system":
+    case "user":
+      return { role: m.role, content: m.content };
+    case "assistant":
+      return m.toolCalls && m.toolCalls.length > 0
+        ? {
+          role: "assistant",
+          content: m.content || null,
+          tool_calls: m.toolCalls.map((c) => ({
+            id: c.id,
+            type: "function" as const,
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        }
+        : { role: "assistant", content: m.content };
+    case "tool":
+      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+  }
+}
+
+function toUsage(
+  u: { prompt_tokens: number; completion_tokens: number; total_tokens?: number },
+): Usage {
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: u.completion_tokens,
+    totalTokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
+  };
+}
+
+/** About four characters a token, for endpoints that report no usage. */
+function estimateUsage(request: ModelRequest, text: string, calls: ToolCall[]): Usage {
+  let chars = 0;
+  for (const m of request.messages) chars += m.content.length;
+  for (const t of request.tools) {
+    chars += JSON.stringify(t.parameters).length + t.description.length;
+  }
+  const out = text.length + calls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  const promptTokens = Math.ceil(chars / 4);
+  const completionTokens = Math.ceil(out / 4);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+/** Turns whatever the SDK or the stream threw into an {@link LlmError}. */
+function classify(e: unknown, signal: AbortSignal): LlmError {
+  if (e instanceof LlmError) return e;
+  if (signal.aborted || e instanceof APIUserAbortError) {
+    return new LlmError("aborted", "model call cancelled", { cause: e });
+  }
+  if (e instanceof APIConnectionTimeoutError) {
+    return new LlmError("timeout", "model request timed out", { cause: e });
+  }
+  if (e instanceof APIConnectionError) {
+    return new LlmError("connection", `cannot reach the model endpoint: ${causeText(e)}`, {
+      cause: e,
+    });
+  }
+  if (e instanceof APIError && typeof e.status === "number") {
+    const kind = kindForStatus(e.status);
+    return new LlmError(kind, `model endpoint answered ${e.status}: ${e.message}`, {
+      status: e.status,
+      retryAfterMs: parseRetryAfter(e.headers),
+      cause: e,
+    });
+  }
+  // Anything else broke the response midway: a cut connection, bad SSE, bad JSON.
+  const message = e instanceof Error ? e.message : String(e);
+  return new LlmError("stream", `model response broke off: ${message}`, { cause: e });
+}
+
+function causeText(e: Error): string {
+  const cause = e.cause;
+  if (cause instanceof Error && cause.message) return cause.message;
+  return e.message;
+}

@@ -1,0 +1,71 @@
+/**
+ * `get_parameter`: live values of one or many devices in one batched read.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Reading, Value } from "../adapters/adapter.ts";
+import { defineTool } from "./define.ts";
+
+const Parameters = z.strictObject({
+  devices: z.array(z.string().min(1)).min(1).max(200).describe(
+    'Exact device names, e.g. ["LINAC:BPM:01:X", "RF:PHASE:SETPT"]; use search_device to find names',
+  ),
+});
+
+/** Waveforms longer than this are summarised instead of listed. */
+const WAVEFORM_SHOWN = 16;
+
+export const getParameter = defineTool({
+  name: "get_parameter",
+  description:
+    "Read the live value of one or more devices: value, units, time stamp and alarm severity/status. " +
+    "Read several devices in one call rather than one call each.",
+  parameters: Parameters,
+  readOnly: true,
+  async execute({ devices }, { cs, signal }) {
+    const readings = await cs.read(devices, signal);
+    return {
+      readings: readings.filter((r) => r.ok).map(compactReading),
+      ...(readings.some((r) => !r.ok)
+        ? {
+          errors: readings.filter((r) => !r.ok).map((r) => ({ device: r.device, error: r.error })),
+        }
+        : {}),
+    };
+  },
+});
+
+function compactReading(r: Reading) {
+  return {
+    device: r.device,
+    value: compactValue(r.value),
+    units: r.units,
+    time: r.timestamp,
+    severity: r.severity,
+    status: r.status,
+  };
+}
+
+function compactValue(v: Value | null): unknown {
+  if (!Array.isArray(v) || v.length <= WAVEFORM_SHOWN) return v;
+  let min = Infinity, max = -Infinity, sum = 0;
+  for (const x of v) {
+    if (x < min) min = x;
+    if (x > max) max = x;
+    sum += x;
+  }
+  return {
+    waveform: true,
+    length: v.length,
+    min,
+    max,
+    mean: round(sum / v.length),
+    first: v.slice(0, WAVEFORM_SHOWN / 2),
+    last: v.slice(-WAVEFORM_SHOWN / 2),
+  };
+}
+
+function round(x: number): number {
+  return Number(x.toPrecision(6));
+}

@@ -1,0 +1,121 @@
+/**
+ * The set of tools offered to the model, implementing the loop's
+ * {@link ToolSet}. It validates, coerces, times out, catches and truncates in
+ * one place for every tool.
+ *
+ * @module
+ */
+import type { ToolOutcome, ToolSet } from "../agent/tools.ts";
+import type { ToolSpec } from "../llm/types.ts";
+import type { Tool, ToolDeps } from "./define.ts";
+import { truncateMiddle } from "./truncate.ts";
+import { parseJsonArgs, validateArgs } from "./validate.ts";
+
+export interface RegistryOptions {
+  /** Characters of tool output the model sees (head and tail kept). */
+  maxOutputChars: number;
+  /** A call that takes longer is abandoned and reported as timed out. */
+  timeoutMs: number;
+}
+
+export class ToolRegistry implements ToolSet {
+  readonly #tools: Map<string, Tool>;
+  readonly #deps: ToolDeps;
+  readonly #opts: RegistryOptions;
+
+  constructor(tools: Tool[], deps: ToolDeps, opts: RegistryOptions) {
+    this.#tools = new Map(tools.map((t) => [t.name, t]));
+    this.#deps = deps;
+    this.#opts = opts;
+  }
+
+  list(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** A registry offering only the named tools; unknown names are an error. */
+  subset(names: readonly string[]): ToolRegistry {
+    const missing = names.filter((n) => !this.#tools.has(n));
+    if (missing.length) {
+      throw new RangeError(
+        `unknown tools: ${missing.join(", ")}; known: ${this.names().join(", ")}`,
+      );
+    }
+    return new ToolRegistry(names.map((n) => this.#tools.get(n) as Tool), this.#deps, this.#opts);
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  specs(): ToolSpec[] {
+    return this.list().map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    }));
+  }
+
+  isReadOnly(name: string): boolean {
+    return this.#tools.get(name)?.readOnly ?? false;
+  }
+
+  previewArgs(_name: string, rawArgs: string): unknown {
+    const parsed = parseJsonArgs(rawArgs);
+    return parsed.ok ? parsed.args : rawArgs;
+  }
+
+  async execute(name: string, rawArgs: string, signal: AbortSignal): Promise<ToolOutcome> {
+    const tool = this.#tools.get(name);
+    if (!tool) {
+      return this.#fail(
+        rawArgs,
+        `unknown tool "${name}"; the available tools are ${this.names().join(", ")}`,
+      );
+    }
+    const json = parseJsonArgs(rawArgs);
+    if (!json.ok) return this.#fail(rawArgs, `${name}: ${json.error}`);
+    const valid = validateArgs(tool.schema, json.args);
+    if (!valid.ok) {
+      return this.#fail(
+        json.args,
+        `${name}: ${valid.error}. Schema: ${JSON.stringify(tool.parameters)}`,
+      );
+    }
+    const timeout = AbortSignal.timeout(this.#opts.timeoutMs);
+    const combined = AbortSignal.any([signal, timeout]);
+    try {
+      const result = await raceAbort(
+        tool.execute(valid.args, { ...this.#deps, signal: combined }),
+        combined,
+      );
+      const content = truncateMiddle(JSON.stringify(result) ?? "null", this.#opts.maxOutputChars);
+      return { ok: true, content, result, args: valid.args };
+    } catch (e) {
+      if (timeout.aborted && !signal.aborted) {
+        return this.#fail(valid.args, `${name} timed out after ${this.#opts.timeoutMs / 1000} s`);
+      }
+      const message = e instanceof Error ? e.message : String(e);
+      return this.#fail(valid.args, `${name} failed: ${message}`);
+    }
+  }
+
+  #fail(args: unknown, error: string): ToolOutcome {
+    const content = truncateMiddle(JSON.stringify({ error }), this.#opts.maxOutputChars);
+    return { ok: false, content, result: { error }, args };
+  }
+}
+
+/** Rejects as soon as the signal aborts, even when `p` ignores the signal. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * `search_device`: find device names in the facility's namespace.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool } from "./define.ts";
+
+const Parameters = z.strictObject({
+  pattern: z.string().min(1).describe(
+    'Name pattern with * and ? wildcards matched against the whole name, e.g. "LINAC:BPM:*:X"; ' +
+      "without wildcards it matches names containing the text",
+  ),
+  subsystem: z.string().optional().describe(
+    "Only this subsystem (first name segment), e.g. RING, RF, VAC",
+  ),
+  writable: z.boolean().optional().describe(
+    "true: only settable devices; false: only read-only ones",
+  ),
+  limit: z.int().min(1).max(200).default(50).describe("Names per page"),
+  offset: z.int().min(0).default(0).describe("Skip this many matches (paging)"),
+});
+
+export const searchDevice = defineTool({
+  name: "search_device",
+  description:
+    "Search the device namespace by wildcard pattern, optionally within a subsystem. Returns one page " +
+    "of names with description, units and writability, plus the total number of matches.",
+  parameters: Parameters,
+  readOnly: true,
+  async execute({ pattern, subsystem, writable, limit, offset }, { cs, signal }) {
+    const glob = /[*?]/.test(pattern) ? pattern : `*${pattern}*`;
+    const page = await cs.search({ pattern: glob, subsystem, writable, limit, offset }, signal);
+    const next = page.offset + page.devices.length;
+    return {
+      total: page.total,
+      offset: page.offset,
+      devices: page.devices.map((d) => ({
+        name: d.device,
+        description: d.description,
+        units: d.units,
+        writable: d.writable,
+      })),
+      ...(next < page.total ? { next_offset: next } : {}),
+    };
+  },
+});

@@ -1,0 +1,96 @@
+/**
+ * Argument parsing for tool calls: JSON text → coerced, validated arguments,
+ * or one message the model can act on.
+ *
+ * @module
+ */
+import type { z } from "zod";
+
+export type Parsed = { ok: true; args: unknown } | { ok: false; error: string };
+
+/** Parses the model's raw argument text. Empty text means no arguments. */
+export function parseJsonArgs(raw: string): Parsed {
+  if (raw.trim() === "") return { ok: true, args: {} };
+  try {
+    return { ok: true, args: JSON.parse(raw) };
+  } catch (e) {
+    const shown = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
+    return {
+      ok: false,
+      error: `arguments are not valid JSON (${(e as Error).message}): ${shown}; ` +
+        "send one JSON object that matches the tool's schema",
+    };
+  }
+}
+
+/**
+ * Validates against the schema. Models often send "3" for 3, "true" for true,
+ * or one string where a list is expected; those are coerced at the reported
+ * path and validation runs again.
+ */
+export function validateArgs(schema: z.ZodType, input: unknown): Parsed {
+  let value = structuredClone(input);
+  for (let round = 0; round < 20; round++) {
+    const result = schema.safeParse(value);
+    if (result.success) return { ok: true, args: result.data };
+    let changed = false;
+    for (const issue of result.error.issues) {
+      if (issue.code !== "invalid_type") continue;
+      const replaced = coerce(getAt(value, issue.path), issue.expected);
+      if (replaced === undefined) continue;
+      value = setAt(value, issue.path, replaced.value);
+      changed = true;
+    }
+    if (!changed) return { ok: false, error: describeIssues(result.error.issues, value) };
+  }
+  return { ok: false, error: "arguments could not be validated" };
+}
+
+function coerce(v: unknown, expected: string): { value: unknown } | undefined {
+  if (expected === "number" || expected === "int") {
+    if (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) {
+      return { value: Number(v) };
+    }
+  } else if (expected === "boolean") {
+    if (v === "true" || v === "false") return { value: v === "true" };
+  } else if (expected === "array") {
+    if (typeof v === "string" || typeof v === "number") return { value: [v] };
+  } else if (expected === "string") {
+    if (typeof v === "number" || typeof v === "boolean") return { value: String(v) };
+  }
+  return undefined;
+}
+
+function getAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+function setAt(root: unknown, path: readonly PropertyKey[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  let v = root as Record<PropertyKey, unknown>;
+  for (const k of path.slice(0, -1)) v = v[k] as Record<PropertyKey, unknown>;
+  v[path[path.length - 1] as PropertyKey] = value;
+  return root;
+}
+
+function describeIssues(issues: z.core.$ZodIssue[], value: unknown): string {
+  const parts = issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length ? issue.path.map(String).join(".") : "arguments";
+    if (issue.code === "invalid_type") {
+      const got = getAt(value, issue.path);
+      const gotText = got === undefined ? "nothing" : Array.isArray(got) ? "array" : typeof got;
+      return `${where}: expected ${issue.expected}, got ${gotText}`;
+    }
+    if (issue.code === "unrecognized_keys") {
+      return `${where}: unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;
+    }
+    return `${where}: ${issue.message}`;
+  });
+  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
+  return `invalid arguments: ${parts.join("; ")}${more}`;
+}
