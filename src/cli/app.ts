@@ -30,6 +30,8 @@ export interface App {
   modelInfo: ResolvedModel;
   /** Creates (once) the client for the current model; throws CliError when unconfigured. */
   model(): Promise<ModelClient>;
+  /** Throws CliError saying what to set when the current model cannot be called. */
+  checkModel(): void;
   switchModel(name: string): ResolvedModel;
   systemPrompt(): Promise<string>;
   /** Files that make up the context, for /context. */
@@ -76,6 +78,11 @@ export async function createApp(
     return files;
   }
 
+  function checkModel(): void {
+    const missing = missingModelSetup(modelInfo, { get: io.env });
+    if (missing) throw new CliError(missing, Exit.USAGE);
+  }
+
   async function agentMd(): Promise<ContextFile | undefined> {
     if (!config.agent.agent_md) return undefined;
     try {
@@ -97,10 +104,10 @@ export async function createApp(
     get modelInfo() {
       return modelInfo;
     },
+    checkModel,
     async model() {
       if (client) return client;
-      const missing = missingModelSetup(modelInfo, { get: io.env });
-      if (missing) throw new CliError(missing, Exit.USAGE);
+      checkModel();
       const { createOpenAiClient } = await import("../llm/openai_client.ts");
       client = createOpenAiClient({
         name: modelInfo.name,

@@ -99,7 +99,12 @@ Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
 export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invocation {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinRelativeTimes(args),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     throw new UsageError(`${(e as Error).message.split("\n")[0]}; see accel-agent --help`);
   }
@@ -196,6 +201,22 @@ function toCommand(name: string, rest: string[], v: Values): Command {
     }
   }
   throw new UsageError(`unknown command "${name}"`);
+}
+
+/** `--from -8h` would read "-8h" as an option; bind such values to their option. */
+function joinRelativeTimes(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const next = args[i + 1];
+    if ((a === "--from" || a === "--to") && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
 }
 
 function noPositionals(name: string, rest: string[]): void {

@@ -84,6 +84,7 @@ function table(head: string[], s: Style): Table.Table {
   return new Table({
     head: head.map((h) => s.bold(h)),
     style: { head: [], border: [] },
+    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
     wordWrap: true,
   });
 }

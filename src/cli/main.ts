@@ -28,8 +28,13 @@ export async function main(args: string[]): Promise<number> {
       const cmd = inv.command;
       switch (cmd.kind) {
         case "repl":
+          app.checkModel();
           if (!io.stdinIsTerminal) return await runAsk(app, inv, io);
-          return await runRepl(app, io, statePath(app.loaded.config.state.dir, app.loaded.baseDir, io));
+          return await runRepl(
+            app,
+            io,
+            statePath(app.loaded.config.state.dir, app.loaded.baseDir, io),
+          );
         case "ask":
           return await runAsk(app, inv, io, cmd.question);
         case "get":

@@ -25,7 +25,7 @@ type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolea
 export async function runRepl(app: App, io: Io, stateDir: string): Promise<number> {
   const s = style(io.color);
   // Say what is missing before showing a prompt that cannot work.
-  await app.model();
+  app.checkModel();
   const history = new History(`${stateDir}/history`, app.loaded.config.ui.history_size);
   await history.load();
   const m = app.modelInfo;
@@ -33,6 +33,8 @@ export async function runRepl(app: App, io: Io, stateDir: string): Promise<numbe
     `${s.bold("accel-agent")} ${VERSION} · ${app.cs.kind} · model ${m.name} (${m.model})\n` +
       s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
   );
+  // Load the model client while the operator types the first question.
+  app.model().catch(() => {});
   let lastInterrupt = false;
   for (;;) {
     const input = await readLine(s.cyan("accel› "), history.entries);

@@ -48,7 +48,9 @@ function compactReading(r: Reading) {
 }
 
 function compactValue(v: Value | null): unknown {
-  if (!Array.isArray(v) || v.length <= WAVEFORM_SHOWN) return v;
+  if (typeof v === "number") return round(v);
+  if (!Array.isArray(v)) return v;
+  if (v.length <= WAVEFORM_SHOWN) return v.map(round);
   let min = Infinity, max = -Infinity, sum = 0;
   for (const x of v) {
     if (x < min) min = x;
@@ -58,14 +60,15 @@ function compactValue(v: Value | null): unknown {
   return {
     waveform: true,
     length: v.length,
-    min,
-    max,
+    min: round(min),
+    max: round(max),
     mean: round(sum / v.length),
-    first: v.slice(0, WAVEFORM_SHOWN / 2),
-    last: v.slice(-WAVEFORM_SHOWN / 2),
+    first: v.slice(0, WAVEFORM_SHOWN / 2).map(round),
+    last: v.slice(-WAVEFORM_SHOWN / 2).map(round),
   };
 }
 
+/** Six significant digits: beyond any instrument's resolution, and short for the model. */
 function round(x: number): number {
-  return Number(x.toPrecision(6));
+  return Number.isFinite(x) ? Number(x.toPrecision(6)) : x;
 }

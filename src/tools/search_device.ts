@@ -12,7 +12,7 @@ const Parameters = z.strictObject({
       "without wildcards it matches names containing the text",
   ),
   subsystem: z.string().optional().describe(
-    "Only this subsystem (first name segment), e.g. RING, RF, VAC",
+    "Only this subsystem (first name segment), e.g. LINAC, RING, RF, DIAG",
   ),
   writable: z.boolean().optional().describe(
     "true: only settable devices; false: only read-only ones",

@@ -109,7 +109,7 @@ Deno.test("large output is cut in the middle with a note, keeping head and tail"
   assert.ok(out.content.length <= 1_000, `length ${out.content.length}`);
   assert.ok(out.content.startsWith('{"text":"aaa'));
   assert.ok(out.content.endsWith('END"}'));
-  assert.match(out.content, /…\[\d+ of 10015 characters cut; ask for less\]…/);
+  assert.match(out.content, /…\[\d+ of 10014 characters cut; ask for less\]…/);
   // The structured result is whole; only what the model reads is cut.
   assert.equal((out.result as { text: string }).text.length, 10_003);
 });

@@ -1,0 +1,226 @@
+/**
+ * `deno task bench`: each figure beside a baseline measured in the same run,
+ * so a busy machine moves both. Prints a table and one JSON line per figure.
+ *
+ * - agent overhead per turn: a turn with one tool call through the real loop,
+ *   model client, registry and simulator, against the same two model calls
+ *   made with bare fetch to the same zero-latency scripted server.
+ * - start-up to `--version` and to a ready prompt, against `deno run` of an
+ *   empty program (and, for the prompt, the same under a pseudo-terminal).
+ *
+ * @module
+ */
+import { createSimulator } from "../src/adapters/simulator/mod.ts";
+import { runTurn } from "../src/agent/loop.ts";
+import { Session } from "../src/agent/session.ts";
+import { createOpenAiClient } from "../src/llm/openai_client.ts";
+import { createRegistry } from "../src/tools/mod.ts";
+import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
+import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
+
+interface Figure {
+  name: string;
+  value: number;
+  baseline: number;
+  unit: string;
+  goal: string;
+  ok: boolean;
+}
+
+const figures: Figure[] = [];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+// ---- agent overhead per turn ------------------------------------------------
+
+async function agentOverhead(): Promise<void> {
+  await using llm = await startScriptedLlm({
+    record: false,
+    scenario: {
+      loop: true,
+      turns: [
+        {
+          respond: {
+            toolCalls: [{ name: "get_parameter", arguments: { devices: ["LINAC:BPM:01:X"] } }],
+            chunkSize: 4096,
+          },
+        },
+        {
+          respond: {
+            text: "LINAC:BPM:01:X reads {{last_tool_result.readings[0].value}} mm.",
+            chunkSize: 4096,
+          },
+        },
+      ],
+    },
+  });
+  const cs = createSimulator({ seed: 1 });
+  const tools = createRegistry({ cs, now: () => Date.now() }, {
+    maxOutputChars: 20_000,
+    timeoutMs: 10_000,
+  });
+  const model = createOpenAiClient({
+    name: "bench",
+    model: "scripted",
+    baseUrl: llm.url,
+    apiKey: "bench",
+    stream: true,
+    retry: { maxRetries: 0, baseMs: 1, maxMs: 1 },
+    requestTimeoutMs: 10_000,
+    idleTimeoutMs: 10_000,
+  });
+  const question = "What is the horizontal position at LINAC:BPM:01:X?";
+
+  const agentTurn = async () => {
+    const session = new Session("bench", 0);
+    for await (
+      const ev of runTurn({
+        session,
+        input: question,
+        model,
+        tools,
+        systemPrompt: "You are a bench.",
+        maxIterations: 4,
+        signal: new AbortController().signal,
+      })
+    ) if (ev.type === "error") throw new Error(ev.message);
+  };
+  // The same two streamed requests, read to the end, with nothing around them.
+  const rawTurn = async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${llm.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer bench" },
+        body: JSON.stringify({
+          model: "scripted",
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: "system", content: "You are a bench." }, {
+            role: "user",
+            content: question,
+          }],
+          tools: tools.specs().map((t) => ({ type: "function", function: t })),
+        }),
+      });
+      await res.text();
+    }
+  };
+  const rounds = 300;
+  for (let i = 0; i < 30; i++) {
+    await agentTurn();
+    await rawTurn();
+  }
+  const agent: number[] = [];
+  const raw: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    // Interleaved, so load on the machine hits both alike.
+    let t = performance.now();
+    await agentTurn();
+    agent.push(performance.now() - t);
+    t = performance.now();
+    await rawTurn();
+    raw.push(performance.now() - t);
+  }
+  const overhead = median(agent) - median(raw);
+  figures.push({
+    name: "agent overhead per turn (1 tool call, 2 model calls)",
+    value: overhead,
+    baseline: median(raw),
+    unit: "ms",
+    goal: "≤ 2 ms",
+    ok: overhead <= 2,
+  });
+  await cs.close();
+}
+
+// ---- start-up -----------------------------------------------------------------
+
+async function timeProcess(args: string[], until?: RegExp, pty = false): Promise<number> {
+  const argv = pty ? ["script", "-qfec", args.map((a) => `'${a}'`).join(" "), "/dev/null"] : args;
+  const t = performance.now();
+  const child = new Deno.Command(argv[0] as string, {
+    args: argv.slice(1),
+    cwd: ROOT,
+    stdin: pty ? "piped" : "null",
+    stdout: "piped",
+    stderr: "null",
+    env: { NO_COLOR: "1", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: tempHome },
+  }).spawn();
+  let text = "";
+  const decoder = new TextDecoder();
+  let ms = NaN;
+  for await (const chunk of child.stdout) {
+    text += decoder.decode(chunk, { stream: true });
+    if (until && until.test(text)) {
+      ms = performance.now() - t;
+      break;
+    }
+  }
+  if (until) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await child.stdout.cancel().catch(() => {});
+    if (pty) await child.stdin.close().catch(() => {});
+  }
+  await child.status;
+  return until ? ms : performance.now() - t;
+}
+
+const tempHome = await Deno.makeTempDir();
+
+async function startup(): Promise<void> {
+  const empty = `${tempHome}/empty.ts`;
+  await Deno.writeTextFile(empty, 'console.log("ready");\n');
+  const deno = Deno.execPath();
+  // Warm the module cache once.
+  await timeProcess([deno, "run", ...AGENT_FLAGS, MAIN, "--version"]);
+  await timeProcess([deno, "run", empty]);
+  const n = 15;
+  const base: number[] = [];
+  const version: number[] = [];
+  const basePty: number[] = [];
+  const prompt: number[] = [];
+  for (let i = 0; i < n; i++) {
+    base.push(await timeProcess([deno, "run", empty]));
+    version.push(await timeProcess([deno, "run", ...AGENT_FLAGS, MAIN, "--version"]));
+    basePty.push(await timeProcess([deno, "run", empty], /ready/, true));
+    prompt.push(await timeProcess([deno, "run", ...AGENT_FLAGS, MAIN], /accel› /, true));
+  }
+  figures.push({
+    name: "start-up to --version",
+    value: median(version),
+    baseline: median(base),
+    unit: "ms",
+    goal: "≤ 80 ms",
+    ok: median(version) <= 80,
+  });
+  figures.push({
+    name: "start-up to a ready prompt (pty)",
+    value: median(prompt),
+    baseline: median(basePty),
+    unit: "ms",
+    goal: "≤ 150 ms",
+    ok: median(prompt) <= 150,
+  });
+}
+
+await agentOverhead();
+await startup();
+
+console.log(
+  "\nfigure                                                 value      baseline   ratio   goal",
+);
+for (const f of figures) {
+  console.log(
+    `${f.name.padEnd(54)} ${f.value.toFixed(2).padStart(7)} ${f.unit}  ${
+      f.baseline.toFixed(2).padStart(7)
+    } ${f.unit}  ${(f.value / f.baseline).toFixed(2).padStart(5)}×  ${f.goal} ${
+      f.ok ? "met" : "NOT MET"
+    }`,
+  );
+}
+for (const f of figures) console.log(JSON.stringify({ bench: f.name, ...f }));

@@ -1,0 +1,261 @@
+/**
+ * The simulated facility's namespace, expanded from the compact definition in
+ * `configs/devices/facility.json` (embedded at compile time by the JSON
+ * import). Families of signals are multiplied out over their ids here; the
+ * physics that gives them values lives in `physics.ts`.
+ *
+ * @module
+ */
+
+import type { AlarmLimits, DeviceInfo, Severity } from "../adapter.ts";
+import { SEVERITY_ORDER } from "../adapter.ts";
+import { hashString } from "./noise.ts";
+import facilityJson from "../../../configs/devices/facility.json" with { type: "json" };
+
+/** One signal of a family as written in the JSON (after merging `defaults`). */
+export interface SignalSpec {
+  suffix: string;
+  desc: string;
+  units?: string;
+  type?: string;
+  writable?: boolean;
+  limits?: number[];
+  alarm?: AlarmLimits;
+  prec?: number;
+  labels?: string[];
+  /** Severity of enum labels; labels not listed are NONE. */
+  severity?: Record<string, string | undefined>;
+  /** Archive sampling period, seconds. */
+  period?: number;
+  /** How the value is computed; see `physics.ts`. */
+  model?: string;
+  nom?: number;
+  /** Per-device scatter of the nominal: relative, or decades when `log`. */
+  spread?: number;
+  sigma?: number;
+  drift?: number;
+  diurnal?: number;
+  log?: boolean;
+  /** Source signal: a sibling suffix, or a full device name. */
+  of?: string;
+  ref?: number;
+  pow?: number;
+  gain?: number;
+  init?: number | string;
+  initSpread?: number;
+  len?: number;
+}
+
+/** A family: a name prefix with `{id}`, its ids and its signals. */
+export interface FamilySpec {
+  prefix: string;
+  desc: string;
+  role?: string;
+  section?: string;
+  /** Devices per storage-ring cell, for `{cell}` in descriptions. */
+  perCell?: number;
+  ids?: { from: number; to: number; width: number; letters?: string[] };
+  defaults?: Partial<SignalSpec>;
+  signals: SignalSpec[];
+}
+
+/** Linear optics of one beamline section, used for orbit response. */
+export interface OpticsSpec {
+  kind: string;
+  lengthM: number;
+  phaseTurns: number[];
+  betaM: number[];
+  scale: number;
+  tuneFamilies?: string[];
+  tuneSensitivity?: number[][];
+}
+
+/** The whole facility definition file. */
+export interface FacilitySpec {
+  name: string;
+  linac: {
+    energyMeV: number;
+    amplitudePct: number;
+    detuneDeg: number[];
+    energyNoiseMeV: number;
+    energyAcceptanceMeV: number;
+    injectionEfficiencyPct: number;
+  };
+  optics: Record<string, OpticsSpec>;
+  orbitOffsetMm: number;
+  people: Record<string, string[]>;
+  families: FamilySpec[];
+}
+
+/** One device of the simulated facility, with everything the physics needs. */
+export interface DeviceDef {
+  readonly name: string;
+  readonly info: DeviceInfo;
+  /** The name without the signal suffix, e.g. `LINAC:COR:H01`. */
+  readonly prefix: string;
+  readonly suffix: string;
+  /** Numeric part of the id (1-based); 0 for singletons. */
+  readonly index: number;
+  /** H for horizontal correctors and X signals, V for vertical and Y. */
+  readonly plane: "H" | "V" | "";
+  readonly role: string;
+  readonly section: string;
+  readonly spec: SignalSpec;
+  readonly model: string;
+  /** Hash of the name: the per-device key of every random number. */
+  readonly key: number;
+  readonly periodMs: number;
+  readonly labelSeverity: ReadonlyMap<string, Severity>;
+  /** The resolved `of` device, when the model follows another device. */
+  readonly source: DeviceDef | undefined;
+}
+
+/** The expanded namespace. */
+export interface Facility {
+  readonly spec: FacilitySpec;
+  /** Sorted by name. */
+  readonly devices: readonly DeviceDef[];
+  readonly byName: ReadonlyMap<string, DeviceDef>;
+}
+
+const TYPES = new Set(["number", "string", "enum", "waveform"]);
+const MODELS = new Set([
+  "set",
+  "rdbk",
+  "analog",
+  "follow",
+  "bpm",
+  "tbt",
+  "probe",
+  "blm",
+  "energy",
+  "espread",
+  "injeff",
+  "dcct",
+  "lifetime",
+  "tune",
+  "enum",
+  "mode",
+  "crew",
+]);
+
+let shared: Facility | undefined;
+
+/** The facility built from the embedded definition (built once, then shared). */
+export function defaultFacility(): Facility {
+  shared ??= buildFacility(facilityJson);
+  return shared;
+}
+
+/** Expands a facility definition; throws on an inconsistent definition. */
+export function buildFacility(spec: FacilitySpec): Facility {
+  type Mutable = { -readonly [K in keyof DeviceDef]: DeviceDef[K] };
+  const defs: Mutable[] = [];
+  for (const family of spec.families) {
+    for (const id of familyIds(family)) {
+      const prefix = family.prefix.replace("{id}", id.text);
+      for (const raw of family.signals) {
+        const signal: SignalSpec = { ...family.defaults, ...raw };
+        defs.push(makeDef(family, signal, prefix, id));
+      }
+    }
+  }
+  defs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = new Map<string, DeviceDef>();
+  for (const def of defs) {
+    if (byName.has(def.name)) throw new Error(`Duplicate device name ${def.name}`);
+    byName.set(def.name, def);
+  }
+  for (const def of defs) {
+    const of = def.spec.of;
+    if (of === undefined) continue;
+    const source = byName.get(`${def.prefix}:${of}`) ?? byName.get(of);
+    if (source === undefined) throw new Error(`${def.name}: source "${of}" does not exist`);
+    def.source = source;
+  }
+  return { spec, devices: defs, byName };
+}
+
+interface Id {
+  text: string;
+  index: number;
+  letter: string;
+}
+
+function familyIds(family: FamilySpec): Id[] {
+  const ids = family.ids;
+  if (ids === undefined) return [{ text: "", index: 0, letter: "" }];
+  const out: Id[] = [];
+  for (const letter of ids.letters ?? [""]) {
+    for (let i = ids.from; i <= ids.to; i++) {
+      out.push({ text: letter + String(i).padStart(ids.width, "0"), index: i, letter });
+    }
+  }
+  return out;
+}
+
+function makeDef(family: FamilySpec, signal: SignalSpec, prefix: string, id: Id) {
+  const name = signal.suffix === "" ? prefix : `${prefix}:${signal.suffix}`;
+  const type = signal.type ?? "number";
+  const model = signal.model ?? "analog";
+  if (!TYPES.has(type)) throw new Error(`${name}: unknown type "${type}"`);
+  if (!MODELS.has(model)) throw new Error(`${name}: unknown model "${model}"`);
+  if (type === "enum" && (signal.labels === undefined || signal.labels.length === 0)) {
+    throw new Error(`${name}: enum without labels`);
+  }
+  const plane = id.letter === "H" || id.letter === "V"
+    ? id.letter
+    : /(^|:)X$/.test(signal.suffix)
+    ? "H"
+    : /(^|:)Y$/.test(signal.suffix)
+    ? "V"
+    : "";
+  const info: DeviceInfo = {
+    device: name,
+    exists: true,
+    description: describe(family, signal, id),
+    units: signal.units ?? "",
+    writable: signal.writable === true,
+    type: type as DeviceInfo["type"],
+    subsystem: name.split(":")[0] ?? name,
+  };
+  const [min, max] = signal.limits ?? [];
+  if (min !== undefined && max !== undefined) info.limits = { min, max };
+  if (signal.alarm !== undefined) info.alarm = { ...signal.alarm };
+  if (signal.prec !== undefined) info.precision = signal.prec;
+  if (signal.labels !== undefined) info.labels = [...signal.labels];
+  return {
+    name,
+    info,
+    prefix,
+    suffix: signal.suffix,
+    index: id.index,
+    plane,
+    role: family.role ?? "",
+    section: family.section ?? "",
+    spec: signal,
+    model,
+    key: hashString(name),
+    periodMs: (signal.period ?? 10) * 1000,
+    labelSeverity: labelSeverities(name, signal),
+    source: undefined as DeviceDef | undefined,
+  } satisfies DeviceDef;
+}
+
+function describe(family: FamilySpec, signal: SignalSpec, id: Id): string {
+  const cell = family.perCell ? String(Math.ceil(id.index / family.perCell)).padStart(2, "0") : "";
+  const plane = id.letter === "H" ? "horizontal" : id.letter === "V" ? "vertical" : "";
+  const text = signal.desc === "" ? family.desc : `${family.desc} ${signal.desc}`;
+  return text.replace("{id}", id.text).replace("{n}", String(id.index)).replace("{cell}", cell)
+    .replace("{plane}", plane);
+}
+
+function labelSeverities(name: string, signal: SignalSpec): Map<string, Severity> {
+  const out = new Map<string, Severity>();
+  for (const [label, severity] of Object.entries(signal.severity ?? {})) {
+    const known = SEVERITY_ORDER.find((s) => s === severity);
+    if (known === undefined) throw new Error(`${name}: unknown severity "${severity}"`);
+    out.set(label, known);
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+/**
+ * Name look-ups over the simulated namespace: wildcard search with paging,
+ * and "did you mean" suggestions for names that do not exist.
+ *
+ * @module
+ */
+
+import {
+  type DeviceInfo,
+  type DevicePage,
+  type DeviceQuery,
+  wildcardToRegExp,
+} from "../adapter.ts";
+import type { Facility } from "./facility.ts";
+
+/** Devices per page when the query gives no `limit`. */
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** Matches a query against the whole namespace (already sorted by name). */
+export function searchDevices(facility: Facility, q: DeviceQuery): DevicePage {
+  const offset = Math.max(0, Math.floor(q.offset ?? 0));
+  const limit = Math.max(0, Math.floor(q.limit ?? DEFAULT_PAGE_SIZE));
+  const pattern = q.pattern.trim() === "" ? "*" : q.pattern.trim();
+  const re = wildcardToRegExp(pattern);
+  const subsystem = q.subsystem?.toUpperCase();
+  const page: DevicePage["devices"] = [];
+  let total = 0;
+  for (const def of facility.devices) {
+    if (subsystem !== undefined && def.info.subsystem !== subsystem) continue;
+    if (q.writable !== undefined && def.info.writable !== q.writable) continue;
+    if (!re.test(def.name)) continue;
+    if (total >= offset && page.length < limit) page.push(copyInfo(def.info));
+    total++;
+  }
+  return { total, offset, devices: page };
+}
+
+/**
+ * Up to `max` existing names close to `name`: a case-insensitive match first,
+ * then the nearest by edit distance among names of similar length.
+ */
+export function suggest(facility: Facility, name: string, max = 3): string[] {
+  const upper = name.trim().toUpperCase();
+  if (facility.byName.has(upper)) return [upper];
+  const budget = Math.max(2, Math.floor(upper.length / 6));
+  const scored: { name: string; d: number }[] = [];
+  for (const def of facility.devices) {
+    if (Math.abs(def.name.length - upper.length) > budget) continue;
+    const d = boundedDistance(upper, def.name, budget);
+    if (d <= budget) scored.push({ name: def.name, d });
+  }
+  scored.sort((a, b) => a.d - b.d || (a.name < b.name ? -1 : 1));
+  return scored.slice(0, max).map((s) => s.name);
+}
+
+/** The longest leading run of `:`-segments that some device shares, as a search pattern. */
+export function familyHint(facility: Facility, name: string): string | undefined {
+  const segments = name.trim().toUpperCase().split(":");
+  for (let n = segments.length - 1; n >= 1; n--) {
+    const prefix = segments.slice(0, n).join(":") + ":";
+    if (facility.devices.some((d) => d.name.startsWith(prefix))) return `${prefix}*`;
+  }
+  return undefined;
+}
+
+/** Levenshtein distance, giving up (returning budget + 1) once it must exceed `budget`. */
+function boundedDistance(a: string, b: string, budget: number): number {
+  let prev = new Array<number>(b.length + 1);
+  let curr = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    curr[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      const v = Math.min((prev[j] ?? 0) + 1, (curr[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+      curr[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > budget) return budget + 1;
+    [prev, curr] = [curr, prev];
+  }
+  return prev[b.length] ?? budget + 1;
+}
+
+/** A copy of shared, precomputed device facts, safe to hand to callers who may edit it. */
+export function copyInfo(info: DeviceInfo): DeviceInfo {
+  const copy: DeviceInfo = { ...info };
+  if (info.limits) copy.limits = { ...info.limits };
+  if (info.alarm) copy.alarm = { ...info.alarm };
+  if (info.labels) copy.labels = [...info.labels];
+  return copy;
+}

@@ -1,0 +1,108 @@
+/**
+ * The only mutable state of the simulator: the history of writes. Keeping
+ * the history (not just the last value) lets the archive replay setpoints as
+ * they were at any time, so a step written now shows up in trends later.
+ *
+ * @module
+ */
+
+import type { Value } from "../adapter.ts";
+import type { DeviceDef, Facility } from "./facility.ts";
+import type { Setpoints } from "./physics.ts";
+
+interface Change {
+  t: number;
+  value: number | string;
+}
+
+/** Writes in time order per device, on top of the initial setpoints. */
+export class SetpointStore implements Setpoints {
+  private readonly history = new Map<string, Change[]>();
+
+  constructor(private readonly initial: ReadonlyMap<string, number | string>) {}
+
+  at(def: DeviceDef, t: number): number | string {
+    const changes = this.history.get(def.name);
+    const initial = this.initial.get(def.name) ?? 0;
+    if (changes === undefined) return initial;
+    // Last change at or before t (binary search: histories can grow long in benchmarks).
+    let lo = 0;
+    let hi = changes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((changes[mid]?.t ?? Infinity) <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? initial : changes[lo - 1]?.value ?? initial;
+  }
+
+  /** Records a write at time `t`; a later write at the same time wins. */
+  set(def: DeviceDef, t: number, value: number | string): void {
+    let changes = this.history.get(def.name);
+    if (changes === undefined) this.history.set(def.name, changes = []);
+    let i = changes.length;
+    while (i > 0 && (changes[i - 1]?.t ?? -Infinity) > t) i--;
+    changes.splice(i, 0, { t, value });
+  }
+}
+
+/** Setpoints that never change: the machine as generated, for the history shown in the logs. */
+export function fixedSetpoints(initial: ReadonlyMap<string, number | string>): Setpoints {
+  return { at: (def) => initial.get(def.name) ?? 0 };
+}
+
+/**
+ * Checks a write against the device's type, writability and native limits and
+ * returns the value to store. Throws a `TypeError` or `RangeError` whose
+ * one-line message says what was wrong and what would be accepted.
+ */
+export function checkWrite(facility: Facility, def: DeviceDef, value: Value): number | string {
+  const info = def.info;
+  if (!info.writable) {
+    const hint = writableSibling(facility, def);
+    throw new TypeError(`${def.name} is read-only${hint ? `; write ${hint} instead` : ""}`);
+  }
+  if (info.type === "enum") {
+    const labels = info.labels ?? [];
+    if (typeof value === "string" && labels.includes(value)) return value;
+    if (typeof value === "number" && Number.isInteger(value) && labels[value] !== undefined) {
+      return labels[value] ?? "";
+    }
+    throw new TypeError(`${def.name} expects one of ${labels.join(", ")}, got ${show(value)}`);
+  }
+  if (info.type === "string") {
+    if (typeof value !== "string") {
+      throw new TypeError(`${def.name} expects a string, got ${show(value)}`);
+    }
+    if (value.length > 40) {
+      throw new RangeError(`${def.name} holds at most 40 characters, got ${value.length}`);
+    }
+    return value;
+  }
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new TypeError(`${def.name} expects a finite number, got ${show(value)}`);
+  }
+  const { min = -Infinity, max = Infinity } = info.limits ?? {};
+  if (value < min || value > max) {
+    throw new RangeError(
+      `${def.name} value ${value} is outside its limits [${min}, ${max}]${
+        info.units ? ` ${info.units}` : ""
+      }`,
+    );
+  }
+  return value;
+}
+
+function writableSibling(facility: Facility, def: DeviceDef): string | undefined {
+  for (const candidate of [def.source, facility.byName.get(`${def.prefix}:SETPT`)]) {
+    if (candidate?.info.writable) return candidate.name;
+  }
+  return undefined;
+}
+
+function show(value: Value): string {
+  if (typeof value === "string") return `"${value}"`;
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === "number") return String(value);
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,175 @@
+/**
+ * End to end: the real program, a scripted model on loopback, the simulator.
+ */
+import assert from "node:assert/strict";
+import { type Scenario, startScriptedLlm } from "../support/scripted_llm.ts";
+import { runAgent, waitFor } from "../support/run_agent.ts";
+
+const QUESTION = "What is the horizontal position at LINAC:BPM:01:X?";
+
+function modelEnv(url: string) {
+  return { OPENAI_BASE_URL: url, OPENAI_API_KEY: "test-key" };
+}
+
+const READ_BPM: Scenario = {
+  turns: [
+    {
+      expect: {
+        userIncludes: "LINAC:BPM:01:X",
+        toolsOffered: ["get_parameter", "search_device", "read_log"],
+      },
+      respond: {
+        toolCalls: [{ name: "get_parameter", arguments: { devices: ["LINAC:BPM:01:X"] } }],
+      },
+    },
+    {
+      expect: {
+        lastRole: "tool",
+        toolResultIncludes: ['"device":"LINAC:BPM:01:X"', '"units":"mm"'],
+      },
+      respond: {
+        text: "LINAC:BPM:01:X reads {{last_tool_result.readings[0].value}} mm.",
+        usage: { prompt_tokens: 300, completion_tokens: 20 },
+      },
+    },
+  ],
+};
+
+Deno.test("ask --json answers from a get_parameter call on the simulator's live value", async () => {
+  await using llm = await startScriptedLlm({ scenario: READ_BPM });
+  const r = await runAgent(["ask", "--json"], { env: modelEnv(llm.url), stdin: `${QUESTION}\n` });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(llm.failures, []);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.schema, "accel-agent.ask/1");
+  assert.equal(out.ok, true);
+  assert.equal(out.exit_code, 0);
+  assert.equal(out.tool_calls.length, 1);
+  const call = out.tool_calls[0];
+  assert.equal(call.name, "get_parameter");
+  assert.deepEqual(call.args, { devices: ["LINAC:BPM:01:X"] });
+  assert.equal(call.ok, true);
+  const reading = call.result.readings[0];
+  assert.equal(reading.device, "LINAC:BPM:01:X");
+  assert.equal(typeof reading.value, "number");
+  assert.ok(Math.abs(Date.parse(reading.time) - Date.now()) < 60_000, "a live time stamp");
+  assert.equal(out.answer, `LINAC:BPM:01:X reads ${reading.value} mm.`);
+  // The first call's usage is estimated by the server, the second's is scripted.
+  assert.ok(out.usage.prompt_tokens > 300);
+  assert.equal(out.usage.total_tokens, out.usage.prompt_tokens + out.usage.completion_tokens);
+  assert.equal(out.model_name, "main");
+  assert.equal(typeof out.duration_ms, "number");
+});
+
+Deno.test("ask --stream-json prints every event as a JSON line, then the result", async () => {
+  await using llm = await startScriptedLlm({ scenario: READ_BPM });
+  const r = await runAgent(["ask", "--stream-json", QUESTION], { env: modelEnv(llm.url) });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const types = lines.map((l) => l.type);
+  assert.equal(types[0], "tool_start");
+  assert.equal(types[1], "tool_end");
+  assert.ok(types.includes("text"));
+  assert.deepEqual(types.slice(-2), ["turn_complete", "result"]);
+  assert.equal(lines.at(-1).ok, true);
+});
+
+Deno.test("ask prints the answer as text when no JSON is asked for", async () => {
+  await using llm = await startScriptedLlm({ scenario: READ_BPM });
+  const r = await runAgent(["ask", QUESTION], { env: modelEnv(llm.url) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^LINAC:BPM:01:X reads -?\d+(\.\d+)?(e-?\d+)? mm\.\n$/);
+  assert.match(r.stderr, /✓ get_parameter \d+ ms → LINAC:BPM:01:X = /);
+});
+
+Deno.test("SIGINT cancels a stalled model stream within a second with exit 130", async () => {
+  await using llm = await startScriptedLlm({
+    scenario: { turns: [{ respond: { fault: "stall", afterText: "Looking" } }] },
+  });
+  let signalledAt = 0;
+  const r = await runAgent(["ask", "--json", QUESTION], {
+    env: modelEnv(llm.url),
+    onSpawn: async (child) => {
+      await waitFor(() => llm.requests.length === 1, 20_000, "the model request");
+      await new Promise((res) => setTimeout(res, 100)); // let the stream start
+      signalledAt = performance.now();
+      child.kill("SIGINT");
+    },
+  });
+  const exitedAfter = performance.now() - signalledAt;
+  assert.equal(r.code, 130, r.stderr);
+  assert.ok(exitedAfter < 1_000, `exited ${exitedAfter.toFixed(0)} ms after SIGINT`);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.cancelled, true);
+  assert.equal(out.exit_code, 130);
+});
+
+Deno.test("an unreachable model exits 1 with a one-line reason in the JSON", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const r = await runAgent(["ask", "--json", QUESTION], {
+    env: { ...modelEnv(`http://127.0.0.1:${port}/v1`), ACCEL_AGENT_CONFIG: "" },
+  });
+  assert.equal(r.code, 1);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.ok, false);
+  assert.match(out.error.message, /cannot reach the model endpoint/);
+});
+
+Deno.test("ask without a model endpoint exits 2 saying what to set", async () => {
+  const r = await runAgent(["ask", QUESTION]);
+  assert.equal(r.code, 2);
+  assert.match(
+    r.stderr,
+    /no model endpoint is configured: set OPENAI_BASE_URL .* or OPENAI_API_KEY/,
+  );
+  assert.equal(r.stderr.trim().split("\n").length, 1);
+});
+
+Deno.test("the model's malformed and unknown tool calls are answered and the turn still completes", async () => {
+  await using llm = await startScriptedLlm({
+    scenario: {
+      turns: [
+        {
+          respond: {
+            toolCalls: [
+              { name: "get_parameter", arguments: '{"devices": ["LINAC:BPM:01:X"' },
+              { name: "set_parameter", arguments: { device: "RF:PHASE:SETPT", value: 3 } },
+            ],
+          },
+        },
+        {
+          expect: {
+            toolResultIncludes: [
+              "arguments are not valid JSON",
+              'unknown tool \\"set_parameter\\"',
+            ],
+          },
+          respond: { text: "I could not read it." },
+        },
+      ],
+    },
+  });
+  const r = await runAgent(["ask", "--json", QUESTION], { env: modelEnv(llm.url) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(llm.failures, []);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.tool_calls.map((c: { ok: boolean }) => c.ok), [false, false]);
+});
+
+Deno.test("a 429 with Retry-After is waited out and the answer still arrives", async () => {
+  await using llm = await startScriptedLlm({
+    scenario: {
+      turns: [{ respond: { fault: "rate_limit", retryAfterMs: 50 } }, {
+        respond: { text: "All quiet." },
+      }],
+    },
+  });
+  const r = await runAgent(["ask", "--stream-json", "status?"], { env: modelEnv(llm.url) });
+  assert.equal(r.code, 0, r.stderr);
+  const retry = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) =>
+    e.type === "retry"
+  );
+  assert.equal(retry.delayMs, 50);
+});
