@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Usage } from "../llm/types.ts";
+import type { ModelEvent, Usage } from "../llm/types.ts";
 
 export type { Usage };
 
@@ -19,13 +19,7 @@ export type AgentEvent =
     result: unknown;
     ms: number;
   }
-  | {
-    type: "retry";
-    attempt: number;
-    delayMs: number;
-    reason: string;
-    discardedText: boolean;
-  }
+  | Extract<ModelEvent, { type: "retry" }>
   | { type: "turn_complete"; usage: Usage; model: string }
   | { type: "cancelled"; reason: string }
   | { type: "error"; message: string; retryable: boolean };

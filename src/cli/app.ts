@@ -7,6 +7,8 @@
 import { openControlSystem } from "../adapters/mod.ts";
 import type { ControlSystem } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
+import type { AgentEvent } from "../agent/events.ts";
+import { runTurn } from "../agent/loop.ts";
 import { Session } from "../agent/session.ts";
 import {
   loadConfig,
@@ -34,6 +36,8 @@ export interface App {
   checkModel(): void;
   switchModel(name: string): ResolvedModel;
   systemPrompt(): Promise<string>;
+  /** Runs one turn of the session with the current model, tools and system prompt. */
+  turn(input: string, signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined>;
   /** Files that make up the context, for /context. */
   contextFiles(): Promise<ContextFile[]>;
   close(): Promise<void>;
@@ -96,7 +100,7 @@ export async function createApp(
     }
   }
 
-  return {
+  const app: App = {
     loaded,
     cs,
     tools,
@@ -141,6 +145,18 @@ export async function createApp(
       });
     },
     contextFiles,
+    async *turn(input: string, signal: AbortSignal) {
+      yield* runTurn({
+        session,
+        input,
+        model: await app.model(),
+        tools,
+        systemPrompt: await app.systemPrompt(),
+        maxIterations: config.agent.max_iterations,
+        signal,
+      });
+    },
     close: () => cs.close(),
   };
+  return app;
 }

@@ -5,12 +5,11 @@
  *
  * @module
  */
-import { runTurn } from "../agent/loop.ts";
 import type { App } from "./app.ts";
 import type { Invocation } from "./args.ts";
 import { AskResultBuilder } from "./ask_result.ts";
 import { CliError, UsageError } from "./exit.ts";
-import { type Io, readStdin } from "./io.ts";
+import { abortOnSigint, type Io, readStdin } from "./io.ts";
 import { TerminalRenderer } from "./render.ts";
 
 export async function runAsk(
@@ -43,30 +42,18 @@ export async function runAsk(
     throw e;
   }
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error("cancelled by SIGINT"));
-  Deno.addSignalListener("SIGINT", onSigint);
+  using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
   const result = new AskResultBuilder(model.name, model.model, performance.now());
   const renderer = mode === "human" ? new TerminalRenderer(io, { showUsage: false }) : undefined;
   try {
     renderer?.begin();
-    for await (
-      const ev of runTurn({
-        session: app.session,
-        input: text,
-        model,
-        tools: app.tools,
-        systemPrompt: await app.systemPrompt(),
-        maxIterations: app.loaded.config.agent.max_iterations,
-        signal: controller.signal,
-      })
-    ) {
+    for await (const ev of app.turn(text, controller.signal)) {
       result.add(ev);
       if (mode === "stream") io.out(`${JSON.stringify(ev)}\n`);
       renderer?.handle(ev);
     }
   } finally {
     renderer?.end();
-    Deno.removeSignalListener("SIGINT", onSigint);
   }
   const final = result.build(performance.now());
   if (mode === "json") io.out(`${JSON.stringify(final, null, 2)}\n`);

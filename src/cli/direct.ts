@@ -9,7 +9,7 @@ import Table from "cli-table3";
 import type { App } from "./app.ts";
 import type { Command } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
-import type { Io } from "./io.ts";
+import { abortOnSigint, type Io } from "./io.ts";
 import { type Style, style } from "./style.ts";
 
 type Direct = Extract<Command, { kind: "get" | "search" | "logs" }>;
@@ -18,14 +18,10 @@ type Row = Record<string, unknown>;
 export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): Promise<number> {
   const [tool, args] = toolCall(cmd);
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error("cancelled by SIGINT"));
-  Deno.addSignalListener("SIGINT", onSigint);
-  let outcome;
-  try {
-    outcome = await app.tools.execute(tool, JSON.stringify(args), controller.signal);
-  } finally {
-    Deno.removeSignalListener("SIGINT", onSigint);
-  }
+  const outcome = await (() => {
+    using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+    return app.tools.execute(tool, JSON.stringify(args), controller.signal);
+  })();
   if (controller.signal.aborted) return Exit.CANCELLED;
   if (!outcome.ok) {
     if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);

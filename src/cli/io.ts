@@ -12,6 +12,8 @@ export interface Io {
   readonly stdoutIsTerminal: boolean;
   readonly stderrIsTerminal: boolean;
   readonly color: boolean;
+  /** Width of the terminal, or 100 when there is none. */
+  columns(): number;
   env(name: string): string | undefined;
   readonly cwd: string;
 }
@@ -44,6 +46,13 @@ export function denoIo(opts: { noColor: boolean; colorSetting?: "auto" | "always
     stdoutIsTerminal,
     stderrIsTerminal: Deno.stderr.isTerminal(),
     color,
+    columns: () => {
+      try {
+        return Deno.consoleSize().columns || 100;
+      } catch {
+        return 100;
+      }
+    },
     env,
     cwd: Deno.cwd(),
   };
@@ -52,4 +61,18 @@ export function denoIo(opts: { noColor: boolean; colorSetting?: "auto" | "always
 /** Reads all of stdin as text. */
 export async function readStdin(): Promise<string> {
   return await new Response(Deno.stdin.readable).text();
+}
+
+/**
+ * Aborts `controller` on SIGINT until disposed.
+ *
+ * @example
+ * ```ts
+ * using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+ * ```
+ */
+export function abortOnSigint(controller: AbortController, reason: string): Disposable {
+  const onSigint = () => controller.abort(new Error(reason));
+  Deno.addSignalListener("SIGINT", onSigint);
+  return { [Symbol.dispose]: () => Deno.removeSignalListener("SIGINT", onSigint) };
 }

@@ -7,13 +7,13 @@
 import { ConfigError } from "../config/mod.ts";
 import { createApp } from "./app.ts";
 import { parseInvocation, USAGE } from "./args.ts";
-import { runAsk } from "./ask.ts";
-import { runDirect } from "./direct.ts";
 import { CliError, Exit } from "./exit.ts";
 import { denoIo, type Io } from "./io.ts";
-import { runRepl } from "./repl.ts";
 
-/** Runs the program; returns the exit code. */
+/**
+ * Runs the program; returns the exit code. Each command's module is loaded
+ * only when that command runs, to keep start-up short.
+ */
 export async function main(args: string[]): Promise<number> {
   let io: Io = denoIo({ noColor: args.includes("--no-color") });
   try {
@@ -29,18 +29,18 @@ export async function main(args: string[]): Promise<number> {
       switch (cmd.kind) {
         case "repl":
           app.checkModel();
-          if (!io.stdinIsTerminal) return await runAsk(app, inv, io);
-          return await runRepl(
+          if (!io.stdinIsTerminal) return await (await import("./ask.ts")).runAsk(app, inv, io);
+          return await (await import("./repl.ts")).runRepl(
             app,
             io,
             statePath(app.loaded.config.state.dir, app.loaded.baseDir, io),
           );
         case "ask":
-          return await runAsk(app, inv, io, cmd.question);
+          return await (await import("./ask.ts")).runAsk(app, inv, io, cmd.question);
         case "get":
         case "search":
         case "logs":
-          return await runDirect(app, cmd, inv.json, io);
+          return await (await import("./direct.ts")).runDirect(app, cmd, inv.json, io);
       }
     } finally {
       await app.close();

@@ -44,7 +44,8 @@ export class TerminalRenderer {
       case "tool_end": {
         this.#spinner.stop();
         const mark = ev.ok ? s.green("✓") : s.red("✗");
-        const summary = summarizeResult(ev.result);
+        const used = 6 + ev.name.length + formatMs(ev.ms).length;
+        const summary = summarizeResult(ev.result, Math.max(30, this.#io.columns() - used - 1));
         this.#io.err(
           `  ${mark} ${s.bold(ev.name)} ${s.dim(`${formatMs(ev.ms)}`)}${
             summary ? ` ${ev.ok ? s.dim("→") : s.red("→")} ${ev.ok ? summary : s.red(summary)}` : ""
@@ -102,7 +103,8 @@ function formatMs(ms: number): string {
 }
 
 /** A one-line summary of a tool result for the terminal. */
-export function summarizeResult(result: unknown): string {
+export function summarizeResult(result: unknown, width = 110): string {
+  const clip = (s: string) => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
   if (result === null || typeof result !== "object") return clip(String(result));
   const r = result as Record<string, unknown>;
   if (typeof r.error === "string") return clip(r.error);
@@ -127,8 +129,4 @@ export function summarizeResult(result: unknown): string {
   }
   if (Array.isArray(r.series)) return `${r.series.length} archived series`;
   return clip(JSON.stringify(result));
-}
-
-function clip(s: string, max = 110): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }

@@ -8,12 +8,11 @@
  */
 import * as readline from "node:readline";
 import process from "node:process";
-import { runTurn } from "../agent/loop.ts";
 import { VERSION } from "../version.ts";
 import type { App } from "./app.ts";
 import { Exit } from "./exit.ts";
 import { History } from "./history.ts";
-import type { Io } from "./io.ts";
+import { abortOnSigint, type Io } from "./io.ts";
 import { TerminalRenderer } from "./render.ts";
 import { runSlash } from "./slash.ts";
 import { style } from "./style.ts";
@@ -61,25 +60,11 @@ export async function runRepl(app: App, io: Io, stateDir: string): Promise<numbe
 
 async function turn(app: App, io: Io, text: string): Promise<void> {
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error("cancelled by Ctrl-C"));
-  Deno.addSignalListener("SIGINT", onSigint);
+  using _sigint = abortOnSigint(controller, "cancelled by Ctrl-C");
   const renderer = new TerminalRenderer(io, { showUsage: true });
   try {
-    const model = await app.model();
     renderer.begin();
-    for await (
-      const ev of runTurn({
-        session: app.session,
-        input: text,
-        model,
-        tools: app.tools,
-        systemPrompt: await app.systemPrompt(),
-        maxIterations: app.loaded.config.agent.max_iterations,
-        signal: controller.signal,
-      })
-    ) {
-      renderer.handle(ev);
-    }
+    for await (const ev of app.turn(text, controller.signal)) renderer.handle(ev);
   } catch (e) {
     // A bug in one turn must not end the shift's session.
     renderer.end();
@@ -87,7 +72,6 @@ async function turn(app: App, io: Io, text: string): Promise<void> {
     io.err(style(io.color).red(`  internal error: ${message} (the session is kept)\n`));
   } finally {
     renderer.end();
-    Deno.removeSignalListener("SIGINT", onSigint);
   }
 }
 

@@ -149,36 +149,26 @@ function readExpect(r: Reader, value: unknown, path: string): Expect {
   };
 }
 
+const MESSAGE_FIELDS = ["text", "toolCalls", "usage", "finishReason", "chunkSize", "chunkDelayMs"];
+const FAULT_FIELDS = [
+  "fault",
+  "retryAfter",
+  "retryAfterMs",
+  "status",
+  "afterText",
+  "toolCall",
+  "cutAfterChars",
+  "ms",
+  "then",
+];
+
 function readRespond(r: Reader, value: unknown, path: string): Respond {
-  const peek = r.object(value, path, [
-    "text",
-    "toolCalls",
-    "usage",
-    "finishReason",
-    "chunkSize",
-    "chunkDelayMs",
-    "fault",
-    "retryAfter",
-    "retryAfterMs",
-    "status",
-    "afterText",
-    "toolCall",
-    "cutAfterChars",
-    "ms",
-    "then",
-  ]);
+  const peek = r.object(value, path, [...MESSAGE_FIELDS, ...FAULT_FIELDS]);
   return peek.fault === undefined ? readMessage(r, value, path) : readFault(r, value, path);
 }
 
 function readMessage(r: Reader, value: unknown, path: string): MessageResponse {
-  const json = r.object(value, path, [
-    "text",
-    "toolCalls",
-    "usage",
-    "finishReason",
-    "chunkSize",
-    "chunkDelayMs",
-  ]);
+  const json = r.object(value, path, MESSAGE_FIELDS);
   const usage = (v: unknown, p: string): UsageSpec => {
     const o = r.object(v, p, ["prompt_tokens", "completion_tokens"]);
     return {

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { MarkdownStream } from "../../src/cli/markdown.ts";
+import { summarizeResult } from "../../src/cli/render.ts";
+import { stripAnsi, style } from "../../src/cli/style.ts";
+
+function render(pieces: string[], color = false): string {
+  let out = "";
+  const md = new MarkdownStream(style(color), (t) => (out += t));
+  for (const p of pieces) md.push(p);
+  md.end();
+  return out;
+}
+
+Deno.test("streamed Markdown renders the same whatever the chunking", () => {
+  const text =
+    "# Orbit\n\nAll **BPMs** read `0.1 mm`:\n- H01 ok\n1. first\n> quoted\n---\n```\ncode *x*\n```\ntail";
+  const whole = render([text]);
+  const pieces = render(text.match(/.{1,3}/gs) ?? []);
+  assert.equal(pieces, whole);
+  assert.equal(
+    whole,
+    "Orbit\n\nAll BPMs read 0.1 mm:\n  • H01 ok\n  1. first\n│ quoted\n" + "─".repeat(40) +
+      "\n┌───\n│ code *x*\n└───\ntail\n",
+  );
+});
+
+Deno.test("styles are applied as ANSI when colour is on and nothing else changes", () => {
+  const colored = render(["## Head\nsome **bold** and *it* and `code`\n"], true);
+  assert.ok(colored.includes("\x1b[1m"));
+  assert.equal(stripAnsi(colored), "Head\nsome bold and it and code\n");
+});
+
+Deno.test("underscores inside device names are not taken for emphasis", () => {
+  assert.equal(render(["read RING_BPM_01 and a_b_c\n"]), "read RING_BPM_01 and a_b_c\n");
+});
+
+Deno.test("tool results are summarised on one line that fits the width", () => {
+  const readings = {
+    readings: [1, 2, 3, 4].map((i) => ({
+      device: `LINAC:BPM:0${i}:X`,
+      value: 0.1 * i,
+      units: "mm",
+      severity: i === 2 ? "MINOR" : "NONE",
+    })),
+  };
+  assert.equal(
+    summarizeResult(readings, 200),
+    "LINAC:BPM:01:X = 0.1 mm, LINAC:BPM:02:X = 0.2 mm MINOR, LINAC:BPM:03:X = 0.30000000000000004 mm, +1 more",
+  );
+  assert.equal(summarizeResult(readings, 30).length, 30);
+  assert.equal(summarizeResult({ total: 120, devices: [{}, {}] }), "120 matches, 2 shown");
+  assert.equal(summarizeResult({ source: "elog", entries: [{}, {}] }), "2 elog entries");
+  assert.equal(
+    summarizeResult({ error: "get_parameter failed: boom" }),
+    "get_parameter failed: boom",
+  );
+});
