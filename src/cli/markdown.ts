@@ -11,12 +11,20 @@ import type { Style } from "./style.ts";
 export class MarkdownStream {
   #buffer = "";
   #inFence = false;
+  /** Characters of the unfinished line already written raw (live mode). */
+  #shown = 0;
   readonly #s: Style;
   readonly #write: (text: string) => void;
+  readonly #columns?: () => number;
 
-  constructor(s: Style, write: (text: string) => void) {
+  /**
+   * With `columns` (a terminal), unfinished lines are shown raw as they
+   * stream and redrawn styled when complete, if they did not wrap.
+   */
+  constructor(s: Style, write: (text: string) => void, columns?: () => number) {
     this.#s = s;
     this.#write = write;
+    this.#columns = columns;
   }
 
   /** Adds streamed text; renders every line completed by it. */
@@ -24,15 +32,18 @@ export class MarkdownStream {
     this.#buffer += delta;
     let nl: number;
     while ((nl = this.#buffer.indexOf("\n")) >= 0) {
-      const line = this.#buffer.slice(0, nl);
+      this.#finishLine(this.#buffer.slice(0, nl));
       this.#buffer = this.#buffer.slice(nl + 1);
-      this.#write(`${this.renderLine(line)}\n`);
+    }
+    if (this.#columns && this.#buffer.length > this.#shown) {
+      this.#write(this.#buffer.slice(this.#shown));
+      this.#shown = this.#buffer.length;
     }
   }
 
   /** Renders what is left; call when the answer is complete. */
   end(): void {
-    if (this.#buffer) this.#write(`${this.renderLine(this.#buffer)}\n`);
+    if (this.#buffer) this.#finishLine(this.#buffer);
     this.#buffer = "";
     this.#inFence = false;
   }
@@ -40,6 +51,19 @@ export class MarkdownStream {
   /** True when nothing is waiting to be rendered. */
   get empty(): boolean {
     return this.#buffer === "";
+  }
+
+  #finishLine(line: string): void {
+    const rendered = this.renderLine(line);
+    if (this.#shown === 0) {
+      this.#write(`${rendered}\n`);
+    } else if (line.length < (this.#columns?.() ?? 0)) {
+      // The raw line is on one terminal row: replace it with its styled form.
+      this.#write(`\r\x1b[2K${rendered}\n`);
+    } else {
+      this.#write(`${line.slice(this.#shown)}\n`);
+    }
+    this.#shown = 0;
   }
 
   renderLine(line: string): string {

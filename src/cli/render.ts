@@ -20,7 +20,11 @@ export class TerminalRenderer {
   constructor(io: Io, opts: { showUsage: boolean }) {
     this.#io = io;
     this.#s = style(io.color);
-    this.#md = new MarkdownStream(this.#s, (t) => io.out(t));
+    this.#md = new MarkdownStream(
+      this.#s,
+      (t) => io.out(t),
+      io.stdoutIsTerminal ? () => io.columns() : undefined,
+    );
     this.#spinner = new Spinner((t) => io.err(t), io.stderrIsTerminal);
     this.#showUsage = opts.showUsage;
   }

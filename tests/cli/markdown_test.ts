@@ -55,3 +55,22 @@ Deno.test("tool results are summarised on one line that fits the width", () => {
     "get_parameter failed: boom",
   );
 });
+
+Deno.test("on a terminal, an unfinished line shows at once and is redrawn styled when complete", () => {
+  let out = "";
+  const md = new MarkdownStream(style(false), (t) => (out += t), () => 80);
+  md.push("- Let me");
+  assert.equal(out, "- Let me");
+  md.push(" check\nnext");
+  assert.equal(out, "- Let me\r\x1b[2K  • Let me check\nnext");
+  md.end();
+  assert.equal(out, "- Let me\r\x1b[2K  • Let me check\nnext\r\x1b[2Knext\n");
+});
+
+Deno.test("a streamed line wider than the terminal is finished raw, not redrawn", () => {
+  let out = "";
+  const md = new MarkdownStream(style(false), (t) => (out += t), () => 10);
+  md.push("**a long line here**");
+  md.push("\n");
+  assert.equal(out, "**a long line here**\n");
+});

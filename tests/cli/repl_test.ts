@@ -50,7 +50,7 @@ Deno.test({
 
     await term.type("and the energy?");
     await term.send("Enter");
-    await term.waitFor(/thinking|Let me/);
+    await term.waitFor(/and the energy\?\s+Let me/);
     await new Promise((r) => setTimeout(r, 200));
     const sent = performance.now();
     await term.send("C-c");
