@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { type Scenario, startScriptedLlm } from "../support/scripted_llm.ts";
-import { runAgent, waitFor } from "../support/run_agent.ts";
+import { runAgent, tempConfig, waitFor } from "../support/run_agent.ts";
 
 const QUESTION = "What is the horizontal position at LINAC:BPM:01:X?";
 
@@ -108,13 +108,15 @@ Deno.test("an unreachable model exits 1 with a one-line reason in the JSON", asy
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
-  const r = await runAgent(["ask", "--json", QUESTION], {
-    env: { ...modelEnv(`http://127.0.0.1:${port}/v1`), ACCEL_AGENT_CONFIG: "" },
+  const config = await tempConfig("[llm]\nmax_retries = 2\nretry_base_ms = 10\n");
+  const r = await runAgent(["ask", "--json", "--config", config, QUESTION], {
+    env: modelEnv(`http://127.0.0.1:${port}/v1`),
   });
   assert.equal(r.code, 1);
   const out = JSON.parse(r.stdout);
   assert.equal(out.ok, false);
   assert.match(out.error.message, /cannot reach the model endpoint/);
+  assert.equal(out.error.retryable, true);
 });
 
 Deno.test("ask without a model endpoint exits 2 saying what to set", async () => {
@@ -172,4 +174,46 @@ Deno.test("a 429 with Retry-After is waited out and the answer still arrives", a
     e.type === "retry"
   );
   assert.equal(retry.delayMs, 50);
+});
+
+Deno.test("the system prompt carries the base prompt, AGENT.md and the context directories' files", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/context`);
+  await Deno.writeTextFile(`${dir}/context/b_shift.md`, "Tonight: RF station 3 conditioning.\n");
+  await Deno.writeTextFile(`${dir}/context/a_notes.md`, "Quad Q2 is on a spare supply.\n");
+  await Deno.writeTextFile(`${dir}/context/ignored.txt`, "not markdown\n");
+  await Deno.writeTextFile(`${dir}/AGENT.md`, "# Test Facility\nThe ring is 288 m.\n");
+  await Deno.writeTextFile(
+    `${dir}/c.toml`,
+    '[agent]\nagent_md = "AGENT.md"\ncontext_dirs = ["context"]\n',
+  );
+  await using llm = await startScriptedLlm({ scenario: { turns: [{ respond: { text: "ok" } }] } });
+  const r = await runAgent(["ask", "--json", "--config", `${dir}/c.toml`, "hi"], {
+    env: modelEnv(llm.url),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const system = String(llm.requests[0]?.body.messages[0]?.content);
+  assert.match(system, /^You are accel-agent, an assistant for operators/);
+  assert.match(system, /Current time: \d{4}-\d\d-\d\dT/);
+  const order = [
+    "The ring is 288 m.",
+    "# Context: context/a_notes.md",
+    "Quad Q2",
+    "# Context: context/b_shift.md",
+  ];
+  const positions = order.map((s) => system.indexOf(s));
+  assert.ok(positions.every((p) => p > 0), `all parts present: ${positions}`);
+  assert.deepEqual([...positions].sort((a, b) => a - b), positions, "in this order");
+  assert.ok(!system.includes("not markdown"));
+});
+
+Deno.test("a turn that never ends in an answer stops at max_iterations and exits 1", async () => {
+  const path = await tempConfig("[agent]\nmax_iterations = 2\n");
+  const call = {
+    respond: { toolCalls: [{ name: "search_device", arguments: { pattern: "RF:*" } }] },
+  };
+  await using llm = await startScriptedLlm({ scenario: { turns: [call, call] } });
+  const r = await runAgent(["ask", "--json", "--config", path, "loop"], { env: modelEnv(llm.url) });
+  assert.equal(r.code, 1);
+  assert.match(JSON.parse(r.stdout).error.message, /stopped after 2 model calls/);
 });
