@@ -5,6 +5,7 @@
  * @module
  */
 import type { ModelEvent, Usage } from "../llm/types.ts";
+import type { PlanEvent } from "../plan/service.ts";
 
 export type { Usage };
 
@@ -20,6 +21,7 @@ export type AgentEvent =
     ms: number;
   }
   | Extract<ModelEvent, { type: "retry" }>
+  | PlanEvent
   | { type: "turn_complete"; usage: Usage; model: string }
   | { type: "cancelled"; reason: string }
   | { type: "error"; message: string; retryable: boolean };

@@ -156,6 +156,13 @@ async function* runBatch(
 ): AsyncGenerator<AgentEvent> {
   type Done = { call: ToolCall; outcome: ToolOutcome; ms: number };
   const pending = new Map<string, Promise<Done>>();
+  // Events a tool emits while it runs (plan progress…), passed out in order.
+  const queue: AgentEvent[] = [];
+  let wake: () => void = () => {};
+  const emit = (ev: AgentEvent) => {
+    queue.push(ev);
+    wake();
+  };
   for (const call of batch) {
     yield {
       type: "tool_start",
@@ -166,21 +173,31 @@ async function* runBatch(
     const started = now();
     pending.set(
       call.id,
-      tools.execute(call.name, call.arguments, signal).then((outcome) => ({
+      tools.execute(call.name, call.arguments, signal, emit).then((outcome) => ({
         call,
         outcome,
         ms: now() - started,
       })),
     );
   }
-  // A tool that ignores the signal must not hold the turn: stop waiting on abort.
-  const aborted = new Promise<undefined>((resolve) => {
-    if (signal.aborted) resolve(undefined);
-    signal.addEventListener("abort", () => resolve(undefined), { once: true });
+  const aborted = new Promise<"aborted">((resolve) => {
+    if (signal.aborted) resolve("aborted");
+    signal.addEventListener("abort", () => resolve("aborted"), { once: true });
   });
-  while (pending.size > 0) {
-    const done = await Promise.race([...pending.values(), aborted]);
-    if (!done) return;
+  let abandoned = false;
+  while (pending.size > 0 || queue.length > 0) {
+    while (queue.length > 0) yield queue.shift() as AgentEvent;
+    if (pending.size === 0) break;
+    const woke = new Promise<"wake">((resolve) => (wake = () => resolve("wake")));
+    const done = await Promise.race([...pending.values(), woke, ...(abandoned ? [] : [aborted])]);
+    if (done === "wake") continue;
+    if (done === "aborted") {
+      // A tool that ignores the signal must not hold the turn; one that
+      // changes the machine is waited for, since it stops and restores itself.
+      abandoned = true;
+      for (const call of batch) if (!tools.awaitsCompletion(call.name)) pending.delete(call.id);
+      continue;
+    }
     pending.delete(done.call.id);
     outcomes.set(done.call.id, done.outcome);
     yield {

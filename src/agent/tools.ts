@@ -4,6 +4,7 @@
  * @module
  */
 import type { ToolSpec } from "../llm/types.ts";
+import type { AgentEvent } from "./events.ts";
 
 /** The outcome of one tool call. Failures are outcomes too, never exceptions. */
 export interface ToolOutcome {
@@ -23,6 +24,20 @@ export interface ToolSet {
   isReadOnly(name: string): boolean;
   /** Parses the model's raw JSON arguments as shown in events, without validating. */
   previewArgs(name: string, rawArgs: string): unknown;
-  /** Runs a call. Never throws: unknown tools, bad arguments and failures become outcomes. */
-  execute(name: string, rawArgs: string, signal: AbortSignal): Promise<ToolOutcome>;
+  /**
+   * Whether the loop must wait for a call to finish even after cancellation:
+   * a tool that changes the machine handles the signal itself (it stops and
+   * restores), and abandoning it would end the turn mid-restore.
+   */
+  awaitsCompletion(name: string): boolean;
+  /**
+   * Runs a call. Never throws: unknown tools, bad arguments and failures
+   * become outcomes. `emit` passes events of the call (plan progress…) out.
+   */
+  execute(
+    name: string,
+    rawArgs: string,
+    signal: AbortSignal,
+    emit?: (ev: AgentEvent) => void,
+  ): Promise<ToolOutcome>;
 }

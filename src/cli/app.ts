@@ -21,12 +21,17 @@ import type { ModelClient } from "../llm/types.ts";
 import { createRegistry, type ToolRegistry } from "../tools/mod.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
+import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
 import { BASE_PROMPT } from "./prompt_base.ts";
 
 export interface App {
   loaded: LoadedConfig;
   cs: ControlSystem;
   tools: ToolRegistry;
+  /** The change path; set `plans.approver` for the mode (terminal, hash, none). */
+  plans: PlanPath;
+  /** Absolute state directory (history, audit, plans, work). */
+  stateDir: string;
   session: Session;
   /** The model in use; see {@link App.switchModel}. */
   modelInfo: ResolvedModel;
@@ -52,17 +57,19 @@ export async function createApp(
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
   const cs = openControlSystem(config);
-  const tools = createRegistry({ cs, now: () => Date.now() }, {
+  const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
+  const plans = await createPlanPath(loaded, cs, stateDir, io);
+  const tools = createRegistry({ cs, now: () => Date.now(), plans }, {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
   });
   const session = new Session(crypto.randomUUID(), Date.now());
-  const resolvePath = (p: string) => (p.startsWith("/") ? p : `${loaded.baseDir}/${p}`);
+  const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
 
   async function contextFiles(): Promise<ContextFile[]> {
     const files: ContextFile[] = [];
     for (const dir of config.agent.context_dirs) {
-      const abs = resolvePath(dir);
+      const abs = resolve(dir);
       let names: string[] = [];
       try {
         for await (const e of Deno.readDir(abs)) {
@@ -92,7 +99,7 @@ export async function createApp(
     try {
       return {
         path: config.agent.agent_md,
-        text: await Deno.readTextFile(resolvePath(config.agent.agent_md)),
+        text: await Deno.readTextFile(resolve(config.agent.agent_md)),
       };
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return undefined;
@@ -104,6 +111,8 @@ export async function createApp(
     loaded,
     cs,
     tools,
+    plans,
+    stateDir,
     session,
     get modelInfo() {
       return modelInfo;

@@ -29,6 +29,9 @@ export type Command =
     severity?: string;
     limit: number;
   }
+  | { kind: "plan_show"; file: string }
+  | { kind: "plan_run"; file: string; approvedHash?: string }
+  | { kind: "audit_verify"; file?: string }
   | { kind: "help" };
 
 export interface Invocation {
@@ -57,6 +60,7 @@ const OPTIONS = {
   "read-only": { type: "boolean" },
   limit: { type: "string" },
   offset: { type: "string" },
+  "approved-hash": { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -68,6 +72,8 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   get: [],
   search: ["subsystem", "writable", "read-only", "limit", "offset"],
   logs: ["from", "to", "device", "text", "severity", "limit"],
+  plan: ["approved-hash"],
+  audit: [],
   help: [],
 };
 const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
@@ -80,6 +86,10 @@ Usage:
   accel-agent get DEVICE…                  live values (no model needed)
   accel-agent search PATTERN               device names; * and ? wildcards (no model needed)
   accel-agent logs elog|alarm|archive      history in a time range (no model needed)
+  accel-agent plan show FILE               preflight a plan (TOML or JSON) against live values
+  accel-agent plan run FILE                preflight, approve in the terminal, execute, audit
+  accel-agent plan run FILE --approved-hash H   execute without a prompt, only if H is the plan's hash
+  accel-agent audit verify [FILE]          check the audit trail's hash chain
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
@@ -198,6 +208,29 @@ function toCommand(name: string, rest: string[], v: Values): Command {
         severity,
         limit: intOption("limit", v.limit, 50, 1, 10_000),
       };
+    }
+    case "plan": {
+      const [sub, file, ...extra] = rest;
+      if ((sub !== "show" && sub !== "run") || !file || extra.length) {
+        throw new UsageError(
+          "plan needs show or run and one file, e.g. accel-agent plan run bump.toml",
+        );
+      }
+      if (sub === "show" && v["approved-hash"] !== undefined) {
+        throw new UsageError("--approved-hash goes with plan run, not plan show");
+      }
+      return sub === "show"
+        ? { kind: "plan_show", file }
+        : { kind: "plan_run", file, approvedHash: v["approved-hash"] };
+    }
+    case "audit": {
+      const [sub, file, ...extra] = rest;
+      if (sub !== "verify" || extra.length) {
+        throw new UsageError(
+          "audit needs verify and at most one file, e.g. accel-agent audit verify",
+        );
+      }
+      return { kind: "audit_verify", file };
     }
   }
   throw new UsageError(`unknown command "${name}"`);

@@ -44,7 +44,9 @@ export async function runAsk(
   const controller = new AbortController();
   using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
   const result = new AskResultBuilder(model.name, model.model, performance.now());
-  const renderer = mode === "human" ? new TerminalRenderer(io, { showUsage: false }) : undefined;
+  const renderer = mode === "human"
+    ? new TerminalRenderer(io, { showUsage: false, showPlans: true })
+    : undefined;
   try {
     renderer?.begin();
     for await (const ev of app.turn(text, controller.signal)) {

@@ -32,7 +32,17 @@ export interface AskResult {
   duration_ms: number;
   cancelled: boolean;
   error: { message: string; retryable: boolean } | null;
+  /** Plans proposed in the turn and what became of them. */
+  plans: AskPlan[];
   exit_code: ExitCode;
+}
+
+export interface AskPlan {
+  plan_hash: string;
+  decision: "approved" | "rejected" | "partial" | "deferred";
+  reason?: string;
+  /** Deferred: where the plan was saved; run it with `plan run FILE --approved-hash HASH`. */
+  saved_path?: string;
 }
 
 /** Folds events into the result as they come. */
@@ -44,6 +54,7 @@ export class AskResultBuilder {
   #cancelled = false;
   #error: AskResult["error"] = null;
   #complete = false;
+  #plans: AskPlan[] = [];
 
   constructor(readonly modelName: string, model: string, readonly startedMs: number) {
     this.#model = model;
@@ -88,6 +99,14 @@ export class AskResultBuilder {
       case "error":
         this.#error = { message: ev.message, retryable: ev.retryable };
         break;
+      case "plan_decided":
+        this.#plans.push({
+          plan_hash: ev.planHash,
+          decision: ev.decision,
+          ...(ev.reason ? { reason: ev.reason } : {}),
+          ...(ev.savedPath ? { saved_path: ev.savedPath } : {}),
+        });
+        break;
     }
   }
 
@@ -108,6 +127,7 @@ export class AskResultBuilder {
       duration_ms: Math.round(nowMs - this.startedMs),
       cancelled: this.#cancelled,
       error: this.#error,
+      plans: this.#plans,
       exit_code: exit,
     };
   }

@@ -30,17 +30,35 @@ export async function main(args: string[]): Promise<number> {
         case "repl":
           app.checkModel();
           if (!io.stdinIsTerminal) return await (await import("./ask.ts")).runAsk(app, inv, io);
-          return await (await import("./repl.ts")).runRepl(
-            app,
-            io,
-            statePath(app.loaded.config.state.dir, app.loaded.baseDir, io),
-          );
+          return await (await import("./repl.ts")).runRepl(app, io);
         case "ask":
           return await (await import("./ask.ts")).runAsk(app, inv, io, cmd.question);
         case "get":
         case "search":
         case "logs":
           return await (await import("./direct.ts")).runDirect(app, cmd, inv.json, io);
+        case "plan_show":
+          return await (await import("./plan_commands.ts")).runPlanShow(
+            app,
+            cmd.file,
+            inv.json,
+            io,
+          );
+        case "plan_run":
+          return await (await import("./plan_commands.ts")).runPlanRun(
+            app,
+            cmd.file,
+            cmd.approvedHash,
+            inv.json,
+            io,
+          );
+        case "audit_verify":
+          return await (await import("./plan_commands.ts")).runAuditVerify(
+            app,
+            cmd.file,
+            inv.json,
+            io,
+          );
       }
     } finally {
       await app.close();
@@ -59,11 +77,4 @@ export async function main(args: string[]): Promise<number> {
     );
     return Exit.FAILURE;
   }
-}
-
-/** `~` is the home directory; a relative path is relative to the config file. */
-function statePath(path: string, baseDir: string, io: Io): string {
-  if (!path.startsWith("~")) return path.startsWith("/") ? path : `${baseDir}/${path}`;
-  const home = io.env("HOME") ?? io.cwd;
-  return `${home}${path.slice(1)}`;
 }

@@ -7,6 +7,7 @@
 import { type AgentEvent, assertNever } from "../agent/events.ts";
 import type { Io } from "./io.ts";
 import { MarkdownStream } from "./markdown.ts";
+import { renderPlan } from "./plan_table.ts";
 import { Spinner } from "./spinner.ts";
 import { type Style, style } from "./style.ts";
 
@@ -16,8 +17,14 @@ export class TerminalRenderer {
   readonly #md: MarkdownStream;
   readonly #spinner: Spinner;
   readonly #showUsage: boolean;
+  readonly #showPlans: boolean;
+  /** A progress bar is on the current stderr line. */
+  #progress = false;
 
-  constructor(io: Io, opts: { showUsage: boolean }) {
+  /**
+   * `showPlans`: print proposed plans (when no terminal approver shows them).
+   */
+  constructor(io: Io, opts: { showUsage: boolean; showPlans?: boolean }) {
     this.#io = io;
     this.#s = style(io.color);
     this.#md = new MarkdownStream(
@@ -27,6 +34,20 @@ export class TerminalRenderer {
     );
     this.#spinner = new Spinner((t) => io.err(t), io.stderrIsTerminal);
     this.#showUsage = opts.showUsage;
+    this.#showPlans = opts.showPlans ?? false;
+  }
+
+  /** Clears the screen's live parts so a prompt can be drawn. */
+  pause(): void {
+    this.#spinner.stop();
+    this.#md.end();
+    this.#endProgress();
+  }
+
+  #endProgress(): void {
+    if (!this.#progress) return;
+    this.#progress = false;
+    this.#io.err("\n");
   }
 
   /** Shows the spinner until the first event. */
@@ -36,6 +57,7 @@ export class TerminalRenderer {
 
   handle(ev: AgentEvent): void {
     const s = this.#s;
+    if (ev.type !== "plan_progress") this.#endProgress();
     switch (ev.type) {
       case "text":
         this.#spinner.stop();
@@ -90,6 +112,41 @@ export class TerminalRenderer {
         this.#md.end();
         this.#io.err(s.red(`  error: ${ev.message}\n`));
         return;
+      case "plan_proposed":
+        this.pause();
+        if (this.#showPlans) this.#io.err(renderPlan(ev.plan, s));
+        return;
+      case "plan_decided": {
+        this.pause();
+        const text = {
+          approved: s.green("approved"),
+          partial: s.green("approved in part"),
+          rejected: s.yellow("rejected"),
+          deferred: s.yellow("needs approval"),
+        }[ev.decision];
+        this.#io.err(
+          `  plan ${ev.planHash.slice(0, 12)} ${text}${ev.reason ? s.dim(` — ${ev.reason}`) : ""}${
+            ev.savedPath ? s.dim(`; saved to ${ev.savedPath}`) : ""
+          }\n`,
+        );
+        if (ev.decision === "approved" || ev.decision === "partial") {
+          this.#spinner.start("running the plan…");
+        }
+        return;
+      }
+      case "plan_progress": {
+        this.#spinner.stop();
+        const line = `  ${progressBar(ev.step, ev.total, 24)} ${ev.step}/${ev.total} ${
+          s.dim(ev.detail)
+        }`;
+        if (this.#io.stderrIsTerminal) {
+          this.#progress = true;
+          this.#io.err(`\r\x1b[2K${line}`);
+        } else {
+          this.#io.err(`${line}\n`);
+        }
+        return;
+      }
       default:
         assertNever(ev);
     }
@@ -97,9 +154,14 @@ export class TerminalRenderer {
 
   /** Stops the spinner and flushes the answer; safe to call twice. */
   end(): void {
-    this.#spinner.stop();
-    this.#md.end();
+    this.pause();
   }
+}
+
+/** `[██████░░░░]` for step of total. */
+export function progressBar(step: number, total: number, width: number): string {
+  const filled = total > 0 ? Math.round((step / total) * width) : width;
+  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}]`;
 }
 
 function formatMs(ms: number): string {

@@ -13,6 +13,7 @@ import type { App } from "./app.ts";
 import { Exit } from "./exit.ts";
 import { History } from "./history.ts";
 import { abortOnSigint, type Io } from "./io.ts";
+import { TerminalApprover } from "./approval_prompt.ts";
 import { TerminalRenderer } from "./render.ts";
 import { runSlash } from "./slash.ts";
 import { style } from "./style.ts";
@@ -21,17 +22,20 @@ type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolea
   kind: "eof";
 };
 
-export async function runRepl(app: App, io: Io, stateDir: string): Promise<number> {
+export async function runRepl(app: App, io: Io): Promise<number> {
   const s = style(io.color);
   // Say what is missing before showing a prompt that cannot work.
   app.checkModel();
-  const history = new History(`${stateDir}/history`, app.loaded.config.ui.history_size);
+  const history = new History(`${app.stateDir}/history`, app.loaded.config.ui.history_size);
   await history.load();
   const m = app.modelInfo;
   io.out(
     `${s.bold("accel-agent")} ${VERSION} · ${app.cs.kind} · model ${m.name} (${m.model})\n` +
       s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
   );
+  // Plans are approved here, in the terminal; the table and prompt replace the live output.
+  let renderer: TerminalRenderer | undefined;
+  app.plans.approver = new TerminalApprover(io, () => renderer?.pause());
   // Load the model client while the operator types the first question.
   app.model().catch(() => {});
   let lastInterrupt = false;
@@ -52,16 +56,16 @@ export async function runRepl(app: App, io: Io, stateDir: string): Promise<numbe
       if ((await runSlash(text, app, io)) === "quit") break;
       continue;
     }
-    await turn(app, io, text);
+    renderer = new TerminalRenderer(io, { showUsage: true });
+    await turn(app, io, text, renderer);
   }
   io.out("\n");
   return Exit.OK;
 }
 
-async function turn(app: App, io: Io, text: string): Promise<void> {
+async function turn(app: App, io: Io, text: string, renderer: TerminalRenderer): Promise<void> {
   const controller = new AbortController();
   using _sigint = abortOnSigint(controller, "cancelled by Ctrl-C");
-  const renderer = new TerminalRenderer(io, { showUsage: true });
   try {
     renderer.begin();
     for await (const ev of app.turn(text, controller.signal)) renderer.handle(ev);

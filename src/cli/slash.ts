@@ -5,6 +5,7 @@
  */
 import type { App } from "./app.ts";
 import { ConfigError } from "../config/mod.ts";
+import { savePlan } from "../plan/plan_file.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
 
@@ -16,6 +17,7 @@ export const SLASH_HELP: [string, string][] = [
   ["/tools", "the tools the agent can use"],
   ["/cost", "tokens used in this session (and cost when prices are configured)"],
   ["/clear", "start a new conversation (the cost so far is kept)"],
+  ["/save-plan NAME", "save the last plan proposed, to run it later with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
 
@@ -55,6 +57,18 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
     case "/context":
       io.out(await contextText(app));
       return;
+    case "/save-plan": {
+      const last = app.plans.service.lastProposed;
+      if (!last) {
+        io.err(s.red("no plan has been proposed in this session\n"));
+        return;
+      }
+      const path = await savePlan(app.plans.plansDir, last.plan, arg || undefined);
+      io.out(
+        `saved to ${path}\n  run it with: accel-agent plan run ${path} --approved-hash ${last.hash}\n`,
+      );
+      return;
+    }
     case "/provider":
     case "/model":
       if (!arg) {

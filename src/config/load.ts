@@ -132,10 +132,3 @@ export function locateKey(text: string, path: readonly string[]): number | undef
 function sameKey(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((s, i) => s === b[i]);
 }
-
-/** SHA-256 hex of bytes. */
-export async function sha256Hex(bytes: Uint8Array | string): Promise<string> {
-  const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
-  const digest = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}

@@ -8,7 +8,8 @@
  * @module
  */
 import { type Config, ConfigSchema, type ModelEntry } from "./schema.ts";
-import { ConfigError, type LoadedConfig, parseConfig, sha256Hex } from "./load.ts";
+import { sha256Hex } from "../util/hash.ts";
+import { ConfigError, type LoadedConfig, parseConfig } from "./load.ts";
 
 export { ConfigError, parseConfig } from "./load.ts";
 export type { LoadedConfig } from "./load.ts";

@@ -52,6 +52,14 @@ export const ConfigSchema = z.strictObject({
     seed: z.int().default(1),
     latency_ms: z.number().min(0).default(0),
   }).prefault({}),
+  safety: z.strictObject({
+    writes_enabled: z.boolean().default(true),
+    limits_file: z.string().default("safety_limits.toml"),
+    max_scan_points: positiveInt.default(500),
+    max_plan_seconds: z.number().positive().default(1800),
+    ask_for_read_only_plans: z.boolean().default(false),
+    readback_timeout_s: z.number().positive().default(2),
+  }).prefault({}),
   ui: z.strictObject({
     color: z.enum(["auto", "always", "never"]).default("auto"),
     history_size: z.int().min(0).default(1000),

@@ -7,16 +7,23 @@
  */
 import { z } from "zod";
 import type { ControlSystem } from "../adapters/adapter.ts";
+import type { AgentEvent } from "../agent/events.ts";
+import type { PlanService } from "../plan/service.ts";
+import type { Approver } from "../safety/approval.ts";
 
 /** What tools may use; given once to the registry. */
 export interface ToolDeps {
   cs: ControlSystem;
   /** Milliseconds since the epoch (the simulator's clock in tests). */
   now(): number;
+  /** The only path to a change; absent where no plan may be proposed. */
+  plans?: { service: PlanService; approver: Approver };
 }
 
 export interface ToolContext extends ToolDeps {
   signal: AbortSignal;
+  /** Passes events of this call (plan progress…) to the agent's event stream. */
+  emit(ev: AgentEvent): void;
 }
 
 /** A failure the model should read and act on (wrong device, bad time range…). */
@@ -29,6 +36,10 @@ export interface Tool {
   readonly description: string;
   /** True when the tool never changes anything; such calls may run concurrently. */
   readonly readOnly: boolean;
+  /** The loop waits for it even after cancellation; no timeout applies (see ToolSet). */
+  readonly awaitsCompletion: boolean;
+  /** Reshapes raw arguments before validation (e.g. another shape models produce). */
+  readonly normalise?: (raw: unknown) => unknown;
   readonly schema: z.ZodType;
   /** The JSON schema the model sees, generated from the zod schema. */
   readonly parameters: Record<string, unknown>;
@@ -40,6 +51,8 @@ export interface ToolDefinition<S extends z.ZodType> {
   description: string;
   parameters: S;
   readOnly: boolean;
+  awaitsCompletion?: boolean;
+  normalise?: (raw: unknown) => unknown;
   execute(args: z.output<S>, ctx: ToolContext): Promise<unknown>;
 }
 
@@ -64,6 +77,8 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool {
     name: def.name,
     description: def.description,
     readOnly: def.readOnly,
+    awaitsCompletion: def.awaitsCompletion ?? false,
+    normalise: def.normalise,
     schema: def.parameters,
     parameters,
     // The registry validated `args` against `schema` before calling.

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { AgentEvent } from "../agent/events.ts";
 import type { ToolOutcome, ToolSet } from "../agent/tools.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { Tool, ToolDeps } from "./define.ts";
@@ -64,12 +65,21 @@ export class ToolRegistry implements ToolSet {
     return this.#tools.get(name)?.readOnly ?? false;
   }
 
+  awaitsCompletion(name: string): boolean {
+    return this.#tools.get(name)?.awaitsCompletion ?? false;
+  }
+
   previewArgs(_name: string, rawArgs: string): unknown {
     const parsed = parseJsonArgs(rawArgs);
     return parsed.ok ? parsed.args : rawArgs;
   }
 
-  async execute(name: string, rawArgs: string, signal: AbortSignal): Promise<ToolOutcome> {
+  async execute(
+    name: string,
+    rawArgs: string,
+    signal: AbortSignal,
+    emit: (ev: AgentEvent) => void = () => {},
+  ): Promise<ToolOutcome> {
     const tool = this.#tools.get(name);
     if (!tool) {
       return this.#fail(
@@ -79,20 +89,21 @@ export class ToolRegistry implements ToolSet {
     }
     const json = parseJsonArgs(rawArgs);
     if (!json.ok) return this.#fail(rawArgs, `${name}: ${json.error}`);
-    const valid = validateArgs(tool.schema, json.args);
+    const valid = validateArgs(tool.schema, tool.normalise ? tool.normalise(json.args) : json.args);
     if (!valid.ok) {
       return this.#fail(
         json.args,
         `${name}: ${valid.error}. Schema: ${JSON.stringify(tool.parameters)}`,
       );
     }
-    const timeout = AbortSignal.timeout(this.#opts.timeoutMs);
+    // A tool that awaits completion handles the signal itself and is bounded by its own limits.
+    const timeout = tool.awaitsCompletion
+      ? new AbortController().signal
+      : AbortSignal.timeout(this.#opts.timeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     try {
-      const result = await raceAbort(
-        tool.execute(valid.args, { ...this.#deps, signal: combined }),
-        combined,
-      );
+      const running = tool.execute(valid.args, { ...this.#deps, signal: combined, emit });
+      const result = await (tool.awaitsCompletion ? running : raceAbort(running, combined));
       const content = truncateMiddle(JSON.stringify(result) ?? "null", this.#opts.maxOutputChars);
       return { ok: true, content, result, args: valid.args };
     } catch (e) {

@@ -15,7 +15,10 @@ class RecordingTools implements ToolSet {
     return [{ name: "read", description: "reads", parameters: { type: "object" } }];
   }
   isReadOnly(name: string) {
-    return name !== "write";
+    return name !== "write" && name !== "plan";
+  }
+  awaitsCompletion(name: string) {
+    return name === "plan";
   }
   previewArgs(_name: string, raw: string) {
     try {
@@ -24,7 +27,31 @@ class RecordingTools implements ToolSet {
       return raw;
     }
   }
-  async execute(name: string, raw: string, signal: AbortSignal): Promise<ToolOutcome> {
+  /** A change that reports progress and, when cancelled, takes a while to restore. */
+  async plan(signal: AbortSignal, emit: (ev: AgentEvent) => void): Promise<ToolOutcome> {
+    for (let step = 1; step <= 3; step++) {
+      if (signal.aborted) {
+        await new Promise((r) => setTimeout(r, 50));
+        return {
+          ok: true,
+          content: "aborted and restored",
+          result: { status: "aborted" },
+          args: {},
+        };
+      }
+      emit({ type: "plan_progress", step, total: 3, detail: `step ${step}` });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return { ok: true, content: "completed", result: { status: "completed" }, args: {} };
+  }
+
+  async execute(
+    name: string,
+    raw: string,
+    signal: AbortSignal,
+    emit: (ev: AgentEvent) => void = () => {},
+  ): Promise<ToolOutcome> {
+    if (name === "plan") return await this.plan(signal, emit);
     this.active++;
     this.maxActive = Math.max(this.maxActive, this.active);
     this.order.push(`start ${name}`);
@@ -192,4 +219,32 @@ Deno.test("a session continues after a cancelled turn", async () => {
   const { events } = await collect([{ text: "second answer" }], { session });
   assert.equal(events.at(-1)?.type, "turn_complete");
   assert.deepEqual(session.userInputs(), ["question", "question"]);
+});
+
+Deno.test("events a tool emits while it runs reach the stream in order, before its end", async () => {
+  const { events } = await collect([{ toolCalls: [{ id: "p", name: "plan" }] }, { text: "done" }]);
+  assert.deepEqual(
+    events.slice(0, 5).map((e) => e.type === "plan_progress" ? `progress ${e.step}` : e.type),
+    [
+      "tool_start",
+      "progress 1",
+      "progress 2",
+      "progress 3",
+      "tool_end",
+    ],
+  );
+});
+
+Deno.test("a cancelled turn waits for a tool that restores what it changed, and records its result", async () => {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new Error("cancelled by Ctrl-C")), 30);
+  const { events, session } = await collect(
+    [{ toolCalls: [{ id: "p", name: "plan" }, { id: "h", name: "hang" }] }],
+    { signal: controller.signal },
+  );
+  const end = events.find((e) => e.type === "tool_end");
+  assert.deepEqual(end && "result" in end ? end.result : undefined, { status: "aborted" });
+  assert.equal(events.at(-1)?.type, "cancelled");
+  const results = session.messages.filter((m) => m.role === "tool").map((m) => m.content);
+  assert.deepEqual(results, ["aborted and restored", CANCELLED_RESULT]);
 });

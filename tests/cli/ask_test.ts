@@ -16,7 +16,7 @@ const READ_BPM: Scenario = {
     {
       expect: {
         userIncludes: "LINAC:BPM:01:X",
-        toolsOffered: ["get_parameter", "search_device", "read_log"],
+        toolsOffered: ["get_parameter", "search_device", "read_log", "propose_plan"],
       },
       respond: {
         toolCalls: [{ name: "get_parameter", arguments: { devices: ["LINAC:BPM:01:X"] } }],

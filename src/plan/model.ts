@@ -1,0 +1,172 @@
+/**
+ * The four primitives of every procedure — READ, WRITE, WAIT, SCAN — and a
+ * plan built from them, with an optional rollback. Plans arrive in the flat
+ * shape (`{type: "write", device, value, reason}`) or the nested one models
+ * also produce (`{type: "write", params: {...}}`); both normalise to the flat
+ * shape. The hash covers the content only, never live values.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { canonicalJson, sha256Hex } from "../util/hash.ts";
+
+export { canonicalJson };
+
+const device = z.string().min(1).describe("Exact device name, e.g. LINAC:COR:H01:SETPT");
+/** Numbers or strings as given; preflight checks them against the device's type. */
+const value = z.union([z.number(), z.string()]).describe("Value to set, in the device's units");
+
+export const ReadAction = z.strictObject({
+  type: z.literal("read"),
+  devices: z.array(device).min(1).max(200).describe("Devices to read, in one batch"),
+  label: z.string().optional().describe("What this read is for"),
+});
+
+export const WriteAction = z.strictObject({
+  type: z.literal("write"),
+  device,
+  value,
+  reason: z.string().min(1).describe("Why this value, for the operator approving it"),
+});
+
+export const WaitAction = z.strictObject({
+  type: z.literal("wait"),
+  seconds: z.number().min(0).describe("How long to wait"),
+  reason: z.string().optional(),
+});
+
+export const ScanAction = z.strictObject({
+  type: z.literal("scan"),
+  writeDevice: device.describe("The device stepped through the scan"),
+  start: z.number().describe("First setpoint"),
+  stop: z.number().describe("Last setpoint"),
+  steps: z.int().min(2).describe("Number of setpoints, start and stop included"),
+  readDevices: z.array(device).min(1).max(200).describe("Devices read at every step"),
+  dwellSeconds: z.number().min(0).describe("Settling time after each setpoint, before reading"),
+});
+
+export const Action = z.discriminatedUnion("type", [
+  ReadAction,
+  WriteAction,
+  WaitAction,
+  ScanAction,
+]);
+export type Action = z.infer<typeof Action>;
+export type WriteAction = z.infer<typeof WriteAction>;
+export type ScanAction = z.infer<typeof ScanAction>;
+
+export const Plan = z.strictObject({
+  description: z.string().min(1).describe("What the plan does and why, in one or two sentences"),
+  actions: z.array(Action).min(1).max(500).describe("The steps, run in order"),
+  rollback: z.array(Action).max(500).optional().describe(
+    "Steps run after the plan ends, whether it completed or failed (e.g. restore the original value). " +
+      "Without a rollback, a failed or aborted plan restores every device it wrote to its original value.",
+  ),
+  abortOnSeverity: z.enum(["MAJOR", "INVALID"]).optional().describe(
+    "Abort (and restore) when a device read during the plan reaches this alarm severity or worse",
+  ),
+});
+export type Plan = z.infer<typeof Plan>;
+
+/**
+ * Moves `params` of a nested action up into the action itself. Anything
+ * else is passed through for the schema to judge.
+ */
+function flattenAction(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const { params, ...rest } = raw as Record<string, unknown>;
+  if (params === undefined) return raw;
+  if (params === null || typeof params !== "object" || Array.isArray(params)) return raw;
+  return { ...rest, ...(params as Record<string, unknown>) };
+}
+
+/** Accepts the flat and the nested action shapes; snake_case scan fields too. */
+export function normalisePlanInput(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const plan = { ...(raw as Record<string, unknown>) };
+  for (const key of ["actions", "rollback"] as const) {
+    if (Array.isArray(plan[key])) {
+      plan[key] = (plan[key] as unknown[]).map((a) => renameSnake(flattenAction(a)));
+    }
+  }
+  if ("abort_on_severity" in plan && !("abortOnSeverity" in plan)) {
+    plan.abortOnSeverity = plan.abort_on_severity;
+    delete plan.abort_on_severity;
+  }
+  return plan;
+}
+
+const SNAKE: Record<string, string> = {
+  write_device: "writeDevice",
+  read_devices: "readDevices",
+  dwell_seconds: "dwellSeconds",
+  dwell: "dwellSeconds",
+};
+
+function renameSnake(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) out[SNAKE[k] ?? k] = v;
+  return out;
+}
+
+export type ParsedPlan = { ok: true; plan: Plan } | { ok: false; errors: string[] };
+
+/** Validates a plan in either shape; errors name the action index and field. */
+export function parsePlan(raw: unknown): ParsedPlan {
+  const input = normalisePlanInput(raw);
+  const result = Plan.safeParse(input);
+  if (result.success) return { ok: true, plan: result.data };
+  return {
+    ok: false,
+    errors: result.error.issues.slice(0, 20).map((i) => {
+      const where = i.path.length
+        ? i.path.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("")
+          .replace(/^\./, "")
+        : "plan";
+      const got = valueAt(input, i.path);
+      if (typeof got === "number" && !Number.isFinite(got)) {
+        return `${where}: ${got} is not a finite number`;
+      }
+      if (i.code === "unrecognized_keys") {
+        return `${where || "plan"}: unknown field ${i.keys.join(", ")}`;
+      }
+      if (i.code === "invalid_union" && where.endsWith(".type")) {
+        return `${where}: unknown action type ${
+          JSON.stringify(got)
+        }; use read, write, wait or scan`;
+      }
+      return `${where}: ${i.message}`;
+    }),
+  };
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+/** SHA-256 (hex) of the plan's canonical JSON: description, actions, rollback, abortOnSeverity. */
+export function planHash(plan: Plan): Promise<string> {
+  return sha256Hex(canonicalJson(plan));
+}
+
+/** The setpoints a scan visits, start and stop included. */
+export function scanPoints(scan: ScanAction): number[] {
+  const step = (scan.stop - scan.start) / (scan.steps - 1);
+  return Array.from(
+    { length: scan.steps },
+    (_, i) => (i === scan.steps - 1 ? scan.stop : scan.start + i * step),
+  );
+}
+
+/** True when the plan changes nothing: no WRITE and no SCAN, in actions or rollback. */
+export function isReadOnly(plan: Plan): boolean {
+  return [...plan.actions, ...(plan.rollback ?? [])].every((a) =>
+    a.type === "read" || a.type === "wait"
+  );
+}

@@ -1,0 +1,49 @@
+/**
+ * Plans as files: TOML or JSON in, JSON out. A saved plan re-hashes to the
+ * same hash whatever its formatting, since the hash covers content only.
+ *
+ * @module
+ */
+import { parse, TomlError } from "smol-toml";
+import { parsePlan, type Plan, planHash } from "./model.ts";
+
+/** A plan file that cannot be used; the CLI exits 2 on it. */
+export class PlanFileError extends Error {
+  override name = "PlanFileError";
+}
+
+/** Reads and validates a plan file (.toml, or JSON otherwise). */
+export async function readPlanFile(path: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    throw new PlanFileError(`${path}: cannot read the plan file (${(e as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = path.endsWith(".toml") ? parse(text) : JSON.parse(text);
+  } catch (e) {
+    const where = e instanceof TomlError ? `:${e.line}:${e.column}` : "";
+    throw new PlanFileError(
+      `${path}${where}: not valid ${path.endsWith(".toml") ? "TOML" : "JSON"}: ${
+        (e as Error).message.split("\n")[0]
+      }`,
+    );
+  }
+  const parsed = parsePlan(raw);
+  if (!parsed.ok) throw new PlanFileError(`${path}: ${parsed.errors.join("; ")}`);
+  return parsed.plan;
+}
+
+/** Saves a plan as JSON named after its hash; returns the path. */
+export async function savePlan(dir: string, plan: Plan, name?: string): Promise<string> {
+  await Deno.mkdir(dir, { recursive: true });
+  const hash = await planHash(plan);
+  const base = name
+    ? name.replace(/[^\w.-]/g, "_").replace(/\.json$/, "")
+    : `plan-${hash.slice(0, 12)}`;
+  const path = `${dir}/${base}.json`;
+  await Deno.writeTextFile(path, `${JSON.stringify(plan, null, 2)}\n`);
+  return path;
+}

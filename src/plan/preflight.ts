@@ -1,0 +1,355 @@
+/**
+ * Checks a whole plan against the live machine and the safety limits before
+ * anyone is asked to approve it, and again right before it runs. Every
+ * violation is listed at once, each naming the action, device, value and
+ * limit, so the model (or the operator) can correct the plan in one go.
+ *
+ * @module
+ */
+import type { ControlSystem, DeviceInfo, Value } from "../adapters/adapter.ts";
+import type { LimitEntry, LimitsTable } from "../safety/limits.ts";
+import { type Action, isReadOnly, type Plan, planHash, scanPoints } from "./model.ts";
+
+export interface SafetyPolicy {
+  /** The kill switch: false refuses every write. */
+  writesEnabled: boolean;
+  maxScanPoints: number;
+  maxPlanSeconds: number;
+  /** Where the limits came from, for messages. */
+  limitsSource: string;
+}
+
+export interface Violation {
+  /** "actions[2]" or "rollback[0]". */
+  where: string;
+  device?: string;
+  message: string;
+}
+
+/** One change the plan makes, for the approval table: current → new (Δ). */
+export interface PlannedChange {
+  where: string;
+  kind: "write" | "scan";
+  device: string;
+  units: string;
+  /** The device's value before this change (live, or what the plan set before). */
+  from: Value | null;
+  /** Write: the value; scan: the last point. */
+  to: number | string;
+  delta?: number;
+  reason?: string;
+  /** Scan only. */
+  points?: number;
+  first?: number;
+  rollback: boolean;
+}
+
+export interface PreflightedPlan {
+  plan: Plan;
+  hash: string;
+  ok: boolean;
+  violations: Violation[];
+  changes: PlannedChange[];
+  readOnly: boolean;
+  estimatedSeconds: number;
+  scanPoints: number;
+  /** Readback tolerance of every device the plan writes. */
+  tolerances: Record<string, number>;
+  /** Live values of written devices when checked. */
+  live: Record<string, Value | null>;
+  checkedAt: string;
+}
+
+/** Time allowed per device operation in estimates (a gateway round trip). */
+const OP_SECONDS = 0.05;
+
+export interface PreflightDeps {
+  cs: ControlSystem;
+  limits: LimitsTable;
+  policy: SafetyPolicy;
+  now(): number;
+  signal?: AbortSignal;
+}
+
+export async function preflight(plan: Plan, deps: PreflightDeps): Promise<PreflightedPlan> {
+  const { cs, limits, policy } = deps;
+  const steps = [
+    ...plan.actions.map((a, i) => ({ where: `actions[${i}]`, action: a, rollback: false })),
+    ...(plan.rollback ?? []).map((a, i) => ({
+      where: `rollback[${i}]`,
+      action: a,
+      rollback: true,
+    })),
+  ];
+  const referenced = [...new Set(steps.flatMap(({ action }) => devicesOf(action)))];
+  const written = [...new Set(steps.flatMap(({ action }) => writtenBy(action)))];
+  const [infos, readings] = await Promise.all([
+    cs.describe(referenced, deps.signal),
+    cs.read(written, deps.signal),
+  ]);
+  const info = new Map(infos.map((d) => [d.device, d]));
+  const unknownReason = new Map(
+    readings.filter((r) => !r.ok).map((r) => [r.device, r.error ?? "unreadable"]),
+  );
+  const live: Record<string, Value | null> = {};
+  for (const r of readings) live[r.device] = r.ok ? r.value : null;
+
+  const violations: Violation[] = [];
+  const changes: PlannedChange[] = [];
+  const tolerances: Record<string, number> = {};
+  const expected = new Map<string, Value | null>(Object.entries(live));
+  const reportedUnknown = new Set<string>();
+  let lastWriteTo = new Map<string, string>();
+  let seconds = 0;
+  let points = 0;
+
+  const unknown = (where: string, device: string) => {
+    const d = info.get(device);
+    if (d?.exists) return false;
+    if (!reportedUnknown.has(device)) {
+      reportedUnknown.add(device);
+      const why = unknownReason.get(device);
+      violations.push({
+        where,
+        device,
+        message: `${device} does not exist${why && why !== "unknown device" ? ` (${why})` : ""}`,
+      });
+    }
+    return true;
+  };
+
+  let inRollback = false;
+  for (const { where, action, rollback } of steps) {
+    if (rollback && !inRollback) {
+      // The rollback runs after the plan ends; its first write follows no write of the plan.
+      inRollback = true;
+      lastWriteTo = new Map();
+    }
+    switch (action.type) {
+      case "read":
+        for (const d of action.devices) unknown(where, d);
+        lastWriteTo = new Map();
+        seconds += OP_SECONDS;
+        break;
+      case "wait":
+        lastWriteTo = new Map();
+        seconds += action.seconds;
+        break;
+      case "write": {
+        seconds += 2 * OP_SECONDS;
+        const previous = lastWriteTo.get(action.device);
+        if (previous) {
+          violations.push({
+            where,
+            device: action.device,
+            message:
+              `${action.device} is written again right after ${previous} with nothing between; ` +
+              "merge the writes or put a read or wait between them",
+          });
+        }
+        lastWriteTo.set(action.device, where);
+        if (unknown(where, action.device)) break;
+        const d = info.get(action.device) as DeviceInfo;
+        const from = expected.get(action.device) ?? null;
+        const problems = checkValue(d, action.value, from, limits.lookup(action.device), policy);
+        for (const message of problems) violations.push({ where, device: action.device, message });
+        tolerances[action.device] = tolerance(d, limits.lookup(action.device));
+        changes.push({
+          where,
+          kind: "write",
+          device: action.device,
+          units: d.units,
+          from,
+          to: action.value,
+          delta: typeof from === "number" && typeof action.value === "number"
+            ? action.value - from
+            : undefined,
+          reason: action.reason,
+          rollback,
+        });
+        expected.set(action.device, action.value);
+        break;
+      }
+      case "scan": {
+        lastWriteTo = new Map();
+        for (const r of action.readDevices) unknown(where, r);
+        const pts = scanPoints(action);
+        points += pts.length;
+        seconds += pts.length * (action.dwellSeconds + 3 * OP_SECONDS);
+        if (unknown(where, action.writeDevice)) break;
+        const d = info.get(action.writeDevice) as DeviceInfo;
+        const limit = limits.lookup(action.writeDevice);
+        const from = expected.get(action.writeDevice) ?? null;
+        let prev: Value | null = from;
+        for (let i = 0; i < pts.length; i++) {
+          const point = pts[i] as number;
+          for (const message of checkValue(d, point, prev, limit, policy)) {
+            violations.push({
+              where,
+              device: action.writeDevice,
+              message: `scan point ${i + 1} of ${pts.length}: ${message}`,
+            });
+          }
+          prev = point;
+          if (!policy.writesEnabled || !d.writable || !limit) break; // one message is enough
+        }
+        tolerances[action.writeDevice] = tolerance(d, limit);
+        changes.push({
+          where,
+          kind: "scan",
+          device: action.writeDevice,
+          units: d.units,
+          from,
+          first: action.start,
+          to: action.stop,
+          delta: typeof from === "number" ? action.stop - from : undefined,
+          points: pts.length,
+          rollback,
+        });
+        expected.set(action.writeDevice, action.stop);
+        break;
+      }
+    }
+  }
+  if (points > policy.maxScanPoints) {
+    violations.push({
+      where: "plan",
+      message:
+        `the plan has ${points} scan points; at most ${policy.maxScanPoints} are allowed ([safety] max_scan_points)`,
+    });
+  }
+  if (seconds > policy.maxPlanSeconds) {
+    violations.push({
+      where: "plan",
+      message:
+        `the plan would take about ${
+          Math.round(seconds)
+        } s; at most ${policy.maxPlanSeconds} s are allowed ` +
+        "([safety] max_plan_seconds)",
+    });
+  }
+  return {
+    plan,
+    hash: await planHash(plan),
+    ok: violations.length === 0,
+    violations,
+    changes,
+    readOnly: isReadOnly(plan),
+    estimatedSeconds: Math.round(seconds * 10) / 10,
+    scanPoints: points,
+    tolerances,
+    live,
+    checkedAt: new Date(deps.now()).toISOString(),
+  };
+}
+
+function devicesOf(a: Action): string[] {
+  switch (a.type) {
+    case "read":
+      return a.devices;
+    case "write":
+      return [a.device];
+    case "wait":
+      return [];
+    case "scan":
+      return [a.writeDevice, ...a.readDevices];
+  }
+}
+
+function writtenBy(a: Action): string[] {
+  return a.type === "write" ? [a.device] : a.type === "scan" ? [a.writeDevice] : [];
+}
+
+/** Why `value` may not be written to the device, from `from`; empty when it may. */
+export function checkValue(
+  d: DeviceInfo,
+  value: number | string,
+  from: Value | null,
+  limit: LimitEntry | undefined,
+  policy: SafetyPolicy,
+): string[] {
+  if (!policy.writesEnabled) {
+    return ["writes are disabled by the kill switch ([safety] writes_enabled = false)"];
+  }
+  if (!d.writable) return [`${d.device} is read-only`];
+  if (!limit) {
+    return [
+      `${d.device} has no entry in ${policy.limitsSource}; a device without limits cannot be written`,
+    ];
+  }
+  if (limit.writable === false) {
+    return [`${d.device} is marked not writable in ${policy.limitsSource} (${limit.pattern})`];
+  }
+  const out: string[] = [];
+  if (d.type === "number" || d.type === "waveform") {
+    if (typeof value !== "number") {
+      return [`value ${JSON.stringify(value)} is a string; ${d.device} takes a number`];
+    }
+    if (!Number.isFinite(value)) return [`value ${value} is not a finite number`];
+    const lo = maxDefined(limit.min, d.limits?.min);
+    const hi = minDefined(limit.max, d.limits?.max);
+    const unit = d.units ? ` ${d.units}` : "";
+    if (lo !== undefined && value < lo) {
+      out.push(
+        `value ${value}${unit} is below the minimum ${lo}${unit} (${
+          limitSource(lo, limit.min, policy, limit)
+        })`,
+      );
+    }
+    if (hi !== undefined && value > hi) {
+      out.push(
+        `value ${value}${unit} is above the maximum ${hi}${unit} (${
+          limitSource(hi, limit.max, policy, limit)
+        })`,
+      );
+    }
+    if (
+      limit.max_step !== undefined && typeof from === "number" &&
+      Math.abs(value - from) > limit.max_step + 1e-12
+    ) {
+      out.push(
+        `step of ${round(value - from)}${unit} from ${
+          round(from)
+        }${unit} exceeds max_step ${limit.max_step}${unit} (${policy.limitsSource}: ${limit.pattern})`,
+      );
+    }
+    return out;
+  }
+  if (typeof value !== "string") {
+    return [`value ${value} is a number; ${d.device} takes one of its labels or a string`];
+  }
+  const allowed = limit.values ?? d.labels;
+  if (allowed && !allowed.includes(value)) {
+    out.push(`value "${value}" is not one of ${allowed.join(", ")}`);
+  }
+  return out;
+}
+
+function limitSource(
+  used: number,
+  fromLimits: number | undefined,
+  policy: SafetyPolicy,
+  limit: LimitEntry,
+): string {
+  return used === fromLimits
+    ? `${policy.limitsSource}: ${limit.pattern}`
+    : "the device's own limit";
+}
+
+/** Readback tolerance: the limits file's, else one unit in the device's last displayed digit. */
+export function tolerance(d: DeviceInfo, limit: LimitEntry | undefined): number {
+  if (limit?.tolerance !== undefined) return limit.tolerance;
+  return d.precision !== undefined ? 10 ** -d.precision : 1e-6;
+}
+
+function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
+function round(x: number): number {
+  return Number(x.toPrecision(6));
+}

@@ -1,0 +1,46 @@
+/**
+ * Scan data as CSV in the work directory, so analysis code can read it.
+ *
+ * @module
+ */
+import type { Value } from "../adapters/adapter.ts";
+import type { ScanAction } from "./model.ts";
+
+export interface ScanRow {
+  time: string;
+  setpoint: number;
+  readback: Value | null;
+  values: (Value | null)[];
+}
+
+/** Writes the rows and returns the file's path. */
+export async function writeScanCsv(
+  dir: string,
+  planHash: string,
+  where: string,
+  scan: ScanAction,
+  rows: ScanRow[],
+): Promise<string> {
+  await Deno.mkdir(dir, { recursive: true });
+  const stamp = rows[0]?.time.replace(/[:.]/g, "-") ?? "empty";
+  const index = /\[(\d+)\]/.exec(where)?.[1] ?? "0";
+  const path = `${dir}/scan-${planHash.slice(0, 12)}-${index}-${stamp}.csv`;
+  const header = [
+    "time",
+    `${scan.writeDevice}`,
+    `${scan.writeDevice}:readback`,
+    ...scan.readDevices,
+  ];
+  const lines = [header.map(cell).join(",")];
+  for (const r of rows) {
+    lines.push([r.time, r.setpoint, r.readback, ...r.values].map(cell).join(","));
+  }
+  await Deno.writeTextFile(path, lines.join("\n") + "\n");
+  return path;
+}
+
+function cell(v: Value | null): string {
+  if (v === null) return "";
+  const text = Array.isArray(v) ? v.join(" ") : String(v);
+  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

@@ -1,0 +1,131 @@
+/**
+ * The audit trail: append-only JSONL, one file per UTC day, each line
+ * fsynced. Every entry carries the hash of the entry before it (across
+ * files), and its own hash over everything else, so editing, removing or
+ * reordering any line breaks the chain at that line.
+ *
+ * @module
+ */
+import { canonicalJson, sha256Hex } from "../util/hash.ts";
+
+/** What a caller records; the log adds time, chain and hash. */
+export interface AuditRecord {
+  operator: string;
+  host: string;
+  configHash: string;
+  planHash: string;
+  plan: unknown;
+  decision: string;
+  /** Who or what decided: "terminal", "--approved-hash", "policy: read-only"… */
+  decidedBy: string;
+  status?: string;
+  results?: unknown;
+  restores?: unknown;
+  errors?: string[];
+  violations?: unknown;
+}
+
+export interface AuditEntry extends AuditRecord {
+  time: string;
+  prevHash: string;
+  hash: string;
+}
+
+export const GENESIS = "0".repeat(64);
+
+export class AuditLog {
+  constructor(readonly dir: string, readonly now: () => number = Date.now) {}
+
+  /** Appends an entry, chained to the newest one in the directory, and syncs it to disk. */
+  async append(record: AuditRecord): Promise<AuditEntry> {
+    await Deno.mkdir(this.dir, { recursive: true });
+    const time = new Date(this.now()).toISOString();
+    const prevHash = (await this.#lastEntry())?.hash ?? GENESIS;
+    const body = { ...record, time, prevHash };
+    const entry: AuditEntry = { ...body, hash: await entryHash(body) };
+    const file = await Deno.open(`${this.dir}/${time.slice(0, 10)}.jsonl`, {
+      append: true,
+      create: true,
+      mode: 0o600,
+    });
+    try {
+      const bytes = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
+      let off = 0;
+      while (off < bytes.length) off += await file.write(bytes.subarray(off));
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    return entry;
+  }
+
+  /** The day files, oldest first. */
+  async files(): Promise<string[]> {
+    const names: string[] = [];
+    try {
+      for await (const e of Deno.readDir(this.dir)) {
+        if (e.isFile && /^\d{4}-\d{2}-\d{2}\.jsonl$/.test(e.name)) names.push(e.name);
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    return names.sort().map((n) => `${this.dir}/${n}`);
+  }
+
+  async #lastEntry(): Promise<AuditEntry | undefined> {
+    const files = await this.files();
+    for (const f of files.reverse()) {
+      const lines = (await Deno.readTextFile(f)).split("\n").filter((l) => l.trim());
+      const last = lines.at(-1);
+      if (last) return JSON.parse(last) as AuditEntry;
+    }
+    return undefined;
+  }
+}
+
+/** The hash of an entry: SHA-256 of its canonical JSON without `hash`. */
+export function entryHash(body: Omit<AuditEntry, "hash">): Promise<string> {
+  return sha256Hex(canonicalJson(body));
+}
+
+export type VerifyResult =
+  | { ok: true; entries: number; files: number; lastHash: string }
+  | { ok: false; file: string; line: number; reason: string };
+
+/**
+ * Verifies a chain. With `fromGenesis` (the whole directory), the first entry
+ * must be the first ever written, so removing the oldest files is caught too;
+ * otherwise (one file) its first entry may link to anything.
+ */
+export async function verifyAudit(files: string[], fromGenesis = false): Promise<VerifyResult> {
+  let prev: string | undefined = fromGenesis ? GENESIS : undefined;
+  let entries = 0;
+  for (const file of files) {
+    const lines = (await Deno.readTextFile(file)).split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    for (let i = 0; i < lines.length; i++) {
+      const bad = (reason: string) => ({ ok: false as const, file, line: i + 1, reason });
+      let entry: AuditEntry;
+      try {
+        entry = JSON.parse(lines[i] as string);
+      } catch {
+        return bad("not valid JSON");
+      }
+      if (typeof entry !== "object" || entry === null || typeof entry.hash !== "string") {
+        return bad("not an audit entry");
+      }
+      const { hash, ...body } = entry;
+      if ((await entryHash(body)) !== hash) {
+        return bad("the entry's content does not match its hash");
+      }
+      if (prev !== undefined && entry.prevHash !== prev) {
+        return bad(
+          "the entry does not link to the one before it (a line was removed, added or reordered)",
+        );
+      }
+      prev = hash;
+      entries++;
+    }
+  }
+  return { ok: true, entries, files: files.length, lastHash: prev ?? GENESIS };
+}

@@ -1,0 +1,103 @@
+/**
+ * `propose_plan`: the model's only path to a change on the machine. The plan
+ * is preflighted, shown to the operator, and runs only when approved; the
+ * result tells the model exactly what happened.
+ *
+ * @module
+ */
+import { normalisePlanInput, Plan } from "../plan/model.ts";
+import type { ProposeOutcome } from "../plan/service.ts";
+import { defineTool, ToolError } from "./define.ts";
+
+const DESCRIPTION =
+  `Propose a change to the machine as a plan. It is checked against safety limits and live values, \
+shown to the operator, and runs only if they approve it; every write is confirmed by a readback, and if anything \
+fails, what was changed is restored. This is the ONLY way to change anything.
+
+Actions, run in order:
+- {"type":"read","devices":[...],"label":"..."}: read devices (one batch)
+- {"type":"write","device":"X:SETPT","value":0.5,"reason":"..."}: set one device (absolute value, device units)
+- {"type":"wait","seconds":2,"reason":"..."}: let the machine settle
+- {"type":"scan","writeDevice":"X:SETPT","start":-1,"stop":1,"steps":11,"readDevices":[...],"dwellSeconds":1}: \
+step a device through evenly spaced setpoints, reading devices at each (data saved as CSV)
+
+Compose them: write then observe (write, wait, read); a batch change (several writes, then wait, read); a scan \
+(read, scan); a multi-step procedure with restore (read originals, writes with waits, reads, and a "rollback" list \
+that puts values back when the plan ends). Values are absolute: read the current value first and add the change. \
+Each write may move a device at most its max_step from its current value; split larger moves into steps with waits \
+between. Without a rollback, a failed or aborted plan restores every written device to its original value.`;
+
+export const proposePlan = defineTool({
+  name: "propose_plan",
+  description: DESCRIPTION,
+  parameters: Plan,
+  normalise: normalisePlanInput,
+  readOnly: false,
+  awaitsCompletion: true,
+  async execute(plan, { plans, signal, emit }) {
+    if (!plans) {
+      throw new ToolError(
+        "plans cannot be proposed here; no write path is available to this agent",
+      );
+    }
+    return forModel(await plans.service.propose(plan, plans.approver, signal, emit));
+  },
+});
+
+/** What the model reads: what happened, and that nothing else did. */
+export function forModel(o: ProposeOutcome): Record<string, unknown> {
+  switch (o.status) {
+    case "invalid":
+      return {
+        status: "invalid",
+        errors: o.errors,
+        note: "Nothing was written. Fix the plan and propose again.",
+      };
+    case "preflight_failed":
+      return {
+        status: "preflight_failed",
+        plan_hash: o.planHash,
+        violations: o.violations.map((v) => `${v.where}: ${v.message}`),
+        note:
+          "Nothing was written. Correct every violation and propose again, or tell the operator why not.",
+      };
+    case "rejected":
+      return {
+        status: "rejected",
+        plan_hash: o.planHash,
+        reason: o.reason,
+        note: "Nothing was written.",
+      };
+    case "deferred":
+      return {
+        status: "approval_required",
+        plan_hash: o.planHash,
+        saved_to: o.savedPath,
+        note:
+          "No operator terminal is available, so nothing was written. The operator can review and run it with: " +
+          `accel-agent plan run ${o.savedPath} --approved-hash ${o.planHash}`,
+      };
+    default: {
+      const e = o.execution;
+      return {
+        status: e.status,
+        decision: o.decision,
+        plan_hash: o.planHash,
+        actions: e.results.map((r) => ({
+          where: r.where,
+          detail: r.detail,
+          ...(r.readings ? { readings: r.readings } : {}),
+        })),
+        ...(e.rollback.length
+          ? { rollback: e.rollback.map((r) => `${r.where}: ${r.detail}`) }
+          : {}),
+        ...(e.restores.length ? { restored: e.restores } : {}),
+        ...(e.errors.length ? { errors: e.errors } : {}),
+        ...(e.violations.length
+          ? { violations: e.violations.map((v) => `${v.where}: ${v.message}`) }
+          : {}),
+        ...(e.csvFiles.length ? { csv_files: e.csvFiles } : {}),
+      };
+    }
+  }
+}

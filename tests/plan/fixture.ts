@@ -1,0 +1,84 @@
+/**
+ * A plan path over a spied simulator, with the shipped limits, a temporary
+ * audit directory and an approver that approves whatever it is shown — the
+ * worst case, so the other layers are what must stop a bad plan.
+ *
+ * @module
+ */
+import { ManualClock } from "../../src/adapters/clock.ts";
+import { createSimulator } from "../../src/adapters/simulator/mod.ts";
+import type { Plan } from "../../src/plan/model.ts";
+import type { PreflightedPlan, SafetyPolicy } from "../../src/plan/preflight.ts";
+import { PlanService } from "../../src/plan/service.ts";
+import type { ApprovalContext, Approver, Decision } from "../../src/safety/approval.ts";
+import { AuditLog } from "../../src/safety/audit.ts";
+import { loadLimits } from "../../src/safety/limits.ts";
+import { SpyControlSystem, type SpyFaults } from "../support/spy_cs.ts";
+
+export const LIMITS_FILE = new URL("../../configs/safety_limits.toml", import.meta.url).pathname;
+export const T0 = Date.parse("2026-11-20T12:00:00Z");
+
+/** Approves exactly what it is shown, and remembers it. */
+export class ApproveAll implements Approver {
+  shown: PreflightedPlan[] = [];
+  decide(p: PreflightedPlan): Promise<Decision> {
+    this.shown.push(p);
+    return Promise.resolve({
+      decision: "approved",
+      plan: p.plan,
+      planHash: p.hash,
+      decidedBy: "test",
+    });
+  }
+}
+
+/** Approves, then hands the executor a different plan under the approved hash. */
+export class SwapAfterApproval implements Approver {
+  constructor(readonly swap: (p: Plan) => Plan) {}
+  decide(p: PreflightedPlan, _ctx: ApprovalContext): Promise<Decision> {
+    return Promise.resolve({
+      decision: "approved",
+      plan: this.swap(p.plan),
+      planHash: p.hash,
+      decidedBy: "test",
+    });
+  }
+}
+
+export async function fixture(
+  opts: { faults?: SpyFaults; policy?: Partial<SafetyPolicy>; autoApproveReadOnly?: boolean } = {},
+) {
+  const clock = new ManualClock(T0);
+  const sim = createSimulator({ seed: 1, clock });
+  const cs = new SpyControlSystem(sim, opts.faults);
+  const dir = await Deno.makeTempDir({ prefix: "accel-plan-" });
+  const audit = new AuditLog(`${dir}/audit`, () => clock.now());
+  const service = new PlanService({
+    cs,
+    limits: await loadLimits(LIMITS_FILE),
+    policy: {
+      writesEnabled: true,
+      maxScanPoints: 100,
+      maxPlanSeconds: 600,
+      limitsSource: "safety_limits.toml",
+      ...opts.policy,
+    },
+    audit,
+    identity: { operator: "tester", host: "testhost", configHash: "c".repeat(64) },
+    now: () => clock.now(),
+    plansDir: `${dir}/plans`,
+    workDir: `${dir}/work`,
+    autoApproveReadOnly: opts.autoApproveReadOnly ?? true,
+    readbackTimeoutMs: 200,
+  });
+  return { clock, sim, cs, dir, audit, service };
+}
+
+/** Reads one device's current value. */
+export async function valueOf(
+  cs: { read(n: string[]): Promise<{ value: unknown }[]> },
+  device: string,
+) {
+  const [r] = await cs.read([device]);
+  return r?.value;
+}
