@@ -111,11 +111,15 @@ export class AskResultBuilder {
   }
 
   build(nowMs: number): AskResult {
+    // A change that was proposed but could not be approved here is not an answer to the request.
+    const deferred = this.#plans.some((p) => p.decision === "deferred");
     const exit = this.#cancelled
       ? Exit.CANCELLED
-      : this.#complete && !this.#error
-      ? Exit.OK
-      : Exit.FAILURE;
+      : !this.#complete || this.#error
+      ? Exit.FAILURE
+      : deferred
+      ? Exit.APPROVAL_REQUIRED
+      : Exit.OK;
     return {
       schema: ASK_SCHEMA,
       ok: exit === Exit.OK,

@@ -14,7 +14,7 @@ export class MarkdownStream {
   /** Characters of the unfinished line already written raw (live mode). */
   #shown = 0;
   readonly #s: Style;
-  readonly #write: (text: string) => void;
+  readonly #out: (text: string) => void;
   readonly #columns?: () => number;
 
   /**
@@ -23,7 +23,7 @@ export class MarkdownStream {
    */
   constructor(s: Style, write: (text: string) => void, columns?: () => number) {
     this.#s = s;
-    this.#write = write;
+    this.#out = write;
     this.#columns = columns;
   }
 
@@ -36,7 +36,7 @@ export class MarkdownStream {
       this.#buffer = this.#buffer.slice(nl + 1);
     }
     if (this.#columns && this.#buffer.length > this.#shown) {
-      this.#write(this.#buffer.slice(this.#shown));
+      this.#out(this.#buffer.slice(this.#shown));
       this.#shown = this.#buffer.length;
     }
   }
@@ -56,12 +56,12 @@ export class MarkdownStream {
   #finishLine(line: string): void {
     const rendered = this.renderLine(line);
     if (this.#shown === 0) {
-      this.#write(`${rendered}\n`);
+      this.#out(`${rendered}\n`);
     } else if (line.length < (this.#columns?.() ?? 0)) {
       // The raw line is on one terminal row: replace it with its styled form.
-      this.#write(`\r\x1b[2K${rendered}\n`);
+      this.#out(`\r\x1b[2K${rendered}\n`);
     } else {
-      this.#write(`${line.slice(this.#shown)}\n`);
+      this.#out(`${line.slice(this.#shown)}\n`);
     }
     this.#shown = 0;
   }

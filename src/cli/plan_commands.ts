@@ -86,8 +86,9 @@ export async function runPlanRun(
   let outcome: ProposeOutcome;
   {
     using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+    // Progress goes to stderr in --json mode too: a long plan should show it is alive.
     outcome = await app.plans.service.propose(plan, app.plans.approver, controller.signal, (ev) => {
-      if (!json) renderer.handle(ev);
+      if (!json || ev.type === "plan_progress") renderer.handle(ev);
     });
     renderer.end();
   }

@@ -70,7 +70,8 @@ export class TerminalRenderer {
       case "tool_end": {
         this.#spinner.stop();
         const mark = ev.ok ? s.green("✓") : s.red("✗");
-        const used = 6 + ev.name.length + formatMs(ev.ms).length;
+        // "  ✓ name 12 ms → " before the summary.
+        const used = 9 + ev.name.length + formatMs(ev.ms).length;
         const summary = summarizeResult(ev.result, Math.max(30, this.#io.columns() - used - 1));
         this.#io.err(
           `  ${mark} ${s.bold(ev.name)} ${s.dim(`${formatMs(ev.ms)}`)}${
@@ -174,6 +175,11 @@ export function summarizeResult(result: unknown, width = 110): string {
   if (result === null || typeof result !== "object") return clip(String(result));
   const r = result as Record<string, unknown>;
   if (typeof r.error === "string") return clip(r.error);
+  if (typeof r.status === "string" && typeof r.plan_hash === "string") {
+    const restored = Array.isArray(r.restored) ? `, ${r.restored.length} restored` : "";
+    const violations = Array.isArray(r.violations) ? `: ${r.violations.length} violations` : "";
+    return clip(`plan ${r.status.replaceAll("_", " ")}${violations}${restored}`);
+  }
   const parts: string[] = [];
   if (Array.isArray(r.readings)) {
     for (const x of r.readings.slice(0, 3) as Record<string, unknown>[]) {

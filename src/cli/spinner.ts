@@ -11,11 +11,11 @@ export class Spinner {
   #timer?: ReturnType<typeof setInterval>;
   #frame = 0;
   #label = "";
-  readonly #write: (text: string) => void;
+  readonly #out: (text: string) => void;
   readonly #enabled: boolean;
 
   constructor(write: (text: string) => void, enabled: boolean) {
-    this.#write = write;
+    this.#out = write;
     this.#enabled = enabled;
   }
 
@@ -30,7 +30,7 @@ export class Spinner {
     if (this.#timer === undefined) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.#write("\r\x1b[2K");
+    this.#out("\r\x1b[2K");
   }
 
   get running(): boolean {
@@ -39,6 +39,6 @@ export class Spinner {
 
   #draw(): void {
     const f = FRAMES[this.#frame++ % FRAMES.length];
-    this.#write(`\r\x1b[2K\x1b[2m${f} ${this.#label}\x1b[22m`);
+    this.#out(`\r\x1b[2K\x1b[2m${f} ${this.#label}\x1b[22m`);
   }
 }

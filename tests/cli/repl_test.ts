@@ -99,3 +99,70 @@ Deno.test({
     await term.waitFor(/\[exit 0\]/);
   },
 });
+
+Deno.test({
+  name:
+    "REPL: a scan plan's approval prompt is shown, answered, and the plan runs with a progress bar",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    const home = await Deno.makeTempDir();
+    const scanPlan = {
+      description: "RF phase scan around the operating point",
+      actions: [{
+        type: "scan",
+        writeDevice: "RF:PHASE:SETPT",
+        start: -4,
+        stop: -8,
+        steps: 5,
+        readDevices: ["DIAG:ENERGY:MEAS"],
+        dwellSeconds: 0.2,
+      }],
+      rollback: [
+        { type: "write", device: "RF:PHASE:SETPT", value: -6, reason: "back" },
+        { type: "wait", seconds: 0.1 },
+        { type: "write", device: "RF:PHASE:SETPT", value: -4, reason: "operating point" },
+      ],
+    };
+    await using llm = await startScriptedLlm({
+      scenario: {
+        turns: [
+          { respond: { toolCalls: [{ name: "propose_plan", arguments: scanPlan }] } },
+          {
+            expect: { toolResultIncludes: ['"status":"completed"', '"decision":"approved"'] },
+            respond: { text: "Scan done: {{last_tool_result.csv_files[0]}}" },
+          },
+        ],
+      },
+    });
+    await using term = await TmuxSession.start(
+      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
+      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home }),
+      ROOT,
+    );
+    await term.waitFor(PROMPT);
+    await term.type("scan the RF phase from -4 to -8 deg");
+    await term.send("Enter");
+    let screen = await term.waitFor(/Run this plan\?[\s\S]*all: run it as shown/);
+    assert.match(screen, /RF phase scan around the operating point/);
+    assert.match(screen, /RF:PHASE:SETPT\s+│ -4 → -4 … -8 deg/);
+    assert.match(screen, /5 points, dwell 0\.2 s/);
+    assert.match(screen, /plan hash [0-9a-f]{64}/);
+    await term.send("Up");
+    await term.send("Enter");
+    screen = await term.waitFor(/\[█+░*\] \d\/5/, 10_000);
+    screen = await term.waitFor(
+      /Scan done: \S+scan-[0-9a-f]{12}-0-\S+\.csv[\s\S]*accel›\s*$/m,
+      15_000,
+    );
+    assert.match(screen, /plan [0-9a-f]{12} approved/);
+    await term.type("/quit");
+    await term.send("Enter");
+    await term.waitFor(/\[exit 0\]/);
+    assert.deepEqual(llm.failures, []);
+    const auditDir = `${home}/.local/state/accel-agent/audit`;
+    const [file] = [...Deno.readDirSync(auditDir)].map((e) => `${auditDir}/${e.name}`);
+    const entry = JSON.parse((await Deno.readTextFile(file as string)).trim());
+    assert.equal(entry.decidedBy, "terminal");
+    assert.equal(entry.status, "completed");
+  },
+});

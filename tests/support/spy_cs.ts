@@ -9,8 +9,8 @@ import type { ControlSystem, Reading, Value } from "../../src/adapters/adapter.t
 export interface SpyFaults {
   /** The Nth write (1-based) throws. */
   failOnWrite?: number;
-  /** Readings of this device are offset by `by` (a readback that never matches). */
-  offsetReadback?: { device: string; by: number };
+  /** Writes to this device are accepted but never take effect (its readback stays put). */
+  stuck?: string;
   /** Called after every successful write, with its 1-based count. */
   afterWrite?(count: number, device: string, value: Value): void;
 }
@@ -24,13 +24,8 @@ export class SpyControlSystem implements ControlSystem {
     this.kind = `spy(${inner.kind})`;
   }
 
-  async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
-    const readings = await this.inner.read(names, signal);
-    const off = this.faults.offsetReadback;
-    if (!off) return readings;
-    return readings.map((r) =>
-      r.device === off.device && typeof r.value === "number" ? { ...r, value: r.value + off.by } : r
-    );
+  read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
+    return this.inner.read(names, signal);
   }
 
   async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
@@ -40,7 +35,7 @@ export class SpyControlSystem implements ControlSystem {
         `gateway refused the write to ${name} (injected fault on write ${this.attempts})`,
       );
     }
-    await this.inner.write(name, value, signal);
+    if (this.faults.stuck !== name) await this.inner.write(name, value, signal);
     this.writes.push({ device: name, value });
     this.faults.afterWrite?.(this.writes.length, name, value);
   }

@@ -1,0 +1,231 @@
+/**
+ * Plans end to end: the real program, the simulator, the scripted model.
+ */
+import assert from "node:assert/strict";
+import { startScriptedLlm } from "../support/scripted_llm.ts";
+import { agentCommand, childEnv, runAgent, waitFor } from "../support/run_agent.ts";
+
+const H01 = "LINAC:COR:H01:SETPT";
+
+/** A fresh HOME, so each test has its own state directory (audit, plans, work). */
+async function home() {
+  const dir = await Deno.makeTempDir({ prefix: "accel-home-" });
+  return { dir, state: `${dir}/.local/state/accel-agent`, env: { HOME: dir } };
+}
+
+async function auditEntries(state: string) {
+  const out: Record<string, unknown>[] = [];
+  for await (const e of Deno.readDir(`${state}/audit`)) {
+    const text = await Deno.readTextFile(`${state}/audit/${e.name}`);
+    for (const line of text.split("\n").filter(Boolean)) out.push(JSON.parse(line));
+  }
+  return out;
+}
+
+Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approved-hash then executes it", async () => {
+  const h = await home();
+  const live =
+    JSON.parse((await runAgent(["get", H01, "--json"], { env: h.env })).stdout).readings[0].value;
+  await using llm = await startScriptedLlm({
+    scenario: {
+      turns: [
+        {
+          respond: {
+            toolCalls: [{
+              name: "propose_plan",
+              arguments: {
+                description: "Bump H01 by +0.3 mrad",
+                actions: [
+                  {
+                    type: "write",
+                    device: H01,
+                    value: live + 0.3,
+                    reason: "operator asked for +0.3 mrad",
+                  },
+                  { type: "wait", seconds: 0.1 },
+                  { type: "read", devices: ["LINAC:BPM:02:X", "LINAC:BPM:03:X"] },
+                ],
+              },
+            }],
+          },
+        },
+        {
+          expect: { toolResultIncludes: ["approval_required", "--approved-hash"] },
+          respond: { text: "The plan needs your approval: {{last_tool_result.note}}" },
+        },
+      ],
+    },
+  });
+  const ask = await runAgent(["ask", "--json", "bump corrector H01 by +0.3 mrad"], {
+    env: { ...h.env, OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+  });
+  assert.equal(ask.code, 3, ask.stderr);
+  assert.deepEqual(llm.failures, []);
+  const out = JSON.parse(ask.stdout);
+  assert.equal(out.exit_code, 3);
+  const [plan] = out.plans;
+  assert.equal(plan.decision, "deferred");
+  assert.match(plan.saved_path, /plans\/plan-[0-9a-f]{12}\.json$/);
+  assert.equal(out.tool_calls[0].result.status, "approval_required");
+
+  const [deferred] = await auditEntries(h.state);
+  assert.equal(deferred?.decision, "deferred");
+
+  const wrong = await runAgent(
+    ["plan", "run", plan.saved_path, "--approved-hash", "0".repeat(64)],
+    { env: h.env },
+  );
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stdout, /rejected/);
+  assert.match(wrong.stdout, /--approved-hash 000000000000… is not this plan's hash/);
+
+  const run = await runAgent([
+    "plan",
+    "run",
+    plan.saved_path,
+    "--approved-hash",
+    plan.plan_hash,
+    "--json",
+  ], { env: h.env });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.status, "completed");
+  assert.match(result.actions[0].detail, new RegExp(`${H01} = ${live + 0.3}`));
+  const entries = await auditEntries(h.state);
+  assert.deepEqual(entries.map((e) => [e.decision, e.status ?? null]), [
+    ["deferred", null],
+    ["rejected", null],
+    ["approved", "completed"],
+  ]);
+  const verify = await runAgent(["audit", "verify"], { env: h.env });
+  assert.equal(verify.code, 0, verify.stderr);
+  assert.equal(verify.stdout, "audit chain intact: 3 entries in 1 file\n");
+});
+
+Deno.test("plan run without a terminal or a hash exits 3 saying how to approve", async () => {
+  const h = await home();
+  const file = `${h.dir}/p.json`;
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      description: "x",
+      actions: [{ type: "write", device: H01, value: 0, reason: "r" }],
+    }),
+  );
+  const r = await runAgent(["plan", "run", file], { env: h.env });
+  assert.equal(r.code, 3);
+  assert.match(
+    r.stderr,
+    /approval required and no terminal to ask on: .* --approved-hash [0-9a-f]{64}"$/m,
+  );
+});
+
+Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and the chain intact", async () => {
+  const h = await home();
+  const live =
+    JSON.parse((await runAgent(["get", H01, "--json"], { env: h.env })).stdout).readings[0].value;
+  const file = `${h.dir}/scan.json`;
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      description: "slow corrector scan",
+      actions: [{
+        type: "scan",
+        writeDevice: H01,
+        start: live,
+        stop: live + 1,
+        steps: 11,
+        readDevices: ["LINAC:BPM:05:X"],
+        dwellSeconds: 0.3,
+      }],
+    }),
+  );
+  const hash =
+    JSON.parse((await runAgent(["plan", "show", file, "--json"], { env: h.env })).stdout).plan_hash;
+  const child = agentCommand(["plan", "run", file, "--approved-hash", hash, "--json"], {
+    env: h.env,
+  }).spawn();
+  const stdout = new Response(child.stdout).text();
+  // Progress lines on stderr tell when the scan is under way; interrupt after three points.
+  let progress = "";
+  const stderr = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) progress += chunk;
+    return progress;
+  })();
+  await waitFor(() => / 3\/11 /.test(progress), 20_000, "the third scan point");
+  child.kill("SIGINT");
+  const status = await child.status;
+  assert.equal(status.code, 130, await stderr);
+  const result = JSON.parse(await stdout);
+  assert.equal(result.status, "aborted");
+  assert.match(result.errors[0], /aborted: cancelled by SIGINT/);
+  assert.equal(result.restored.length, 1);
+  assert.equal(result.restored[0].device, H01);
+  assert.equal(result.restored[0].readback, live);
+  assert.equal(result.csv_files.length, 1);
+  assert.ok(!/ 11\/11 /.test(progress), "the scan did not finish");
+  const [entry] = await auditEntries(h.state);
+  assert.equal(entry?.status, "aborted");
+  assert.deepEqual((entry?.restores as { ok: boolean }[]).map((r) => r.ok), [true]);
+  assert.equal((await runAgent(["audit", "verify"], { env: h.env })).code, 0);
+});
+
+Deno.test("audit verify fails on the line where one byte was changed", async () => {
+  const h = await home();
+  const file = `${h.dir}/read.json`;
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      description: "look",
+      actions: [{ type: "read", devices: ["RF:PHASE:SETPT"] }],
+    }),
+  );
+  for (let i = 0; i < 3; i++) {
+    assert.equal(
+      (await runAgent(["plan", "run", file, "--approved-hash", "a".repeat(64)], { env: h.env }))
+        .code,
+      0,
+    );
+  }
+  const [name] = [...Deno.readDirSync(`${h.state}/audit`)].map((e) => e.name);
+  const path = `${h.state}/audit/${name}`;
+  const text = await Deno.readTextFile(path);
+  const second = text.indexOf("\n") + 1;
+  const at = text.indexOf('"look"', second) + 2;
+  await Deno.writeTextFile(path, text.slice(0, at) + "L" + text.slice(at + 1));
+  const r = await runAgent(["audit", "verify"], { env: h.env });
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stderr,
+    `accel-agent: audit chain broken at ${path}:2: the entry's content does not match its hash\n`,
+  );
+  const single = await runAgent(["audit", "verify", path], { env: h.env });
+  assert.equal(single.code, 1);
+  assert.match(single.stderr, /:2: /);
+});
+
+Deno.test("plan show lists every violation at once and exits 1", async () => {
+  const h = await home();
+  const file = `${h.dir}/bad.toml`;
+  await Deno.writeTextFile(
+    file,
+    `description = "bad"
+[[actions]]
+type = "write"
+device = "${H01}"
+value = 7.0
+reason = "too far"
+[[actions]]
+type = "write"
+device = "LINAC:BPM:01:X"
+value = 0.0
+reason = "read-only"
+`,
+  );
+  const r = await runAgent(["plan", "show", file], { env: { ...h.env, ...childEnv({}) } });
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /3 violations:/);
+  assert.match(r.stdout, /actions\[0\]: value 7 mrad is above the maximum 2 mrad/);
+  assert.match(r.stdout, /actions\[1\]: LINAC:BPM:01:X is read-only/);
+  assert.match(r.stdout, /plan hash [0-9a-f]{64}/);
+});

@@ -1,0 +1,43 @@
+/**
+ * The invariant behind the whole safety chain: only src/plan/executor.ts
+ * calls ControlSystem.write. Adapters implement write; nothing else calls it.
+ */
+import assert from "node:assert/strict";
+
+const SRC = new URL("../../src/", import.meta.url);
+
+/** Calls named write that are not a control system's, each with its reason. */
+const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
+  "safety/audit.ts: file.write(": "appends to the audit file",
+  "cli/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
+};
+
+async function* sources(dir: URL): AsyncGenerator<URL> {
+  for await (const e of Deno.readDir(dir)) {
+    const url = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
+    if (e.isDirectory) yield* sources(url);
+    else if (e.name.endsWith(".ts")) yield url;
+  }
+}
+
+Deno.test("no module but the plan executor calls write on a control system", async () => {
+  const offenders: string[] = [];
+  let executorCalls = 0;
+  for await (const file of sources(SRC)) {
+    const rel = file.pathname.slice(SRC.pathname.length);
+    const text = await Deno.readTextFile(file);
+    // Any call named write(…): cs.write, this.cs.write, deps.cs.write, a destructured write…
+    const calls = [...text.matchAll(/(?<![\w$])(?:[\w$.]*\.)?write\s*\(/g)].map((m) => m[0]);
+    if (rel === "plan/executor.ts") {
+      executorCalls = calls.length;
+      continue;
+    }
+    // Adapters define write and may call their own transport's; they are the other side of the door.
+    if (rel.startsWith("adapters/")) continue;
+    for (const c of calls) {
+      if (!(`${rel}: ${c}` in NOT_A_CONTROL_SYSTEM)) offenders.push(`${rel}: ${c}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+  assert.equal(executorCalls, 1, "the executor has exactly one call site");
+});
