@@ -15,6 +15,9 @@ import { runTurn } from "../src/agent/loop.ts";
 import { Session } from "../src/agent/session.ts";
 import { createOpenAiClient } from "../src/llm/openai_client.ts";
 import { createRegistry } from "../src/tools/mod.ts";
+import { executePlan } from "../src/plan/executor.ts";
+import { type Plan, planHash } from "../src/plan/model.ts";
+import { loadLimits } from "../src/safety/limits.ts";
 import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 
@@ -139,6 +142,87 @@ async function agentOverhead(): Promise<void> {
   await cs.close();
 }
 
+// ---- executor overhead per scan step ------------------------------------------
+
+async function executorOverhead(): Promise<void> {
+  const cs = createSimulator({ seed: 1 });
+  const limits = await loadLimits(
+    new URL("../configs/safety_limits.toml", import.meta.url).pathname,
+  );
+  const policy = {
+    writesEnabled: true,
+    maxScanPoints: 10_000,
+    maxPlanSeconds: 1e9,
+    limitsSource: "bench",
+  };
+  const device = "LINAC:COR:H01:SETPT";
+  const reads = Array.from(
+    { length: 20 },
+    (_, i) => `LINAC:BPM:${String(i + 1).padStart(2, "0")}:X`,
+  );
+  const [start] = await cs.read([device]);
+  const from = start?.value as number;
+  const steps = 200;
+  // Tiny steps so the scan stays inside max_step; it returns to where it began.
+  const plan: Plan = {
+    description: "bench scan",
+    actions: [{
+      type: "scan",
+      writeDevice: device,
+      start: from,
+      stop: from + 0.2,
+      steps,
+      readDevices: reads,
+      dwellSeconds: 0,
+    }],
+    rollback: [{ type: "write", device, value: from, reason: "back" }],
+  };
+  const hash = await planHash(plan);
+  const viaExecutor = async () => {
+    const t = performance.now();
+    const r = await executePlan(plan, hash, {
+      cs,
+      limits,
+      policy,
+      signal: new AbortController().signal,
+      now: Date.now,
+    });
+    if (r.status !== "completed") throw new Error(`bench scan ${r.status}: ${r.errors.join("; ")}`);
+    return (performance.now() - t) / steps;
+  };
+  // The same adapter calls per step, made directly: write, readback, read the 20 devices.
+  const direct = async () => {
+    const t = performance.now();
+    for (let i = 0; i < steps; i++) {
+      await cs.write(device, from + (0.2 * i) / (steps - 1));
+      await cs.read([device]);
+      await cs.read(reads);
+    }
+    await cs.write(device, from);
+    return (performance.now() - t) / steps;
+  };
+  for (let i = 0; i < 3; i++) {
+    await viaExecutor();
+    await direct();
+  }
+  const ex: number[] = [];
+  const raw: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    ex.push(await viaExecutor());
+    raw.push(await direct());
+  }
+  const overhead = median(ex) - median(raw);
+  figures.push({
+    name: "executor scan step (20 reads) vs the same adapter calls",
+    value: median(ex),
+    baseline: median(raw),
+    judged: `overhead ${(overhead * 1000).toFixed(0)} µs/step`,
+    goal: "≤ 1 ms",
+    ok: overhead <= 1,
+  });
+  await cs.close();
+}
+
 // ---- start-up -----------------------------------------------------------------
 
 async function timeProcess(args: string[], until?: RegExp, pty = false): Promise<number> {
@@ -212,6 +296,7 @@ async function startup(): Promise<void> {
 }
 
 await agentOverhead();
+await executorOverhead();
 await startup();
 
 const rows = figures.map((f) => [

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { checkbox, confirm, number, select } from "@inquirer/prompts";
 import type { Action, Plan } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ApprovalContext, Approver, Decision } from "../safety/approval.ts";
@@ -22,6 +21,8 @@ export class TerminalApprover implements Approver {
 
   async decide(proposed: PreflightedPlan, ctx: ApprovalContext): Promise<Decision> {
     this.beforePrompt();
+    // Loaded on first use: the prompt library is large and most sessions never see it.
+    const { confirm, select } = await import("@inquirer/prompts");
     const s = style(this.io.color);
     let shown = proposed;
     let partial = false;
@@ -91,6 +92,7 @@ function reject(p: PreflightedPlan, reason: string): Decision {
 }
 
 async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
+  const { number } = await import("@inquirer/prompts");
   const actions: Action[] = [];
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === "scan") {
@@ -126,6 +128,7 @@ async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
 }
 
 async function choose(plan: Plan, signal: AbortSignal): Promise<Plan | undefined> {
+  const { checkbox } = await import("@inquirer/prompts");
   const picked = new Set(
     await checkbox({
       message: "Changes to run (space toggles, enter confirms)",

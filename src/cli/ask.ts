@@ -11,6 +11,7 @@ import { AskResultBuilder } from "./ask_result.ts";
 import { CliError, UsageError } from "./exit.ts";
 import { abortOnSigint, type Io, readStdin } from "./io.ts";
 import { TerminalRenderer } from "./render.ts";
+import { style } from "./style.ts";
 
 export async function runAsk(
   app: App,
@@ -44,8 +45,12 @@ export async function runAsk(
   const controller = new AbortController();
   using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
   const result = new AskResultBuilder(model.name, model.model, performance.now());
+  const { renderPlan } = await import("./plan_table.ts");
   const renderer = mode === "human"
-    ? new TerminalRenderer(io, { showUsage: false, showPlans: true })
+    ? new TerminalRenderer(io, {
+      showUsage: false,
+      showPlan: (p) => renderPlan(p, style(io.color)),
+    })
     : undefined;
   try {
     renderer?.begin();

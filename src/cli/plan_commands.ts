@@ -62,7 +62,9 @@ export async function runPlanRun(
   const plan = await load(file);
   const renderer = new TerminalRenderer(io, {
     showUsage: false,
-    showPlans: approvedHash !== undefined && !json,
+    showPlan: approvedHash !== undefined && !json
+      ? (p) => renderPlan(p, style(io.color))
+      : undefined,
   });
   if (approvedHash !== undefined) {
     if (!/^[0-9a-f]{64}$/i.test(approvedHash)) {

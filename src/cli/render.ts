@@ -5,9 +5,9 @@
  * @module
  */
 import { type AgentEvent, assertNever } from "../agent/events.ts";
+import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { Io } from "./io.ts";
 import { MarkdownStream } from "./markdown.ts";
-import { renderPlan } from "./plan_table.ts";
 import { Spinner } from "./spinner.ts";
 import { type Style, style } from "./style.ts";
 
@@ -17,14 +17,15 @@ export class TerminalRenderer {
   readonly #md: MarkdownStream;
   readonly #spinner: Spinner;
   readonly #showUsage: boolean;
-  readonly #showPlans: boolean;
+  readonly #showPlan?: (p: PreflightedPlan) => string;
   /** A progress bar is on the current stderr line. */
   #progress = false;
 
   /**
-   * `showPlans`: print proposed plans (when no terminal approver shows them).
+   * `showPlan`: how to print a proposed plan, when no terminal approver shows
+   * it (passed in so the table library loads only where it is used).
    */
-  constructor(io: Io, opts: { showUsage: boolean; showPlans?: boolean }) {
+  constructor(io: Io, opts: { showUsage: boolean; showPlan?: (p: PreflightedPlan) => string }) {
     this.#io = io;
     this.#s = style(io.color);
     this.#md = new MarkdownStream(
@@ -34,7 +35,7 @@ export class TerminalRenderer {
     );
     this.#spinner = new Spinner((t) => io.err(t), io.stderrIsTerminal);
     this.#showUsage = opts.showUsage;
-    this.#showPlans = opts.showPlans ?? false;
+    this.#showPlan = opts.showPlan;
   }
 
   /** Clears the screen's live parts so a prompt can be drawn. */
@@ -115,7 +116,7 @@ export class TerminalRenderer {
         return;
       case "plan_proposed":
         this.pause();
-        if (this.#showPlans) this.#io.err(renderPlan(ev.plan, s));
+        if (this.#showPlan) this.#io.err(this.#showPlan(ev.plan));
         return;
       case "plan_decided": {
         this.pause();

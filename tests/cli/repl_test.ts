@@ -166,3 +166,98 @@ Deno.test({
     assert.equal(entry.status, "completed");
   },
 });
+
+Deno.test({
+  name: "REPL: a single write defaults to no; choose runs only the changes picked",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    const home = await Deno.makeTempDir();
+    const write = (device: string, value: number) => ({
+      type: "write",
+      device,
+      value,
+      reason: "test",
+    });
+    await using llm = await startScriptedLlm({
+      scenario: {
+        turns: [
+          {
+            respond: {
+              toolCalls: [{
+                name: "propose_plan",
+                arguments: { description: "one bump", actions: [write("LINAC:COR:H01:SETPT", 0)] },
+              }],
+            },
+          },
+          {
+            expect: { toolResultIncludes: ['"status":"rejected"'] },
+            respond: { text: "Left unchanged." },
+          },
+          {
+            respond: {
+              toolCalls: [{
+                name: "propose_plan",
+                arguments: {
+                  description: "two bumps",
+                  actions: [
+                    write("LINAC:COR:H01:SETPT", 0),
+                    { type: "wait", seconds: 0.1 },
+                    write("LINAC:COR:H02:SETPT", 0),
+                  ],
+                },
+              }],
+            },
+          },
+          {
+            expect: { toolResultIncludes: ['"decision":"partial"', '"status":"completed"'] },
+            respond: { text: "One bump done." },
+          },
+        ],
+      },
+    });
+    await using term = await TmuxSession.start(
+      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
+      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home }),
+      ROOT,
+    );
+    await term.waitFor(PROMPT);
+    await term.type("bump H01");
+    await term.send("Enter");
+    await term.waitFor(/Run this plan\? \(y\/N\)/);
+    await term.send("Enter");
+    await term.waitFor(/Left unchanged\.[\s\S]*accel›\s*$/m);
+
+    await term.type("bump H01 and H02");
+    await term.send("Enter");
+    await term.waitFor(/choose: pick the changes to run/);
+    await term.send("Down");
+    await term.send("Down");
+    await term.send("Enter");
+    await term.waitFor(/Changes to run/);
+    await term.send("Space"); // untick the first write
+    await term.send("Enter");
+    const screen = await term.waitFor(/two bumps[\s\S]*two bumps[\s\S]*all: run it as shown/);
+    assert.match(screen.slice(screen.lastIndexOf("two bumps")), /LINAC:COR:H02:SETPT/);
+    assert.doesNotMatch(screen.slice(screen.lastIndexOf("two bumps")), /LINAC:COR:H01:SETPT/);
+    await term.send("Up");
+    await term.send("Enter");
+    await term.waitFor(/One bump done\.[\s\S]*accel›\s*$/m);
+    assert.deepEqual(llm.failures, []);
+    const auditDir = `${home}/.local/state/accel-agent/audit`;
+    const [file] = [...Deno.readDirSync(auditDir)].map((e) => `${auditDir}/${e.name}`);
+    const entries = (await Deno.readTextFile(file as string)).trim().split("\n").map((l) =>
+      JSON.parse(l)
+    );
+    assert.deepEqual(entries.map((e) => [e.decision, e.decidedBy, e.status ?? null]), [
+      ["rejected", "terminal", null],
+      ["partial", "terminal", "completed"],
+    ]);
+    assert.deepEqual(
+      entries[1].plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),
+      [
+        "wait",
+        "LINAC:COR:H02:SETPT",
+      ],
+    );
+  },
+});
