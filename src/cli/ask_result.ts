@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AgentEvent } from "../agent/events.ts";
+import { type AgentEvent, assertNever } from "../agent/events.ts";
 import { Exit, type ExitCode } from "./exit.ts";
 
 export const ASK_SCHEMA = "accel-agent.ask/1";
@@ -99,6 +99,9 @@ export class AskResultBuilder {
       case "error":
         this.#error = { message: ev.message, retryable: ev.retryable };
         break;
+      case "plan_proposed":
+      case "plan_progress":
+        break;
       case "plan_decided":
         this.#plans.push({
           plan_hash: ev.planHash,
@@ -107,6 +110,8 @@ export class AskResultBuilder {
           ...(ev.savedPath ? { saved_path: ev.savedPath } : {}),
         });
         break;
+      default:
+        assertNever(ev);
     }
   }
 

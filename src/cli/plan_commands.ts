@@ -74,10 +74,24 @@ export async function runPlanRun(
       );
     }
     app.plans.approver = new HashApprover(approvedHash);
-  } else if (io.stdinIsTerminal && io.stdoutIsTerminal && !json) {
+  } else if (io.stdinIsTerminal && io.stdoutIsTerminal) {
     app.plans.approver = new TerminalApprover(io, () => renderer.pause());
   } else {
     const checked = await app.plans.service.check(plan);
+    if (json) {
+      io.out(`${
+        JSON.stringify(
+          {
+            status: "approval_required",
+            plan_hash: checked.hash,
+            note: "no terminal to ask on and no --approved-hash; nothing was written",
+            exit_code: Exit.APPROVAL_REQUIRED,
+          },
+          null,
+          2,
+        )
+      }\n`);
+    }
     throw new CliError(
       `approval required and no terminal to ask on: review with "accel-agent plan show ${file}", then run ` +
         `"accel-agent plan run ${file} --approved-hash ${checked.hash}"`,
@@ -112,7 +126,8 @@ function exitCodeOf(o: ProposeOutcome): ExitCode {
     case "deferred":
       return Exit.APPROVAL_REQUIRED;
     case "aborted":
-      return Exit.CANCELLED;
+      // An alarm abort is a failure of the plan; only the operator's Ctrl-C is a cancellation.
+      return o.execution.abortedBy === "operator" ? Exit.CANCELLED : Exit.FAILURE;
     default:
       return Exit.FAILURE;
   }

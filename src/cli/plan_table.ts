@@ -10,6 +10,7 @@ import type { Value } from "../adapters/adapter.ts";
 import type { Action } from "../plan/model.ts";
 import type { PlannedChange, PreflightedPlan } from "../plan/preflight.ts";
 import type { Style } from "./style.ts";
+import { round6 } from "../util/misc.ts";
 
 export function renderPlan(p: PreflightedPlan, s: Style): string {
   const changes = new Map(p.changes.map((c) => [c.where, c]));
@@ -80,7 +81,7 @@ function change(
   units = "",
 ): string {
   const u = units ? ` ${units}` : "";
-  const d = delta === undefined ? "" : ` (Δ ${delta >= 0 ? "+" : ""}${round(delta)})`;
+  const d = delta === undefined ? "" : ` (Δ ${delta >= 0 ? "+" : ""}${round6(delta)})`;
   return `${show(from)} → ${to}${u}${d}`;
 }
 
@@ -92,12 +93,8 @@ function list(devices: string[]): string {
 
 function show(v: Value | null): string {
   if (v === null) return "?";
-  if (typeof v === "number") return String(round(v));
+  if (typeof v === "number") return String(round6(v));
   return Array.isArray(v) ? "[waveform]" : String(v);
-}
-
-function round(x: number): number {
-  return Number(x.toPrecision(6));
 }
 
 export function formatSeconds(s: number): string {

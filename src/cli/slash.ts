@@ -17,7 +17,7 @@ export const SLASH_HELP: [string, string][] = [
   ["/tools", "the tools the agent can use"],
   ["/cost", "tokens used in this session (and cost when prices are configured)"],
   ["/clear", "start a new conversation (the cost so far is kept)"],
-  ["/save-plan NAME", "save the last plan proposed, to run it later with plan run"],
+  ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
 
@@ -58,14 +58,14 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
       io.out(await contextText(app));
       return;
     case "/save-plan": {
-      const last = app.plans.service.lastProposed;
+      const last = app.plans.service.lastApproved;
       if (!last) {
-        io.err(s.red("no plan has been proposed in this session\n"));
+        io.err(s.red("no plan has been approved in this session\n"));
         return;
       }
       const path = await savePlan(app.plans.plansDir, last.plan, arg || undefined);
       io.out(
-        `saved to ${path}\n  run it with: accel-agent plan run ${path} --approved-hash ${last.hash}\n`,
+        `saved to ${path}\n  run it again with: accel-agent plan run ${path} --approved-hash ${last.planHash}\n`,
       );
       return;
     }

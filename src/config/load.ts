@@ -8,6 +8,7 @@
 import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { type Config, ConfigSchema } from "./schema.ts";
+import { valueAt } from "../util/misc.ts";
 
 /** A configuration problem the operator must fix; the CLI exits 2 on it. */
 export class ConfigError extends Error {
@@ -86,15 +87,6 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
     default:
       return `${issue.message}, got ${describeValue(got)}`;
   }
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let v: unknown = raw;
-  for (const k of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
 }
 
 function describeValue(v: unknown): string {

@@ -101,10 +101,22 @@ class OpenAiModelClient implements ModelClient {
         if (
           streaming && !triedFallback && err.kind === "bad_request" && request.tools.length > 0
         ) {
-          // Some endpoints cannot stream tool calls; ask once without streaming.
-          this.#streamRefused = true;
+          // Some endpoints cannot stream tool calls: ask once without streaming, and keep
+          // to that only if it works (a 400 can also mean a request that is simply wrong).
           triedFallback = true;
-          continue;
+          try {
+            const response = await this.#whole(request, signal);
+            this.#streamRefused = true;
+            if (response.text) yield { type: "text", delta: response.text };
+            yield { type: "done", response };
+            return;
+          } catch (e2) {
+            const err2 = classify(e2, signal);
+            if (err2.kind === "aborted" || !err2.retryable || retries >= policy.maxRetries) {
+              throw err;
+            }
+            continue;
+          }
         }
         if (!err.retryable || retries >= policy.maxRetries) throw err;
         retries++;
@@ -219,7 +231,8 @@ class OpenAiModelClient implements ModelClient {
 /** Assembles streamed chunks into text and whole tool calls. */
 class StreamAccumulator {
   text = "";
-  finishReason = "stop";
+  /** Null until the endpoint says why it stopped. */
+  finishReason: string | null = null;
   usage?: Usage;
   model: string;
   #calls = new Map<number, ToolCall>();
@@ -253,13 +266,28 @@ class StreamAccumulator {
 
   finish(request: ModelRequest): ModelResponse {
     const toolCalls = [...this.#calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
+    // A stream that ends without a finish reason may have been cut by a proxy: text is
+    // usable as is, but a tool call whose arguments do not parse was cut mid-way.
+    if (this.finishReason === null && toolCalls.some((c) => !parses(c.arguments))) {
+      throw new LlmError("stream", "model response ended in the middle of a tool call");
+    }
     return {
       text: this.text,
       toolCalls,
       usage: this.usage ?? estimateUsage(request, this.text, toolCalls),
-      finishReason: this.finishReason,
+      finishReason: this.finishReason ?? "stop",
       model: this.model,
     };
+  }
+}
+
+function parses(json: string): boolean {
+  if (json.trim() === "") return true;
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -3,27 +3,39 @@
  * `ControlSystem.write` (a test enforces this).
  *
  * Before running, it checks that the plan is exactly the one approved (its
- * hash) and preflights it again against live values. Before the first write
- * to a device it captures the original value; every write is confirmed by a
- * readback within tolerance. On completion the plan's rollback runs if it has
- * one; on failure or abort the rollback runs, and without one every written
- * device is restored to its original, newest first, each with a readback.
+ * hash) and preflights it again against live values. Every write is checked
+ * against the value read just before it (max_step, from the machine as it
+ * is, not as it was at preflight) and confirmed by a readback within
+ * tolerance; the first read of a device is its original.
+ *
+ * When the plan completes, its rollback runs. When it fails or is aborted,
+ * the rollback runs only if it still fits the limits from where the machine
+ * now is (it was checked from where the plan would have ended); then every
+ * written device the rollback did not put back is restored to its original,
+ * newest first, in steps no larger than its max_step, each confirmed. A
+ * rollback that fails makes the plan failed, and the originals are restored.
  *
  * @module
  */
 import type { ControlSystem, Reading, Severity, Value } from "../adapters/adapter.ts";
 import { severityAtLeast } from "../adapters/adapter.ts";
 import type { LimitsTable } from "../safety/limits.ts";
-import { type Action, planHash, scanPoints } from "./model.ts";
-import type { Plan } from "./model.ts";
-import { preflight, type PreflightedPlan, type SafetyPolicy, type Violation } from "./preflight.ts";
+import { round6, sleep } from "../util/misc.ts";
+import { type Action, type Plan, planHash, scanPoints } from "./model.ts";
+import {
+  checkValue,
+  preflight,
+  type PreflightedPlan,
+  type SafetyPolicy,
+  type Violation,
+} from "./preflight.ts";
 import { writeScanCsv } from "./scan_csv.ts";
 
 export interface ExecuteDeps {
   cs: ControlSystem;
   limits: LimitsTable;
   policy: SafetyPolicy;
-  /** Aborts the plan (Ctrl-C); restores still run on a signal of their own. */
+  /** Aborts the plan (Ctrl-C); the rollback and restores run on deadlines of their own. */
   signal: AbortSignal;
   now(): number;
   /** Directory for scan CSV files; none are written without it. */
@@ -31,7 +43,9 @@ export interface ExecuteDeps {
   onProgress?(p: { step: number; total: number; detail: string }): void;
   /** Time a readback may take to come within tolerance. */
   readbackTimeoutMs?: number;
-  /** Time allowed for all restores together after a failure or abort. */
+  /** Time allowed for the rollback, on top of its own waits and dwells. */
+  rollbackTimeoutMs?: number;
+  /** Time allowed to restore each device. */
   restoreTimeoutMs?: number;
 }
 
@@ -54,6 +68,8 @@ export interface Restore {
 export interface ExecutionResult {
   planHash: string;
   status: "completed" | "failed" | "aborted" | "refused";
+  /** Why an aborted plan stopped: the operator (Ctrl-C) or an alarm (`abortOnSeverity`). */
+  abortedBy?: "operator" | "alarm";
   results: ActionResult[];
   rollback: ActionResult[];
   restores: Restore[];
@@ -64,7 +80,11 @@ export interface ExecutionResult {
   finishedAt: string;
 }
 
-class PlanAbort extends Error {}
+/** An abort the plan asked for (a read device reached `abortOnSeverity`). */
+class AlarmAbort extends Error {}
+
+/** A write that would step further than max_step from the live value. */
+class StepRefused extends Error {}
 
 /**
  * Executes `plan` if its hash is `approvedHash`. Never throws for a machine
@@ -77,35 +97,62 @@ export async function executePlan(
 ): Promise<ExecutionResult> {
   const startedAt = new Date(deps.now()).toISOString();
   const hash = await planHash(plan);
-  const base = { planHash: hash, results: [], rollback: [], restores: [], csvFiles: [], startedAt };
-  const done = (
-    r: Omit<ExecutionResult, keyof typeof base | "finishedAt"> & Partial<ExecutionResult>,
-  ) => ({
-    ...base,
-    ...r,
-    finishedAt: new Date(deps.now()).toISOString(),
+  const refused = (errors: string[], violations: Violation[] = []) => ({
+    ...refusal(hash, errors, startedAt, deps.now),
+    violations,
   });
   if (hash !== approvedHash) {
-    return done({
-      status: "refused",
-      errors: [
-        `the plan's hash ${hash.slice(0, 12)}… is not the approved ${
-          approvedHash.slice(0, 12)
-        }…; nothing was written`,
-      ],
-      violations: [],
-    });
+    return refused([
+      `the plan's hash ${hash.slice(0, 12)}… is not the approved ${
+        approvedHash.slice(0, 12)
+      }…; nothing was written`,
+    ]);
   }
-  const checked = await preflight(plan, { ...deps });
+  let checked: PreflightedPlan;
+  try {
+    checked = await preflight(plan, deps);
+  } catch (e) {
+    return refused([
+      `preflight could not complete (${errorText(e, deps.signal)}); nothing was written`,
+    ]);
+  }
   if (!checked.ok) {
-    return done({
-      status: "refused",
-      errors: ["preflight against live values failed; nothing was written"],
-      violations: checked.violations,
-    });
+    return refused(
+      ["preflight against live values failed; nothing was written"],
+      checked.violations,
+    );
   }
-  const run = new Run(checked, deps);
-  return done(await run.go());
+  const outcome = await new Run(checked, deps).go();
+  return { planHash: hash, ...outcome, startedAt, finishedAt: new Date(deps.now()).toISOString() };
+}
+
+/** The result of a plan that was not run at all. */
+export function refusal(
+  planHash: string,
+  errors: string[],
+  startedAt: string,
+  now: () => number,
+): ExecutionResult {
+  return {
+    planHash,
+    status: "refused",
+    results: [],
+    rollback: [],
+    restores: [],
+    csvFiles: [],
+    violations: [],
+    errors,
+    startedAt,
+    finishedAt: new Date(now()).toISOString(),
+  };
+}
+
+interface RunOptions {
+  signal: AbortSignal;
+  /** Count toward the progress bar. */
+  progress: boolean;
+  /** Apply `abortOnSeverity` (not during the rollback: the alarm may be why it runs). */
+  severity: boolean;
 }
 
 class Run {
@@ -127,20 +174,25 @@ class Run {
   async go(): Promise<Omit<ExecutionResult, "planHash" | "startedAt" | "finishedAt">> {
     const { plan } = this.checked;
     let status: ExecutionResult["status"] = "completed";
+    let abortedBy: ExecutionResult["abortedBy"];
+    const opts = { signal: this.deps.signal, progress: true, severity: true };
     try {
       for (let i = 0; i < plan.actions.length; i++) {
-        this.#checkAbort();
-        this.results.push(
-          await this.#run(`actions[${i}]`, plan.actions[i] as Action, this.deps.signal, true),
-        );
+        if (this.deps.signal.aborted) throw this.deps.signal.reason;
+        this.results.push(await this.#run(`actions[${i}]`, plan.actions[i] as Action, opts));
       }
     } catch (e) {
-      status = e instanceof PlanAbort || this.deps.signal.aborted ? "aborted" : "failed";
+      if (e instanceof AlarmAbort) [status, abortedBy] = ["aborted", "alarm"];
+      else if (this.deps.signal.aborted) [status, abortedBy] = ["aborted", "operator"];
+      else status = "failed";
       this.errors.push(errorText(e, this.deps.signal));
     }
-    await this.#finish(status !== "completed");
+    const rolledBack = await this.#rollback(status !== "completed");
+    if (rolledBack === undefined && status === "completed") status = "failed";
+    if (status !== "completed") await this.#restoreOriginals(rolledBack ?? new Set());
     return {
       status,
+      ...(abortedBy ? { abortedBy } : {}),
       results: this.results,
       rollback: this.rollbackResults,
       restores: this.restores,
@@ -150,32 +202,77 @@ class Run {
     };
   }
 
-  /** Rollback after any ending; restore of originals when a failure has no (working) rollback. */
-  async #finish(failed: boolean): Promise<void> {
-    const signal = AbortSignal.timeout(this.deps.restoreTimeoutMs ?? 60_000);
+  /**
+   * Runs the plan's rollback. Returns the devices it wrote, or undefined
+   * when it was skipped or failed (the originals must then be restored).
+   */
+  async #rollback(afterFailure: boolean): Promise<Set<string> | undefined> {
     const rollback = this.checked.plan.rollback ?? [];
-    let rollbackOk = true;
-    for (let i = 0; i < rollback.length; i++) {
-      try {
-        this.rollbackResults.push(
-          await this.#run(`rollback[${i}]`, rollback[i] as Action, signal, false),
-        );
-      } catch (e) {
-        rollbackOk = false;
-        this.errors.push(`rollback[${i}]: ${errorText(e, signal)}`);
-        break;
+    if (rollback.length === 0) return new Set();
+    if (afterFailure) {
+      const problem = await this.#rollbackFitsNow(rollback);
+      if (problem) {
+        this.errors.push(`rollback not run: ${problem}; the originals are restored instead`);
+        return undefined;
       }
     }
-    if (failed && (rollback.length === 0 || !rollbackOk)) await this.#restoreOriginals(signal);
+    const budget = (this.deps.rollbackTimeoutMs ?? 60_000) + 1000 * rollbackSeconds(rollback);
+    const opts = { signal: AbortSignal.timeout(budget), progress: false, severity: false };
+    for (let i = 0; i < rollback.length; i++) {
+      try {
+        this.rollbackResults.push(await this.#run(`rollback[${i}]`, rollback[i] as Action, opts));
+      } catch (e) {
+        this.errors.push(`rollback[${i}]: ${errorText(e, opts.signal)}`);
+        return undefined;
+      }
+    }
+    return new Set(rollback.flatMap(writtenBy));
   }
 
-  async #restoreOriginals(signal: AbortSignal): Promise<void> {
-    for (const [device, original] of [...this.originals].reverse()) {
-      try {
-        let readback: Value | null = null;
-        for (const value of await this.#rampTo(device, original, signal)) {
-          readback = await this.#writeConfirmed(device, value, signal);
+  /** Checks the rollback from the machine's present values; a reason it does not fit, if any. */
+  async #rollbackFitsNow(rollback: Action[]): Promise<string | undefined> {
+    const devices = [...new Set(rollback.flatMap(writtenBy))];
+    const signal = AbortSignal.timeout(this.deps.restoreTimeoutMs ?? 30_000);
+    try {
+      const [infos, readings] = await Promise.all([
+        this.deps.cs.describe(devices, signal),
+        this.deps.cs.read(devices, signal),
+      ]);
+      const info = new Map(infos.map((d) => [d.device, d]));
+      const at = new Map<string, Value | null>(
+        readings.map((r) => [r.device, r.ok ? r.value : null]),
+      );
+      for (const [i, a] of rollback.entries()) {
+        const targets = a.type === "write" ? [a.value] : a.type === "scan" ? scanPoints(a) : [];
+        const device = a.type === "write" ? a.device : a.type === "scan" ? a.writeDevice : "";
+        for (const value of targets) {
+          const d = info.get(device);
+          if (!d?.exists) return `rollback[${i}]: ${device} is unknown`;
+          const from = at.get(device) ?? null;
+          const problem = checkValue(
+            d,
+            value,
+            from,
+            this.deps.limits.lookup(device),
+            this.deps.policy,
+          );
+          if (problem[0]) return `rollback[${i}]: ${problem[0]}`;
+          at.set(device, value);
         }
+      }
+    } catch (e) {
+      return `cannot check it against live values (${errorText(e, signal)})`;
+    }
+    return undefined;
+  }
+
+  /** Restores every written device but `except` to its original, newest first. */
+  async #restoreOriginals(except: Set<string>): Promise<void> {
+    for (const [device, original] of [...this.originals].reverse()) {
+      if (except.has(device)) continue;
+      const signal = AbortSignal.timeout(this.deps.restoreTimeoutMs ?? 30_000);
+      try {
+        const readback = await this.#rampTo(device, original, signal);
         this.restores.push({ device, to: original, readback, ok: true });
       } catch (e) {
         this.restores.push({
@@ -190,62 +287,58 @@ class Run {
   }
 
   /**
-   * The values that bring a device back to `target` without any step larger
-   * than its max_step: a restore must not jump where a plan could not.
+   * Brings a device to `target` in steps no larger than its max_step: a
+   * restore must not jump where a plan could not.
    */
-  async #rampTo(device: string, target: Value, signal: AbortSignal): Promise<Value[]> {
+  async #rampTo(device: string, target: Value, signal: AbortSignal): Promise<Value | null> {
     const maxStep = this.deps.limits.lookup(device)?.max_step;
-    if (typeof target !== "number" || maxStep === undefined) return [target];
-    const [now] = await this.deps.cs.read([device], signal);
-    const from = now?.ok ? now.value : null;
-    if (typeof from !== "number") return [target];
-    const n = Math.max(1, Math.ceil(Math.abs(target - from) / maxStep - 1e-9));
-    return Array.from(
-      { length: n },
-      (_, i) => (i === n - 1 ? target : from + ((i + 1) * (target - from)) / n),
-    );
+    if (typeof target !== "number" || maxStep === undefined) {
+      return await this.#writeConfirmed(device, target, signal);
+    }
+    const tol = this.checked.tolerances[device] ?? 1e-6;
+    let now = await this.#readValue(device, signal);
+    if (typeof now !== "number") throw new Error(`${device} reads ${show(now)}, not a number`);
+    if (Math.abs(now - target) <= tol) return now;
+    for (let guard = 0; guard < 10_000; guard++) {
+      const last = Math.abs(target - now) <= maxStep;
+      const readback = await this.#writeConfirmed(
+        device,
+        last ? target : now + Math.sign(target - now) * maxStep,
+        signal,
+      );
+      if (last) return readback;
+      if (typeof readback !== "number") {
+        throw new Error(`${device} reads ${show(readback)}, not a number`);
+      }
+      now = readback;
+    }
+    throw new Error(`${device} did not reach ${target}`);
   }
 
-  async #run(
-    where: string,
-    action: Action,
-    signal: AbortSignal,
-    progress: boolean,
-  ): Promise<ActionResult> {
+  async #run(where: string, action: Action, opts: RunOptions): Promise<ActionResult> {
     switch (action.type) {
       case "read": {
-        const readings = await this.#read(action.devices, signal);
-        this.#progress(
-          progress,
-          `read ${action.devices.length} device${action.devices.length > 1 ? "s" : ""}`,
-        );
+        const readings = await this.#read(action.devices, opts);
+        const n = action.devices.length;
+        this.#progress(opts, `read ${n} device${n > 1 ? "s" : ""}`);
         return { where, type: "read", ok: true, detail: action.label ?? "read", readings };
       }
       case "write": {
-        const readback = await this.#writeConfirmed(action.device, action.value, signal);
-        this.#progress(progress, `${action.device} = ${action.value}`);
-        return {
-          where,
-          type: "write",
-          ok: true,
-          detail: `${action.device} = ${action.value} (readback ${show(readback)})`,
-        };
+        const readback = await this.#writeConfirmed(action.device, action.value, opts.signal);
+        this.#progress(opts, `${action.device} = ${action.value}`);
+        const detail = `${action.device} = ${action.value} (readback ${show(readback)})`;
+        return { where, type: "write", ok: true, detail };
       }
       case "wait":
-        await sleep(action.seconds * 1000, signal);
-        this.#progress(progress, `waited ${action.seconds} s`);
+        await sleep(action.seconds * 1000, opts.signal);
+        this.#progress(opts, `waited ${action.seconds} s`);
         return { where, type: "wait", ok: true, detail: `waited ${action.seconds} s` };
       case "scan":
-        return await this.#scan(where, action, signal, progress);
+        return await this.#scan(where, action, opts);
     }
   }
 
-  async #scan(
-    where: string,
-    scan: Extract<Action, { type: "scan" }>,
-    signal: AbortSignal,
-    progress: boolean,
-  ) {
+  async #scan(where: string, scan: Extract<Action, { type: "scan" }>, opts: RunOptions) {
     const rows: {
       time: string;
       setpoint: number;
@@ -255,21 +348,18 @@ class Run {
     const points = scanPoints(scan);
     try {
       for (let i = 0; i < points.length; i++) {
-        if (signal.aborted) throw signal.reason;
+        if (opts.signal.aborted) throw opts.signal.reason;
         const point = points[i] as number;
-        const readback = await this.#writeConfirmed(scan.writeDevice, point, signal);
-        await sleep(scan.dwellSeconds * 1000, signal);
-        const readings = await this.#read(scan.readDevices, signal);
+        const readback = await this.#writeConfirmed(scan.writeDevice, point, opts.signal);
+        await sleep(scan.dwellSeconds * 1000, opts.signal);
+        const readings = await this.#read(scan.readDevices, opts);
         rows.push({
           time: new Date(this.deps.now()).toISOString(),
           setpoint: point,
           readback,
           values: readings.map((r) => r.value),
         });
-        this.#progress(
-          progress,
-          `${scan.writeDevice} = ${round(point)} (${i + 1}/${points.length})`,
-        );
+        this.#progress(opts, `${scan.writeDevice} = ${round6(point)} (${i + 1}/${points.length})`);
       }
     } finally {
       if (this.deps.workDir && rows.length) {
@@ -286,13 +376,13 @@ class Run {
     };
   }
 
-  async #read(devices: string[], signal: AbortSignal) {
-    const readings = await this.deps.cs.read(devices, signal);
+  async #read(devices: string[], opts: RunOptions) {
+    const readings = await this.deps.cs.read(devices, opts.signal);
     const failed = readings.filter((r) => !r.ok);
     if (failed.length) {
       throw new Error(`cannot read ${failed.map((r) => `${r.device} (${r.error})`).join(", ")}`);
     }
-    this.#checkSeverity(readings);
+    if (opts.severity) this.#checkSeverity(readings);
     return readings.map((r) => ({ device: r.device, value: r.value, severity: r.severity }));
   }
 
@@ -301,32 +391,50 @@ class Run {
     if (!level) return;
     const bad = readings.find((r) => severityAtLeast(r.severity, level));
     if (bad) {
-      throw new PlanAbort(
+      throw new AlarmAbort(
         `${bad.device} went ${bad.severity} (${bad.status}); the plan aborts at ${level}`,
       );
     }
   }
 
-  /** Captures the original, writes, and waits for the readback to come within tolerance. */
-  async #writeConfirmed(device: string, value: Value, signal: AbortSignal): Promise<Value | null> {
-    const { cs } = this.deps;
-    if (!this.originals.has(device)) {
-      const [before] = await cs.read([device], signal);
-      if (!before?.ok || before.value === null) {
-        throw new Error(
-          `cannot read ${device} before writing it (${
-            before?.error ?? "no value"
-          }); nothing written to it`,
-        );
-      }
-      this.originals.set(device, before.value);
+  async #readValue(device: string, signal: AbortSignal): Promise<Value> {
+    const [r] = await this.deps.cs.read([device], signal);
+    if (!r?.ok || r.value === null) {
+      throw new Error(`cannot read ${device} (${r?.error ?? "no value"})`);
     }
-    await cs.write(device, value, signal);
+    return r.value;
+  }
+
+  /**
+   * Reads the device (its first read is its original), refuses a step
+   * beyond max_step from that live value, writes, and waits for the
+   * readback to come within tolerance.
+   */
+  async #writeConfirmed(device: string, value: Value, signal: AbortSignal): Promise<Value | null> {
+    let before: Value;
+    try {
+      before = await this.#readValue(device, signal);
+    } catch (e) {
+      throw new Error(`${errorText(e, signal)} before writing it; nothing was written to it`);
+    }
+    if (!this.originals.has(device)) this.originals.set(device, before);
+    const maxStep = this.deps.limits.lookup(device)?.max_step;
+    if (
+      maxStep !== undefined && typeof before === "number" && typeof value === "number" &&
+      Math.abs(value - before) > maxStep + 1e-9
+    ) {
+      throw new StepRefused(
+        `refused to write ${device} = ${value}: a step of ${round6(value - before)} from the live ${
+          round6(before)
+        } exceeds max_step ${maxStep}`,
+      );
+    }
+    await this.deps.cs.write(device, value, signal);
     const tol = this.checked.tolerances[device] ?? 1e-6;
     // A monotonic deadline: the injected clock may be a test's manual one.
     const deadline = performance.now() + (this.deps.readbackTimeoutMs ?? 2_000);
     for (;;) {
-      const [after] = await cs.read([device], signal);
+      const [after] = await this.deps.cs.read([device], signal);
       const got = after?.ok ? after.value : null;
       if (matches(got, value, tol)) return got;
       if (performance.now() >= deadline) {
@@ -336,15 +444,24 @@ class Run {
     }
   }
 
-  #progress(enabled: boolean, detail: string): void {
-    if (!enabled) return;
+  #progress(opts: RunOptions, detail: string): void {
+    if (!opts.progress) return;
     this.#step++;
     this.deps.onProgress?.({ step: this.#step, total: this.#total, detail });
   }
+}
 
-  #checkAbort(): void {
-    if (this.deps.signal.aborted) throw this.deps.signal.reason;
-  }
+function writtenBy(a: Action): string[] {
+  return a.type === "write" ? [a.device] : a.type === "scan" ? [a.writeDevice] : [];
+}
+
+/** Seconds the rollback spends by design (waits and dwells), on top of its budget. */
+function rollbackSeconds(rollback: Action[]): number {
+  return rollback.reduce(
+    (s, a) =>
+      s + (a.type === "wait" ? a.seconds : a.type === "scan" ? a.steps * a.dwellSeconds : 0),
+    0,
+  );
 }
 
 function matches(got: Value | null, want: Value, tol: number): boolean {
@@ -352,22 +469,6 @@ function matches(got: Value | null, want: Value, tol: number): boolean {
     return Math.abs(got - want) <= tol + 1e-12;
   }
   return got === want;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return signal.aborted ? Promise.reject(signal.reason) : Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function errorText(e: unknown, signal: AbortSignal): string {
@@ -380,8 +481,4 @@ function errorText(e: unknown, signal: AbortSignal): string {
 
 function show(v: Value | null): string {
   return v === null ? "nothing" : Array.isArray(v) ? `[${v.length} values]` : String(v);
-}
-
-function round(x: number): number {
-  return Number(x.toPrecision(6));
 }

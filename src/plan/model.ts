@@ -9,8 +9,7 @@
  */
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../util/hash.ts";
-
-export { canonicalJson };
+import { valueAt } from "../util/misc.ts";
 
 const device = z.string().min(1).describe("Exact device name, e.g. LINAC:COR:H01:SETPT");
 /** Numbers or strings as given; preflight checks them against the device's type. */
@@ -40,7 +39,7 @@ export const ScanAction = z.strictObject({
   writeDevice: device.describe("The device stepped through the scan"),
   start: z.number().describe("First setpoint"),
   stop: z.number().describe("Last setpoint"),
-  steps: z.int().min(2).describe("Number of setpoints, start and stop included"),
+  steps: z.int().min(2).max(100_000).describe("Number of setpoints, start and stop included"),
   readDevices: z.array(device).min(1).max(200).describe("Devices read at every step"),
   dwellSeconds: z.number().min(0).describe("Settling time after each setpoint, before reading"),
 });
@@ -139,15 +138,6 @@ export function parsePlan(raw: unknown): ParsedPlan {
       return `${where}: ${i.message}`;
     }),
   };
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root;
-  for (const k of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
 }
 
 /** SHA-256 (hex) of the plan's canonical JSON: description, actions, rollback, abortOnSeverity. */

@@ -9,6 +9,7 @@
 import type { ControlSystem, DeviceInfo, Value } from "../adapters/adapter.ts";
 import type { LimitEntry, LimitsTable } from "../safety/limits.ts";
 import { type Action, isReadOnly, type Plan, planHash, scanPoints } from "./model.ts";
+import { round6 } from "../util/misc.ts";
 
 export interface SafetyPolicy {
   /** The kill switch: false refuses every write. */
@@ -103,6 +104,20 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
   let seconds = 0;
   let points = 0;
 
+  const reportedUnreadable = new Set<string>();
+  /** A device whose live value cannot be read cannot have its step checked. */
+  const unreadable = (where: string, device: string) => {
+    if (live[device] !== null || reportedUnreadable.has(device)) return;
+    if (limits.lookup(device)?.max_step === undefined) return;
+    reportedUnreadable.add(device);
+    violations.push({
+      where,
+      device,
+      message: `cannot read ${device} (${
+        unknownReason.get(device) ?? "no value"
+      }); its max_step cannot be checked`,
+    });
+  };
   const unknown = (where: string, device: string) => {
     const d = info.get(device);
     if (d?.exists) return false;
@@ -151,6 +166,7 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
         if (unknown(where, action.device)) break;
         const d = info.get(action.device) as DeviceInfo;
         const from = expected.get(action.device) ?? null;
+        unreadable(where, action.device);
         const problems = checkValue(d, action.value, from, limits.lookup(action.device), policy);
         for (const message of problems) violations.push({ where, device: action.device, message });
         tolerances[action.device] = tolerance(d, limits.lookup(action.device));
@@ -173,10 +189,12 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
       case "scan": {
         lastWriteTo = new Map();
         for (const r of action.readDevices) unknown(where, r);
-        const pts = scanPoints(action);
-        points += pts.length;
-        seconds += pts.length * (action.dwellSeconds + 3 * OP_SECONDS);
+        points += action.steps;
+        seconds += action.steps * (action.dwellSeconds + 3 * OP_SECONDS);
         if (unknown(where, action.writeDevice)) break;
+        if (points > policy.maxScanPoints) break; // reported below; do not expand a huge scan
+        unreadable(where, action.writeDevice);
+        const pts = scanPoints(action);
         const d = info.get(action.writeDevice) as DeviceInfo;
         const limit = limits.lookup(action.writeDevice);
         const from = expected.get(action.writeDevice) ?? null;
@@ -308,8 +326,8 @@ export function checkValue(
       Math.abs(value - from) > limit.max_step + 1e-12
     ) {
       out.push(
-        `step of ${round(value - from)}${unit} from ${
-          round(from)
+        `step of ${round6(value - from)}${unit} from ${
+          round6(from)
         }${unit} exceeds max_step ${limit.max_step}${unit} (${policy.limitsSource}: ${limit.pattern})`,
       );
     }
@@ -348,8 +366,4 @@ function maxDefined(a: number | undefined, b: number | undefined): number | unde
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
-}
-
-function round(x: number): number {
-  return Number(x.toPrecision(6));
 }

@@ -9,7 +9,7 @@ import type { ControlSystem } from "../adapters/adapter.ts";
 import type { Approver, Decision, DecisionKind } from "../safety/approval.ts";
 import type { AuditLog } from "../safety/audit.ts";
 import type { LimitsTable } from "../safety/limits.ts";
-import { executePlan, type ExecutionResult } from "./executor.ts";
+import { executePlan, type ExecutionResult, refusal } from "./executor.ts";
 import { parsePlan, type Plan } from "./model.ts";
 import { preflight, type PreflightedPlan, type SafetyPolicy, type Violation } from "./preflight.ts";
 import { savePlan } from "./plan_file.ts";
@@ -54,8 +54,8 @@ export interface PlanServiceDeps {
 }
 
 export class PlanService {
-  /** The most recent plan that passed preflight, for `/save-plan`. */
-  lastProposed?: PreflightedPlan;
+  /** The most recent plan an approver approved (as approved: modified or cherry-picked), for `/save-plan`. */
+  lastApproved?: { plan: Plan; planHash: string };
 
   constructor(readonly deps: PlanServiceDeps) {}
 
@@ -79,9 +79,9 @@ export class PlanService {
       });
       return { status: "preflight_failed", planHash: checked.hash, violations: checked.violations };
     }
-    this.lastProposed = checked;
     emit({ type: "plan_proposed", plan: checked });
-    const decision = checked.readOnly && this.deps.autoApproveReadOnly
+    // An explicit approval (a hash given) is always checked, even for a plan without writes.
+    const decision = checked.readOnly && this.deps.autoApproveReadOnly && !approver.explicit
       ? readOnlyDecision(checked)
       : await approver.decide(checked, {
         signal,
@@ -109,28 +109,54 @@ export class PlanService {
     return await this.run(decision, signal, emit);
   }
 
-  /** Executes an approved decision and audits the outcome. */
+  /**
+   * Executes an approved decision. The approval is recorded before anything
+   * is written, and without that record nothing runs; the outcome is
+   * recorded after.
+   */
   async run(
     decision: Decision,
     signal: AbortSignal,
     emit: (ev: PlanEvent) => void = () => {},
   ): Promise<ProposeOutcome> {
+    this.lastApproved = { plan: decision.plan, planHash: decision.planHash };
+    try {
+      await this.#audit(decision.plan, decision.planHash, decision.decision, decision.decidedBy, {
+        status: "started",
+      });
+    } catch (e) {
+      const at = new Date(this.deps.now()).toISOString();
+      const why = `cannot write the audit log (${(e as Error).message}); nothing was written`;
+      const execution = refusal(decision.planHash, [why], at, this.deps.now);
+      return {
+        status: "refused",
+        planHash: decision.planHash,
+        decision: decision.decision,
+        execution,
+      };
+    }
     const execution = await executePlan(decision.plan, decision.planHash, {
       ...this.deps,
       signal,
       onProgress: (p) => emit({ type: "plan_progress", ...p }),
     });
-    await this.#audit(decision.plan, decision.planHash, decision.decision, decision.decidedBy, {
-      status: execution.status,
-      results: {
-        actions: execution.results,
-        rollback: execution.rollback,
-        csvFiles: execution.csvFiles,
-      },
-      restores: execution.restores,
-      errors: execution.errors.length ? execution.errors : undefined,
-      violations: execution.violations.length ? execution.violations : undefined,
-    });
+    try {
+      await this.#audit(decision.plan, decision.planHash, decision.decision, decision.decidedBy, {
+        status: execution.status,
+        results: {
+          actions: execution.results,
+          rollback: execution.rollback,
+          csvFiles: execution.csvFiles,
+        },
+        restores: execution.restores,
+        errors: execution.errors.length ? execution.errors : undefined,
+        violations: execution.violations.length ? execution.violations : undefined,
+      });
+    } catch (e) {
+      execution.errors.push(
+        `the outcome could not be written to the audit log: ${(e as Error).message}`,
+      );
+    }
     return {
       status: execution.status,
       planHash: decision.planHash,

@@ -32,6 +32,8 @@ export interface ApprovalContext {
 }
 
 export interface Approver {
+  /** True when the operator named the plan to run (a hash): no plan runs without that check. */
+  readonly explicit?: boolean;
   decide(p: PreflightedPlan, ctx: ApprovalContext): Promise<Decision>;
 }
 
@@ -55,6 +57,7 @@ export class DeferringApprover implements Approver {
 
 /** `plan run FILE --approved-hash H`: approves only the plan whose hash is H. */
 export class HashApprover implements Approver {
+  readonly explicit = true;
   constructor(readonly approvedHash: string) {}
 
   decide(p: PreflightedPlan): Promise<Decision> {

@@ -36,27 +36,37 @@ export const GENESIS = "0".repeat(64);
 export class AuditLog {
   constructor(readonly dir: string, readonly now: () => number = Date.now) {}
 
-  /** Appends an entry, chained to the newest one in the directory, and syncs it to disk. */
+  /**
+   * Appends an entry, chained to the newest one in the directory, and syncs
+   * it to disk. A lock file keeps two processes (a REPL and a `plan run`)
+   * from forking the chain.
+   */
   async append(record: AuditRecord): Promise<AuditEntry> {
     await Deno.mkdir(this.dir, { recursive: true });
-    const time = new Date(this.now()).toISOString();
-    const prevHash = (await this.#lastEntry())?.hash ?? GENESIS;
-    const body = { ...record, time, prevHash };
-    const entry: AuditEntry = { ...body, hash: await entryHash(body) };
-    const file = await Deno.open(`${this.dir}/${time.slice(0, 10)}.jsonl`, {
-      append: true,
-      create: true,
-      mode: 0o600,
-    });
+    const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
     try {
-      const bytes = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
-      let off = 0;
-      while (off < bytes.length) off += await file.write(bytes.subarray(off));
-      await file.sync();
+      await lock.lock(true);
+      const time = new Date(this.now()).toISOString();
+      const prevHash = (await this.#lastEntry())?.hash ?? GENESIS;
+      const body = { ...record, time, prevHash };
+      const entry: AuditEntry = { ...body, hash: await entryHash(body) };
+      const file = await Deno.open(`${this.dir}/${time.slice(0, 10)}.jsonl`, {
+        append: true,
+        create: true,
+        mode: 0o600,
+      });
+      try {
+        const bytes = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
+        let off = 0;
+        while (off < bytes.length) off += await file.write(bytes.subarray(off));
+        await file.sync();
+      } finally {
+        file.close();
+      }
+      return entry;
     } finally {
-      file.close();
+      lock.close(); // closing releases the lock
     }
-    return entry;
   }
 
   /** The day files, oldest first. */
@@ -77,10 +87,23 @@ export class AuditLog {
     for (const f of files.reverse()) {
       const lines = (await Deno.readTextFile(f)).split("\n").filter((l) => l.trim());
       const last = lines.at(-1);
-      if (last) return JSON.parse(last) as AuditEntry;
+      if (last === undefined) continue;
+      try {
+        return JSON.parse(last) as AuditEntry;
+      } catch {
+        // A torn or edited last line: chaining past it would hide it.
+        throw new AuditError(
+          `${f}: its last line is damaged; nothing can be recorded until it is looked at (accel-agent audit verify)`,
+        );
+      }
     }
     return undefined;
   }
+}
+
+/** The audit trail cannot be written; nothing that changes the machine may run. */
+export class AuditError extends Error {
+  override name = "AuditError";
 }
 
 /** The hash of an entry: SHA-256 of its canonical JSON without `hash`. */

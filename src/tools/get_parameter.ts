@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { Reading, Value } from "../adapters/adapter.ts";
 import { defineTool } from "./define.ts";
+import { round6 } from "../util/misc.ts";
 
 const Parameters = z.strictObject({
   devices: z.array(z.string().min(1)).min(1).max(200).describe(
@@ -48,9 +49,9 @@ function compactReading(r: Reading) {
 }
 
 function compactValue(v: Value | null): unknown {
-  if (typeof v === "number") return round(v);
+  if (typeof v === "number") return round6(v);
   if (!Array.isArray(v)) return v;
-  if (v.length <= WAVEFORM_SHOWN) return v.map(round);
+  if (v.length <= WAVEFORM_SHOWN) return v.map(round6);
   let min = Infinity, max = -Infinity, sum = 0;
   for (const x of v) {
     if (x < min) min = x;
@@ -60,15 +61,10 @@ function compactValue(v: Value | null): unknown {
   return {
     waveform: true,
     length: v.length,
-    min: round(min),
-    max: round(max),
-    mean: round(sum / v.length),
-    first: v.slice(0, WAVEFORM_SHOWN / 2).map(round),
-    last: v.slice(-WAVEFORM_SHOWN / 2).map(round),
+    min: round6(min),
+    max: round6(max),
+    mean: round6(sum / v.length),
+    first: v.slice(0, WAVEFORM_SHOWN / 2).map(round6),
+    last: v.slice(-WAVEFORM_SHOWN / 2).map(round6),
   };
-}
-
-/** Six significant digits: beyond any instrument's resolution, and short for the model. */
-function round(x: number): number {
-  return Number.isFinite(x) ? Number(x.toPrecision(6)) : x;
 }

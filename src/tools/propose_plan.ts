@@ -81,6 +81,7 @@ export function forModel(o: ProposeOutcome): Record<string, unknown> {
       const e = o.execution;
       return {
         status: e.status,
+        ...(e.abortedBy ? { aborted_by: e.abortedBy } : {}),
         decision: o.decision,
         plan_hash: o.planHash,
         actions: e.results.map((r) => ({

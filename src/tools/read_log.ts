@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { LogEntry, Sample, Series, Severity } from "../adapters/adapter.ts";
 import { defineTool, ToolError } from "./define.ts";
 import { resolveRange } from "./time.ts";
+import { round6 } from "../util/misc.ts";
 
 const SEVERITIES = ["NONE", "MINOR", "MAJOR", "INVALID"] as const satisfies readonly Severity[];
 /** Points asked of the archiver per device; enough for a faithful min/max/mean. */
@@ -118,9 +119,9 @@ export function summarise(s: Series) {
   );
   return {
     ...base,
-    min: round(min),
-    max: round(max),
-    mean: round(sum / numeric.length),
+    min: round6(min),
+    max: round6(max),
+    mean: round6(sum / numeric.length),
     worst_severity: worst,
     trend: trend(numeric.map((p) => p.value)),
   };
@@ -134,7 +135,7 @@ function trend(values: number[]): number[] {
     const hi = Math.floor(((b + 1) * values.length) / bins);
     let sum = 0;
     for (let i = lo; i < hi; i++) sum += values[i] ?? 0;
-    out.push(round(sum / Math.max(1, hi - lo)));
+    out.push(round6(sum / Math.max(1, hi - lo)));
   }
   return out;
 }
@@ -143,10 +144,6 @@ function shown(v: Sample["value"]): unknown {
   return Array.isArray(v)
     ? { waveform: true, length: v.length }
     : typeof v === "number"
-    ? round(v)
+    ? round6(v)
     : v;
-}
-
-function round(x: number): number {
-  return Number(x.toPrecision(6));
 }

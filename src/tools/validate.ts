@@ -5,6 +5,7 @@
  * @module
  */
 import type { z } from "zod";
+import { valueAt } from "../util/misc.ts";
 
 export type Parsed = { ok: true; args: unknown } | { ok: false; error: string };
 
@@ -36,7 +37,7 @@ export function validateArgs(schema: z.ZodType, input: unknown): Parsed {
     let changed = false;
     for (const issue of result.error.issues) {
       if (issue.code !== "invalid_type") continue;
-      const replaced = coerce(getAt(value, issue.path), issue.expected);
+      const replaced = coerce(valueAt(value, issue.path), issue.expected);
       if (replaced === undefined) continue;
       value = setAt(value, issue.path, replaced.value);
       changed = true;
@@ -61,15 +62,6 @@ function coerce(v: unknown, expected: string): { value: unknown } | undefined {
   return undefined;
 }
 
-function getAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root;
-  for (const k of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
-}
-
 function setAt(root: unknown, path: readonly PropertyKey[], value: unknown): unknown {
   if (path.length === 0) return value;
   let v = root as Record<PropertyKey, unknown>;
@@ -82,7 +74,7 @@ function describeIssues(issues: z.core.$ZodIssue[], value: unknown): string {
   const parts = issues.slice(0, 5).map((issue) => {
     const where = issue.path.length ? issue.path.map(String).join(".") : "arguments";
     if (issue.code === "invalid_type") {
-      const got = getAt(value, issue.path);
+      const got = valueAt(value, issue.path);
       const gotText = got === undefined ? "nothing" : Array.isArray(got) ? "array" : typeof got;
       return `${where}: expected ${issue.expected}, got ${gotText}`;
     }

@@ -16,6 +16,7 @@ async function home() {
 async function auditEntries(state: string) {
   const out: Record<string, unknown>[] = [];
   for await (const e of Deno.readDir(`${state}/audit`)) {
+    if (!e.name.endsWith(".jsonl")) continue;
     const text = await Deno.readTextFile(`${state}/audit/${e.name}`);
     for (const line of text.split("\n").filter(Boolean)) out.push(JSON.parse(line));
   }
@@ -95,11 +96,12 @@ Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approv
   assert.deepEqual(entries.map((e) => [e.decision, e.status ?? null]), [
     ["deferred", null],
     ["rejected", null],
+    ["approved", "started"],
     ["approved", "completed"],
   ]);
   const verify = await runAgent(["audit", "verify"], { env: h.env });
   assert.equal(verify.code, 0, verify.stderr);
-  assert.equal(verify.stdout, "audit chain intact: 3 entries in 1 file\n");
+  assert.equal(verify.stdout, "audit chain intact: 4 entries in 1 file\n");
 });
 
 Deno.test("plan run without a terminal or a hash exits 3 saying how to approve", async () => {
@@ -164,7 +166,8 @@ Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and th
   assert.equal(result.restored[0].readback, live);
   assert.equal(result.csv_files.length, 1);
   assert.ok(!/ 11\/11 /.test(progress), "the scan did not finish");
-  const [entry] = await auditEntries(h.state);
+  const [started, entry] = await auditEntries(h.state);
+  assert.equal(started?.status, "started");
   assert.equal(entry?.status, "aborted");
   assert.deepEqual((entry?.restores as { ok: boolean }[]).map((r) => r.ok), [true]);
   assert.equal((await runAgent(["audit", "verify"], { env: h.env })).code, 0);
@@ -180,14 +183,20 @@ Deno.test("audit verify fails on the line where one byte was changed", async () 
       actions: [{ type: "read", devices: ["RF:PHASE:SETPT"] }],
     }),
   );
-  for (let i = 0; i < 3; i++) {
-    assert.equal(
-      (await runAgent(["plan", "run", file, "--approved-hash", "a".repeat(64)], { env: h.env }))
-        .code,
-      0,
-    );
-  }
-  const [name] = [...Deno.readDirSync(`${h.state}/audit`)].map((e) => e.name);
+  const hash =
+    JSON.parse((await runAgent(["plan", "show", file, "--json"], { env: h.env })).stdout).plan_hash;
+  // A hash given is always checked, even for a plan without writes.
+  assert.equal(
+    (await runAgent(["plan", "run", file, "--approved-hash", "a".repeat(64)], { env: h.env })).code,
+    1,
+  );
+  assert.equal(
+    (await runAgent(["plan", "run", file, "--approved-hash", hash], { env: h.env })).code,
+    0,
+  );
+  const [name] = [...Deno.readDirSync(`${h.state}/audit`)].map((e) => e.name).filter((n) =>
+    n.endsWith(".jsonl")
+  );
   const path = `${h.state}/audit/${name}`;
   const text = await Deno.readTextFile(path);
   const second = text.indexOf("\n") + 1;

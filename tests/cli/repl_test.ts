@@ -160,10 +160,16 @@ Deno.test({
     await term.waitFor(/\[exit 0\]/);
     assert.deepEqual(llm.failures, []);
     const auditDir = `${home}/.local/state/accel-agent/audit`;
-    const [file] = [...Deno.readDirSync(auditDir)].map((e) => `${auditDir}/${e.name}`);
-    const entry = JSON.parse((await Deno.readTextFile(file as string)).trim());
-    assert.equal(entry.decidedBy, "terminal");
-    assert.equal(entry.status, "completed");
+    const [file] = [...Deno.readDirSync(auditDir)].filter((e) => e.name.endsWith(".jsonl")).map((
+      e,
+    ) => `${auditDir}/${e.name}`);
+    const entries = (await Deno.readTextFile(file as string)).trim().split("\n").map((l) =>
+      JSON.parse(l)
+    );
+    assert.deepEqual(entries.map((e) => [e.decidedBy, e.status]), [["terminal", "started"], [
+      "terminal",
+      "completed",
+    ]]);
   },
 });
 
@@ -244,16 +250,19 @@ Deno.test({
     await term.waitFor(/One bump done\.[\s\S]*accel›\s*$/m);
     assert.deepEqual(llm.failures, []);
     const auditDir = `${home}/.local/state/accel-agent/audit`;
-    const [file] = [...Deno.readDirSync(auditDir)].map((e) => `${auditDir}/${e.name}`);
+    const [file] = [...Deno.readDirSync(auditDir)].filter((e) => e.name.endsWith(".jsonl")).map((
+      e,
+    ) => `${auditDir}/${e.name}`);
     const entries = (await Deno.readTextFile(file as string)).trim().split("\n").map((l) =>
       JSON.parse(l)
     );
     assert.deepEqual(entries.map((e) => [e.decision, e.decidedBy, e.status ?? null]), [
       ["rejected", "terminal", null],
+      ["partial", "terminal", "started"],
       ["partial", "terminal", "completed"],
     ]);
     assert.deepEqual(
-      entries[1].plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),
+      entries[2].plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),
       [
         "wait",
         "LINAC:COR:H02:SETPT",

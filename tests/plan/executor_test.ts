@@ -50,9 +50,12 @@ Deno.test("a failure on write 3 of 5 restores the two devices written, newest fi
     [H(1), before[0], before[0], true],
   ]);
   assert.deepEqual(await originals(f.sim, devices), before);
-  const entries = (await auditIntact(f.audit)).entries;
-  assert.equal(entries, 1);
-  const line = JSON.parse((await Deno.readTextFile((await f.audit.files())[0] as string)).trim());
+  // The approval is recorded before the first write, the outcome after.
+  assert.equal((await auditIntact(f.audit)).entries, 2);
+  const [started, line] = (await Deno.readTextFile((await f.audit.files())[0] as string)).trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.equal(started.status, "started");
   assert.equal(line.status, "failed");
   assert.equal(line.restores.length, 3);
   assert.equal(line.decision, "approved");
@@ -184,9 +187,10 @@ Deno.test("a plan that says so aborts when a read device goes MAJOR, and restore
   assert.ok("execution" in outcome);
   assert.match(
     outcome.execution.errors[0] ?? "",
-    /LINAC:BPM:13:X went MAJOR \(HIHI|LOLO\); the plan aborts at MAJOR/,
+    /LINAC:BPM:13:X went MAJOR \((HIHI|LOLO)\); the plan aborts at MAJOR/,
   );
   assert.ok(outcome.execution.results.length < actions.length, "it stopped early");
+  assert.equal(outcome.execution.abortedBy, "alarm");
   assert.equal(await valueOf(f.sim, H(4)), h4);
 });
 
@@ -227,8 +231,8 @@ Deno.test("read-only plans run without asking, and are audited", async () => {
   );
   assert.equal(outcome.status, "completed");
   assert.equal(approver.shown.length, 0, "the approver was not asked");
-  const line = JSON.parse((await Deno.readTextFile((await f.audit.files())[0] as string)).trim());
-  assert.equal(line.decidedBy, "policy: read-only plan");
+  const lines = (await Deno.readTextFile((await f.audit.files())[0] as string)).trim().split("\n");
+  assert.equal(JSON.parse(lines.at(-1) as string).decidedBy, "policy: read-only plan");
 });
 
 Deno.test("progress is reported per action and per scan point", async () => {
