@@ -257,6 +257,18 @@ class Run {
             this.deps.policy,
           );
           if (problem[0]) return `rollback[${i}]: ${problem[0]}`;
+          // Run from the middle of a plan, a rollback may only lead back toward the original.
+          const original = this.originals.get(device);
+          const tol = this.checked.tolerances[device] ?? 1e-6;
+          if (
+            typeof original === "number" && typeof from === "number" && typeof value === "number" &&
+            Math.abs(value - original) > Math.abs(from - original) + tol
+          ) {
+            return `rollback[${i}] would move ${device} away from its original ${
+              round6(original)
+            } ` +
+              `(to ${round6(value)}, from ${round6(from)})`;
+          }
           at.set(device, value);
         }
       }
@@ -424,7 +436,9 @@ class Run {
       Math.abs(value - before) > maxStep + 1e-9
     ) {
       throw new StepRefused(
-        `refused to write ${device} = ${value}: a step of ${round6(value - before)} from the live ${
+        `refused to write ${device} = ${
+          typeof value === "number" ? round6(value) : value
+        }: a step of ${round6(value - before)} from the live ${
           round6(before)
         } exceeds max_step ${maxStep}`,
       );

@@ -51,6 +51,8 @@ export interface PlanServiceDeps {
   /** Read-only plans run without asking. */
   autoApproveReadOnly: boolean;
   readbackTimeoutMs?: number;
+  rollbackTimeoutMs?: number;
+  restoreTimeoutMs?: number;
 }
 
 export class PlanService {

@@ -33,6 +33,9 @@ export interface AuditEntry extends AuditRecord {
 
 export const GENESIS = "0".repeat(64);
 
+/** Appends in flight per audit directory, in this process. */
+const queues = new Map<string, Promise<void>>();
+
 export class AuditLog {
   constructor(readonly dir: string, readonly now: () => number = Date.now) {}
 
@@ -42,15 +45,27 @@ export class AuditLog {
    * from forking the chain.
    */
   async append(record: AuditRecord): Promise<AuditEntry> {
+    // File locks are per process; appends within one process queue up here.
+    const previous = queues.get(this.dir) ?? Promise.resolve();
+    const mine = previous.then(() => this.#append(record));
+    queues.set(this.dir, mine.then(() => {}, () => {}));
+    return await mine;
+  }
+
+  async #append(record: AuditRecord): Promise<AuditEntry> {
     await Deno.mkdir(this.dir, { recursive: true });
     const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
     try {
       await lock.lock(true);
       const time = new Date(this.now()).toISOString();
-      const prevHash = (await this.#lastEntry())?.hash ?? GENESIS;
+      const files = await this.files();
+      const prevHash = (await this.#lastEntry(files))?.hash ?? GENESIS;
+      // Files are chained in name order: a clock set back must not write into an older day.
+      const newest = files.at(-1)?.slice(-16, -6);
+      const day = newest && newest > time.slice(0, 10) ? newest : time.slice(0, 10);
       const body = { ...record, time, prevHash };
       const entry: AuditEntry = { ...body, hash: await entryHash(body) };
-      const file = await Deno.open(`${this.dir}/${time.slice(0, 10)}.jsonl`, {
+      const file = await Deno.open(`${this.dir}/${day}.jsonl`, {
         append: true,
         create: true,
         mode: 0o600,
@@ -82,9 +97,8 @@ export class AuditLog {
     return names.sort().map((n) => `${this.dir}/${n}`);
   }
 
-  async #lastEntry(): Promise<AuditEntry | undefined> {
-    const files = await this.files();
-    for (const f of files.reverse()) {
+  async #lastEntry(files: string[]): Promise<AuditEntry | undefined> {
+    for (const f of [...files].reverse()) {
       const lines = (await Deno.readTextFile(f)).split("\n").filter((l) => l.trim());
       const last = lines.at(-1);
       if (last === undefined) continue;
@@ -141,6 +155,8 @@ export async function verifyAudit(files: string[], fromGenesis = false): Promise
       if ((await entryHash(body)) !== hash) {
         return bad("the entry's content does not match its hash");
       }
+      // The hash covers the content; the bytes must also be exactly as written.
+      if (JSON.stringify(entry) !== lines[i]) return bad("the line is not as it was written");
       if (prev !== undefined && entry.prevHash !== prev) {
         return bad(
           "the entry does not link to the one before it (a line was removed, added or reordered)",

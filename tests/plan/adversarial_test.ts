@@ -359,3 +359,49 @@ for (const c of CASES) {
 Deno.test("the adversarial suite has at least 40 plans", () => {
   assert.ok(CASES.length >= 40, `${CASES.length}`);
 });
+
+Deno.test("adversarial plan refused: ten billion scan steps are refused without expanding them", async () => {
+  const f = await fixture();
+  const outcome = await f.service.propose(
+    { description: "huge", actions: [scan(0, 0.1, 10_000_000_000)] },
+    new ApproveAll(),
+    new AbortController().signal,
+  );
+  assert.equal(outcome.status, "invalid");
+  assert.match(JSON.stringify(outcome), /actions\[0\]\.steps: Too big/);
+  assert.equal(f.cs.attempts, 0);
+});
+
+Deno.test("adversarial plan refused: a plan the model sends as strings goes through the registry's coercion and still fails preflight", async () => {
+  const f = await fixture();
+  const { createRegistry } = await import("../../src/tools/mod.ts");
+  const tools = createRegistry({
+    cs: f.cs,
+    now: () => f.clock.now(),
+    plans: { service: f.service, approver: new ApproveAll() },
+  }, {
+    maxOutputChars: 20_000,
+    timeoutMs: 5_000,
+  });
+  const out = await tools.execute(
+    "propose_plan",
+    JSON.stringify({
+      description: "x",
+      actions: [{
+        type: "scan",
+        params: {
+          write_device: H01,
+          start: "0",
+          stop: "9",
+          steps: "4",
+          read_devices: "LINAC:BPM:01:X",
+          dwell_seconds: "0",
+        },
+      }],
+    }),
+    new AbortController().signal,
+  );
+  assert.match(out.content, /"status":"preflight_failed"/);
+  assert.match(out.content, /above the maximum 2 mrad/);
+  assert.equal(f.cs.attempts, 0);
+});

@@ -46,7 +46,12 @@ export class SwapAfterApproval implements Approver {
 }
 
 export async function fixture(
-  opts: { faults?: SpyFaults; policy?: Partial<SafetyPolicy>; autoApproveReadOnly?: boolean } = {},
+  opts: {
+    faults?: SpyFaults;
+    policy?: Partial<SafetyPolicy>;
+    autoApproveReadOnly?: boolean;
+    rollbackTimeoutMs?: number;
+  } = {},
 ) {
   const clock = new ManualClock(T0);
   const sim = createSimulator({ seed: 1, clock });
@@ -70,6 +75,7 @@ export async function fixture(
     workDir: `${dir}/work`,
     autoApproveReadOnly: opts.autoApproveReadOnly ?? true,
     readbackTimeoutMs: 200,
+    rollbackTimeoutMs: opts.rollbackTimeoutMs,
   });
   return { clock, sim, cs, dir, audit, service };
 }

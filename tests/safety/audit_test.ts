@@ -84,3 +84,46 @@ Deno.test("a line that is not JSON is named", async () => {
   const result = await verifyAudit([file as string]);
   assert.ok(!result.ok && result.line === 2 && result.reason === "not valid JSON");
 });
+
+Deno.test("a line re-serialised with the same content (whitespace, number form) fails verification", async () => {
+  const log = await logWithDays(["2026-11-20T10:00:00Z", "2026-11-20T10:01:00Z"]);
+  const [file] = await log.files();
+  const text = await Deno.readTextFile(file as string);
+  await Deno.writeTextFile(
+    file as string,
+    text.replace('"status":"entry 1"', '"status": "entry 1"'),
+  );
+  const result = await verifyAudit([file as string]);
+  assert.ok(
+    !result.ok && result.line === 1 && result.reason === "the line is not as it was written",
+  );
+});
+
+Deno.test("a clock set back does not write into an older day file", async () => {
+  const dir = await Deno.makeTempDir();
+  let now = Date.parse("2026-11-21T00:00:05Z");
+  const log = new AuditLog(dir, () => now);
+  await log.append(RECORD);
+  now = Date.parse("2026-11-20T23:59:58Z");
+  await log.append(RECORD);
+  assert.deepEqual((await log.files()).map((f) => f.slice(-16)), ["2026-11-21.jsonl"]);
+  assert.equal((await verifyAudit(await log.files(), true)).ok, true);
+});
+
+Deno.test("separate processes appending at once keep one chain", async () => {
+  const dir = await Deno.makeTempDir();
+  const script = new URL("../support/audit_append.ts", import.meta.url).pathname;
+  const children = [0, 1, 2].map(() =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", script, dir, "15"],
+      stdout: "null",
+      stderr: "piped",
+    })
+      .output()
+  );
+  for (const out of await Promise.all(children)) {
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  }
+  const result = await verifyAudit(await new AuditLog(dir).files(), true);
+  assert.deepEqual(result.ok && result.entries, 45, JSON.stringify(result));
+});

@@ -11,6 +11,8 @@ export interface SpyFaults {
   failOnWrite?: number;
   /** Writes to this device are accepted but never take effect (its readback stays put). */
   stuck?: string;
+  /** Reads of this device fail (a disconnected PV). */
+  unreadable?: string;
   /** Called after every successful write, with its 1-based count. */
   afterWrite?(count: number, device: string, value: Value): void;
 }
@@ -24,8 +26,21 @@ export class SpyControlSystem implements ControlSystem {
     this.kind = `spy(${inner.kind})`;
   }
 
-  read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
-    return this.inner.read(names, signal);
+  async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
+    const readings = await this.inner.read(names, signal);
+    const gone = this.faults.unreadable;
+    return gone === undefined ? readings : readings.map((r) =>
+      r.device === gone
+        ? {
+          ...r,
+          ok: false,
+          value: null,
+          severity: "INVALID",
+          status: "DISCONNECTED",
+          error: "disconnected",
+        }
+        : r
+    );
   }
 
   async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
