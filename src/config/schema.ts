@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { EpicsConfigSchema, TangoConfigSchema } from "./facility_schema.ts";
 
 const positiveInt = z.int().positive();
 
@@ -46,12 +47,14 @@ export const ConfigSchema = z.strictObject({
     context_dirs: z.array(z.string()).default([]),
   }).prefault({}),
   facility: z.strictObject({
-    adapter: z.enum(["simulator"]).default("simulator"),
+    adapter: z.enum(["simulator", "epics", "tango"]).default("simulator"),
   }).prefault({}),
   simulator: z.strictObject({
     seed: z.int().default(1),
     latency_ms: z.number().min(0).default(0),
   }).prefault({}),
+  epics: EpicsConfigSchema.prefault({}),
+  tango: TangoConfigSchema.prefault({}),
   ui: z.strictObject({
     color: z.enum(["auto", "always", "never"]).default("auto"),
     history_size: z.int().min(0).default(1000),
