@@ -53,6 +53,12 @@ export function epicsPvs(): Record<string, FakePv> {
     readonly: true,
   };
   pvs["SR:GHOST:PV"] = { value: 0, neverConnects: true };
+  pvs["SR:COR:H03:SETPT"] = {
+    value: 0,
+    units: "A",
+    description: "Corrector 3 (IOC refuses)",
+    rejectsWrites: true,
+  };
   return pvs;
 }
 
@@ -65,7 +71,7 @@ export function recordTypeOf(pv: FakePv): string {
 }
 
 /** PVs the archiver does not hold. */
-export const NOT_ARCHIVED = new Set(["SR:GHOST:PV", "SR:OPERATOR:MSG"]);
+export const NOT_ARCHIVED = new Set(["SR:GHOST:PV"]);
 
 /** The archived value of a PV at a time (a slow sine), or a string/array for those PVs. */
 export function archivedValue(name: string, pv: FakePv, tS: number): number | string | number[] {

@@ -111,6 +111,10 @@ function archiverRoute(url: URL, pvs: Record<string, FakePv>): Response {
   if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) {
     return new Response("Cannot parse time", { status: 400 });
   }
+  // Means of a string PV are refused, as some appliances do; the client must ask for raw data.
+  if (m && typeof pv.value === "string") {
+    return new Response("Cannot compute mean of a string PV", { status: 400 });
+  }
   const step = m ? Number(m[1]) : 1;
   const events: string[] = [];
   for (let t = Math.ceil(fromMs / 1000 / step) * step; t * 1000 < toMs; t += step) {

@@ -29,6 +29,8 @@ export interface FakePv {
   neverConnects?: boolean;
   /** Writes are accepted silently but the value never moves (a stuck actuator). */
   stuck?: boolean;
+  /** Writes fail in the IOC: the gateway answers with an error message. */
+  rejectsWrites?: boolean;
 }
 
 export interface FakePvwsOptions {
@@ -86,6 +88,13 @@ export class FakePvws implements AsyncDisposable {
   /** The IOC goes away: `"NaN"`, severity UNDEFINED, as Phoebus core-pv reports it. */
   disconnect(name: string): void {
     this.#broadcast(name, { value: "NaN", severity: "UNDEFINED", ...stamp() });
+  }
+
+  /** How many PVs the clients hold subscribed now. */
+  subscribed(): number {
+    let n = 0;
+    for (const c of this.#clients) n += c.subs.size;
+    return n;
   }
 
   /** Closes every client socket (the gateway restarts or a proxy drops them). */
@@ -193,6 +202,12 @@ export class FakePvws implements AsyncDisposable {
     const pv = this.#pv(name);
     if (pv.readonly) {
       return this.#send(client, { type: "error", message: `Cannot write ${name}: read-only` });
+    }
+    if (pv.rejectsWrites) {
+      return this.#send(client, {
+        type: "error",
+        message: `Write to ${name} failed: put rejected by the IOC`,
+      });
     }
     if (pv.stuck) return;
     // JSON numbers are written as Double, anything else as text (spec §a.2).
