@@ -29,6 +29,7 @@ export type Command =
     severity?: string;
     limit: number;
   }
+  | { kind: "permissions" }
   | { kind: "help" };
 
 export interface Invocation {
@@ -69,6 +70,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   search: ["subsystem", "writable", "read-only", "limit", "offset"],
   logs: ["from", "to", "device", "text", "severity", "limit"],
   help: [],
+  permissions: [],
 };
 const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
 
@@ -80,6 +82,7 @@ Usage:
   accel-agent get DEVICE…                  live values (no model needed)
   accel-agent search PATTERN               device names; * and ? wildcards (no model needed)
   accel-agent logs elog|alarm|archive      history in a time range (no model needed)
+  accel-agent permissions                  the deno run grant flags for the current config
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
@@ -113,7 +116,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, logs (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, logs, permissions (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
@@ -145,6 +148,9 @@ function toCommand(name: string, rest: string[], v: Values): Command {
     case "start":
       noPositionals(name, rest);
       return { kind: "repl" };
+    case "permissions":
+      noPositionals(name, rest);
+      return { kind: "permissions" };
     case "ask":
       return { kind: "ask", question: rest.length ? rest.join(" ") : undefined };
     case "get":
