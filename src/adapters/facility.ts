@@ -41,6 +41,7 @@ export function facilityBackend(
     connectTimeoutMs: e.connect_timeout_ms,
     reconnectMinMs: e.reconnect_min_ms,
     reconnectMaxMs: e.reconnect_max_ms,
+    monitorLingerMs: e.monitor_linger_ms,
     httpTimeoutMs: e.http_timeout_ms,
   });
 }

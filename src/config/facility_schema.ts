@@ -27,6 +27,7 @@ export const EpicsConfigSchema = z.strictObject({
   connect_timeout_ms: ms(5000),
   reconnect_min_ms: ms(250),
   reconnect_max_ms: ms(10_000),
+  monitor_linger_ms: z.int().min(0).default(1000),
   http_timeout_ms: ms(10_000),
 });
 

@@ -64,6 +64,8 @@ export interface EpicsOptions {
   connectTimeoutMs?: number;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
+  /** How long a PV stays monitored after a read, answering repeat reads from its live value. */
+  monitorLingerMs?: number;
   httpTimeoutMs?: number;
 }
 
@@ -97,6 +99,7 @@ export class Epics implements ControlSystem {
         connectTimeoutMs: opts.connectTimeoutMs ?? Math.min(5000, this.#o.readTimeoutMs),
         reconnectMinMs: opts.reconnectMinMs ?? 250,
         reconnectMaxMs: opts.reconnectMaxMs ?? 10_000,
+        lingerMs: opts.monitorLingerMs ?? 1000,
       });
       this.#svc.pvget = { label: "pvws pvget", base, timeoutMs: this.#o.readTimeoutMs + 1000 };
     }

@@ -7,6 +7,13 @@
  * socket drops, waiting calls fail at once and the client reconnects with
  * exponential backoff, subscribing again to every PV still in use.
  *
+ * A PV given back stays subscribed for `lingerMs` and is read from its live
+ * monitor if asked again meanwhile (pvws pushes every change, throttled by
+ * the gateway's PV_THROTTLE_MS). Clears are sent late, after the next
+ * subscribe or when the linger ends, for a reason measured here: a lone
+ * `clear` gets no reply, so the server's delayed ACK (40 ms) holds the next
+ * `subscribe` back behind it (Nagle), which made every read cost ~44 ms.
+ *
  * @module
  */
 
@@ -28,6 +35,8 @@ export interface PvwsOptions {
   connectTimeoutMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
+  /** How long a released PV stays subscribed, in ms (0: cleared at once). */
+  lingerMs?: number;
 }
 
 /** Tomcat's default text-message limit is 8192 bytes; stay below it. */
@@ -45,6 +54,9 @@ export class PvwsClient {
   #retryAt = 0;
   #reconnectTimer?: ReturnType<typeof setTimeout>;
   #closed = false;
+  /** Released PVs still subscribed on the server, to clear later. */
+  #lingering = new Set<string>();
+  #clearTimer?: ReturnType<typeof setTimeout>;
 
   constructor(readonly opts: PvwsOptions) {
     this.#backoffMs = opts.reconnectMinMs;
@@ -69,25 +81,41 @@ export class PvwsClient {
         entry = { refs: 0, watchers: new Set() };
         this.#pvs.set(name, entry);
       }
-      if (entry.refs++ === 0) fresh.push(name);
+      // A lingering PV is still subscribed: its monitor is live, no new subscribe.
+      if (entry.refs++ === 0 && !this.#lingering.delete(name)) fresh.push(name);
     }
     this.#subscribe(ws, fresh);
+    this.#flushClears();
     return await this.#firstUpdates(names, timeoutMs, signal);
   }
 
   /** Gives names back; a PV nobody uses any more is cleared on the server. */
   release(names: string[]): void {
-    const done: string[] = [];
     for (const name of names) {
       const entry = this.#pvs.get(name);
-      if (!entry) continue;
-      if (--entry.refs <= 0) {
-        this.#pvs.delete(name);
-        done.push(name);
+      if (entry && --entry.refs <= 0) {
+        entry.refs = 0;
+        this.#lingering.add(name);
       }
     }
+    // No linger: clear at once, as the simplest client would (and pay the delayed ACK).
+    if ((this.opts.lingerMs ?? 1000) === 0) return this.#flushClears();
+    if (this.#lingering.size && this.#clearTimer === undefined) {
+      this.#clearTimer = setTimeout(() => {
+        this.#clearTimer = undefined;
+        this.#flushClears();
+      }, this.opts.lingerMs ?? 1000);
+    }
+  }
+
+  /** Clears every lingering PV on the server and forgets it. */
+  #flushClears(): void {
+    if (!this.#lingering.size) return;
+    const done = [...this.#lingering];
+    this.#lingering.clear();
+    for (const name of done) this.#pvs.delete(name);
     const ws = this.#ws;
-    if (done.length && ws?.readyState === WebSocket.OPEN) {
+    if (ws?.readyState === WebSocket.OPEN) {
       for (const chunk of chunks(done)) this.#send(ws, { type: "clear", pvs: chunk });
     }
   }
@@ -125,6 +153,7 @@ export class PvwsClient {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#reconnectTimer);
+    clearTimeout(this.#clearTimer);
     this.#ws?.close();
     this.#ws = undefined;
   }
@@ -201,6 +230,9 @@ export class PvwsClient {
     if (this.#ws !== ws) return;
     this.#ws = undefined;
     const lost = new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
+    // Subscriptions ended with the socket: lingering PVs are simply forgotten.
+    for (const name of this.#lingering) this.#pvs.delete(name);
+    this.#lingering.clear();
     for (const entry of this.#pvs.values()) {
       entry.state = undefined;
       for (const fn of [...entry.watchers]) fn(undefined, lost);

@@ -8,7 +8,13 @@ import { waitFor } from "../../support/run_agent.ts";
 const BPMS = Array.from({ length: 20 }, (_, i) => `SR:BPM:${String(i + 1).padStart(2, "0")}:X`);
 
 function epicsOn(url: string, more: EpicsOptions = {}) {
-  return createEpics({ pvwsUrl: url, readTimeoutMs: 300, writeTimeoutMs: 400, ...more });
+  return createEpics({
+    pvwsUrl: url,
+    readTimeoutMs: 300,
+    writeTimeoutMs: 400,
+    monitorLingerMs: 0,
+    ...more,
+  });
 }
 
 Deno.test("a batch of 20 reads costs one subscribe message and clears afterwards", async () => {
@@ -20,6 +26,19 @@ Deno.test("a batch of 20 reads costs one subscribe message and clears afterwards
   await waitFor(() => fake.pvws.subscribed() === 0, 2000, "the clear");
   await cs.read(BPMS.slice(0, 3));
   assert.equal(cs.pvws?.stats.subscribes, 2, "the socket is reused: one more subscribe");
+  await cs.close();
+});
+
+Deno.test("a repeat read within the monitor linger costs no round trip; clears follow later", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake.pvws.url, { monitorLingerMs: 300 });
+  await cs.read(BPMS);
+  fake.pvws.set("SR:BPM:01:X", 0.5);
+  await waitFor(() => cs.pvws?.state("SR:BPM:01:X")?.value === 0.5, 2000, "the monitor update");
+  const [again] = await cs.read(["SR:BPM:01:X"]);
+  assert.equal(again?.value, 0.5, "the live monitor's value");
+  assert.equal(fake.pvws.stats.subscribes, 1);
+  await waitFor(() => fake.pvws.subscribed() === 0, 3000, "the late clear");
   await cs.close();
 });
 
