@@ -205,3 +205,13 @@ Deno.test("a pva:// prefix goes on the wire while readings keep the agent's name
   assert.deepEqual(fake.pvws.stats.writes.at(-1), { pv: "pva://SR:COR:H01:SETPT", value: 0.75 });
   await cs.close();
 });
+
+Deno.test("a gateway slower than the read timeout gives per-PV errors within the timeout", async () => {
+  await using fake = startFakeEpics({ latencyMs: 600 });
+  const cs = epicsOn(fake.pvws.url, { readTimeoutMs: 200, pvget: "off" });
+  const t = performance.now();
+  const readings = await cs.read(["SR:BPM:01:X", "SR:BPM:02:X"]);
+  assert.ok(performance.now() - t < 700, "bounded by the read timeout, not the gateway");
+  for (const r of readings) assert.match(r.error ?? "", /no value within 200 ms/);
+  await cs.close();
+});
