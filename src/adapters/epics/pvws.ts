@@ -54,6 +54,7 @@ export class PvwsClient {
   #retryAt = 0;
   #reconnectTimer?: ReturnType<typeof setTimeout>;
   #closed = false;
+  #lastError?: Error;
   /** Released PVs still subscribed on the server, to clear later. */
   #lingering = new Set<string>();
   #clearTimer?: ReturnType<typeof setTimeout>;
@@ -166,8 +167,12 @@ export class PvwsClient {
   }
 
   async #open(signal?: AbortSignal): Promise<WebSocket> {
+    // Inside the backoff window fail at once: waiting could outlast the caller's timeout.
     const wait = this.#retryAt - Date.now();
-    if (wait > 0) await sleep(wait, signal);
+    if (wait > 0 && this.#lastError) {
+      throw new Error(`${this.#lastError.message} (next attempt in ${Math.ceil(wait)} ms)`);
+    }
+    signal?.throwIfAborted();
     const url = this.opts.url;
     try {
       const ws = await new Promise<WebSocket>((resolve, reject) => {
@@ -199,8 +204,10 @@ export class PvwsClient {
       this.#ws = ws;
       this.#backoffMs = this.opts.reconnectMinMs;
       this.#retryAt = 0;
+      this.#lastError = undefined;
       return ws;
     } catch (e) {
+      this.#lastError = e as Error;
       this.#retryAt = Date.now() + this.#backoffMs;
       this.#backoffMs = Math.min(this.opts.reconnectMaxMs, this.#backoffMs * 2);
       throw e;
@@ -335,20 +342,4 @@ function* chunks(names: string[]): Generator<string[]> {
 
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
-}
-
-/** Resolves after `ms`; rejects with the signal's reason when aborted. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -100,6 +100,9 @@ Deno.test("a gateway that is down gives every device a clear error within the ti
       /pvws gateway at ws:\/\/127\.0\.0\.1:\d+\/pvws\/pv .*check \[epics\] pvws_url/,
     );
   }
+  // Within the backoff window the next read fails at once instead of waiting it out.
+  const [again] = await cs.read(["SR:BPM:01:X"]);
+  assert.match(again?.error ?? "", /next attempt in \d+ ms/);
   await cs.close();
 });
 
