@@ -35,6 +35,8 @@ export interface PvwsOptions {
   connectTimeoutMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
+  /** Send `{"type":"ping"}` after this long without sending (default 30 s), so proxies keep an idle socket. */
+  keepaliveMs?: number;
   /** How long a released PV stays subscribed, in ms (0: cleared at once). */
   lingerMs?: number;
 }
@@ -55,6 +57,8 @@ export class PvwsClient {
   #reconnectTimer?: ReturnType<typeof setTimeout>;
   #closed = false;
   #lastError?: Error;
+  #lastSent = 0;
+  #keepalive?: ReturnType<typeof setInterval>;
   /** Released PVs still subscribed on the server, to clear later. */
   #lingering = new Set<string>();
   #clearTimer?: ReturnType<typeof setTimeout>;
@@ -155,6 +159,7 @@ export class PvwsClient {
     this.#closed = true;
     clearTimeout(this.#reconnectTimer);
     clearTimeout(this.#clearTimer);
+    clearInterval(this.#keepalive);
     this.#ws?.close();
     this.#ws = undefined;
   }
@@ -202,6 +207,7 @@ export class PvwsClient {
       ws.onclose = () => this.#onClose(ws);
       ws.onerror = () => {};
       this.#ws = ws;
+      this.#startKeepalive(ws);
       this.#backoffMs = this.opts.reconnectMinMs;
       this.#retryAt = 0;
       this.#lastError = undefined;
@@ -233,9 +239,22 @@ export class PvwsClient {
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
 
+  #startKeepalive(ws: WebSocket): void {
+    const every = this.opts.keepaliveMs ?? 30_000;
+    clearInterval(this.#keepalive);
+    this.#keepalive = setInterval(() => {
+      if (ws.readyState === WebSocket.OPEN && Date.now() - this.#lastSent >= every) {
+        this.#send(ws, { type: "ping" });
+      }
+    }, every);
+    // The keepalive alone must not keep the program running.
+    Deno.unrefTimer(this.#keepalive);
+  }
+
   #onClose(ws: WebSocket): void {
     if (this.#ws !== ws) return;
     this.#ws = undefined;
+    clearInterval(this.#keepalive);
     const lost = new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
     // Subscriptions ended with the socket: lingering PVs are simply forgotten.
     for (const name of this.#lingering) this.#pvs.delete(name);
@@ -271,6 +290,7 @@ export class PvwsClient {
 
   #send(ws: WebSocket, msg: Record<string, unknown>): void {
     this.stats.sent++;
+    this.#lastSent = Date.now();
     ws.send(JSON.stringify(msg));
   }
 

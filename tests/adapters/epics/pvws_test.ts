@@ -218,3 +218,18 @@ Deno.test("a gateway slower than the read timeout gives per-PV errors within the
   for (const r of readings) assert.match(r.error ?? "", /no value within 200 ms/);
   await cs.close();
 });
+
+Deno.test("an idle socket is kept alive with pings", async () => {
+  await using fake = startFakeEpics();
+  const client = new PvwsClient({
+    url: `${fake.pvws.url.replace("http", "ws")}/pv`,
+    connectTimeoutMs: 1000,
+    reconnectMinMs: 50,
+    reconnectMaxMs: 200,
+    keepaliveMs: 40,
+  });
+  await client.acquire(["SR:DCCT:CURRENT"], 1000);
+  await waitFor(() => fake.pvws.stats.pings >= 2, 3000, "two pings");
+  client.release(["SR:DCCT:CURRENT"]);
+  client.close();
+});

@@ -53,7 +53,12 @@ interface Client {
 export class FakePvws implements AsyncDisposable {
   readonly pvs: Map<string, FakePv>;
   /** What the server received. */
-  readonly stats = { subscribes: 0, messages: 0, writes: [] as { pv: string; value: unknown }[] };
+  readonly stats = {
+    subscribes: 0,
+    messages: 0,
+    pings: 0,
+    writes: [] as { pv: string; value: unknown }[],
+  };
   /** When set, the next subscribe sends updates for half its PVs, then closes the socket. */
   dropOnNextSubscribe = false;
   readonly #clients = new Set<Client>();
@@ -186,6 +191,10 @@ export class FakePvws implements AsyncDisposable {
         return this.#send(client, { type: "list", pvs: [...client.subs] });
       case "echo":
         return this.#send(client, msg);
+      case "ping":
+        // The real server answers with a WebSocket-level ping frame, which the client pongs by itself.
+        this.stats.pings++;
+        return;
       case "write":
         return this.#write(client, String(msg.pv), msg.value);
     }
