@@ -70,7 +70,14 @@ export async function confirmWrite(
     try {
       pvws.write(pv, wire);
     } catch (e) {
-      done(e as Error);
+      return done(e as Error);
+    }
+    // Already at the target: a monitor posts no update for an unchanged value, so
+    // only an error can still come; wait briefly for one, then count it confirmed.
+    const now = pvws.state(pv);
+    if (now && reached(now)) {
+      const grace = setTimeout(() => done(), Math.min(250, opts.timeoutMs));
+      cleanup.push(() => clearTimeout(grace));
     }
   });
 }

@@ -233,3 +233,16 @@ Deno.test("an idle socket is kept alive with pings", async () => {
   client.release(["SR:DCCT:CURRENT"]);
   client.close();
 });
+
+Deno.test("writing the value a PV already holds is confirmed though the monitor posts nothing", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake.pvws.url);
+  await cs.write("SR:COR:H01:SETPT", 0.5);
+  assert.deepEqual(fake.pvws.stats.writes.at(-1), { pv: "SR:COR:H01:SETPT", value: 0.5 });
+  await assert.rejects(
+    cs.write("SR:COR:H03:SETPT", 0),
+    /put rejected by the IOC/,
+    "an error still wins",
+  );
+  await cs.close();
+});

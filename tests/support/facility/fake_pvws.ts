@@ -225,6 +225,8 @@ export class FakePvws implements AsyncDisposable {
       : pv.vtype === "VString"
       ? String(value)
       : Number(value);
+    // A monitor (MDEL 0) posts nothing when the value does not change.
+    if (next === pv.value) return;
     this.set(name, next as number | string);
   }
 
