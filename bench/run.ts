@@ -7,6 +7,8 @@
  *   made with bare fetch to the same zero-latency scripted server.
  * - start-up to `--version` and to a ready prompt, against `deno run` of an
  *   empty program (and, for the prompt, the same under a pseudo-terminal).
+ * - a scan step of 20 reads through the fake pvws gateway: batched against
+ *   sequential per-device reads (bench/scan_reads.ts).
  *
  * @module
  */
@@ -20,6 +22,7 @@ import { type Plan, planHash } from "../src/plan/model.ts";
 import { loadLimits } from "../src/safety/limits.ts";
 import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
+import { scanReads } from "./scan_reads.ts";
 
 interface Figure {
   name: string;
@@ -298,6 +301,7 @@ async function startup(): Promise<void> {
 await agentOverhead();
 await executorOverhead();
 await startup();
+figures.push(await scanReads());
 
 const rows = figures.map((f) => [
   f.name,

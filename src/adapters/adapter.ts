@@ -61,6 +61,10 @@ export interface DeviceQuery {
   subsystem?: string;
   /** Match only writable (true) or only read-only (false) devices. */
   writable?: boolean;
+  /** Backends with a name service (ChannelFinder): property name → glob its value must match. */
+  properties?: Record<string, string>;
+  /** Backends with a name service: tags (globs) a device must carry. */
+  tags?: string[];
   offset?: number;
   limit?: number;
 }

@@ -7,6 +7,7 @@ import type { Config } from "../config/schema.ts";
 import type { ControlSystem } from "./adapter.ts";
 import type { Clock } from "./clock.ts";
 import { createSimulator } from "./simulator/mod.ts";
+import { facilityBackend } from "./facility.ts";
 
 export type { ControlSystem } from "./adapter.ts";
 
@@ -19,5 +20,8 @@ export function openControlSystem(config: Config, clock?: Clock): ControlSystem 
         latencyMs: config.simulator.latency_ms,
         clock,
       });
+    case "epics":
+    case "tango":
+      return facilityBackend(config);
   }
 }

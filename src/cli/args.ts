@@ -32,6 +32,7 @@ export type Command =
   | { kind: "plan_show"; file: string }
   | { kind: "plan_run"; file: string; approvedHash?: string }
   | { kind: "audit_verify"; file?: string }
+  | { kind: "permissions" }
   | { kind: "help" };
 
 export interface Invocation {
@@ -75,6 +76,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   plan: ["approved-hash"],
   audit: [],
   help: [],
+  permissions: [],
 };
 const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
 
@@ -90,6 +92,7 @@ Usage:
   accel-agent plan run FILE                preflight, approve in the terminal, execute, audit
   accel-agent plan run FILE --approved-hash H   execute without a prompt, only if H is the plan's hash
   accel-agent audit verify [FILE]          check the audit trail's hash chain
+  accel-agent permissions                  the deno run grant flags for the current config
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
@@ -123,7 +126,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, logs (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, logs, plan, audit, permissions (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
@@ -155,6 +158,9 @@ function toCommand(name: string, rest: string[], v: Values): Command {
     case "start":
       noPositionals(name, rest);
       return { kind: "repl" };
+    case "permissions":
+      noPositionals(name, rest);
+      return { kind: "permissions" };
     case "ask":
       return { kind: "ask", question: rest.length ? rest.join(" ") : undefined };
     case "get":

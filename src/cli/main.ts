@@ -22,6 +22,9 @@ export async function main(args: string[]): Promise<number> {
       io.out(`${USAGE}\n`);
       return Exit.OK;
     }
+    if (inv.command.kind === "permissions") {
+      return await (await import("./permissions_command.ts")).runPermissions(inv, io);
+    }
     const app = await createApp({ config: inv.config, model: inv.model }, io);
     io = denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color });
     try {

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { EpicsConfigSchema, TangoConfigSchema } from "./facility_schema.ts";
 
 const positiveInt = z.int().positive();
 
@@ -46,7 +47,7 @@ export const ConfigSchema = z.strictObject({
     context_dirs: z.array(z.string()).default([]),
   }).prefault({}),
   facility: z.strictObject({
-    adapter: z.enum(["simulator"]).default("simulator"),
+    adapter: z.enum(["simulator", "epics", "tango"]).default("simulator"),
   }).prefault({}),
   simulator: z.strictObject({
     seed: z.int().default(1),
@@ -60,6 +61,8 @@ export const ConfigSchema = z.strictObject({
     ask_for_read_only_plans: z.boolean().default(false),
     readback_timeout_s: z.number().positive().default(2),
   }).prefault({}),
+  epics: EpicsConfigSchema.prefault({}),
+  tango: TangoConfigSchema.prefault({}),
   ui: z.strictObject({
     color: z.enum(["auto", "always", "never"]).default("auto"),
     history_size: z.int().min(0).default(1000),

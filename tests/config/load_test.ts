@@ -45,7 +45,7 @@ const BAD: [string, string, RegExp][] = [
   [
     "an unknown adapter lists the known ones",
     '[facility]\nadapter = "epics2"\n',
-    /key facility\.adapter: expected one of "simulator", got the string "epics2"/,
+    /key facility\.adapter: expected one of "simulator", "epics", "tango", got the string "epics2"/,
   ],
   [
     "a bound is stated",
@@ -110,5 +110,17 @@ Deno.test("a named model with its own endpoint resolves all its fields", () => {
   assert.throws(
     () => resolveModel(config, "nope"),
     /model "nope" is not configured; known models: local \(\[llm\.models\]\)$/,
+  );
+});
+
+Deno.test("the [epics] and [tango] tables default to no services and name credential variables", () => {
+  const c = parseConfig('[facility]\nadapter = "tango"\n', "x.toml");
+  assert.equal(c.epics.pvws_url, "");
+  assert.equal(c.epics.read_timeout_ms, 5000);
+  assert.equal(c.tango.api_version, "v11");
+  assert.equal(c.tango.username_env, "TANGO_REST_USER");
+  assert.throws(
+    () => parseConfig('[epics]\narchiver_url = "ftp://x"\n', "x.toml"),
+    /x\.toml:2: key epics\.archiver_url:/,
   );
 });

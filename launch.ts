@@ -1,0 +1,55 @@
+/**
+ * `deno task agent|start`: runs `main.ts` with the grants the configuration
+ * calls for (see `src/cli/permissions.ts`) instead of a blanket
+ * `--allow-net`. Arguments, stdin, the terminal and the exit code pass
+ * through; the launcher itself only reads the config.
+ *
+ * @module
+ */
+import { grantFlags } from "./src/cli/permissions.ts";
+import { BASE_GRANTS } from "./src/cli/permissions.ts";
+import { loadConfig } from "./src/config/mod.ts";
+
+const MAIN = new URL("./main.ts", import.meta.url).pathname;
+
+/** `--config FILE`, `--config=FILE`, `-c FILE` among the arguments. */
+function configArg(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--config" || a === "-c") return args[i + 1];
+    if (a.startsWith("--config=")) return a.slice("--config=".length);
+  }
+  return undefined;
+}
+
+let flags: string[];
+try {
+  const { config } = await loadConfig({
+    path: configArg(Deno.args),
+    env: { get: (n) => Deno.env.get(n) },
+    cwd: Deno.cwd(),
+  });
+  flags = grantFlags(config);
+} catch {
+  // A bad config: main.ts reports it in its one-line form; it needs no network for that.
+  flags = [...BASE_GRANTS];
+}
+
+const child = new Deno.Command(Deno.execPath(), {
+  args: ["run", ...flags, MAIN, ...Deno.args],
+  stdin: "inherit",
+  stdout: "inherit",
+  stderr: "inherit",
+}).spawn();
+
+// Ctrl-C in a terminal reaches the whole process group, the child included:
+// forwarding it too would count as a second Ctrl-C. Without a terminal
+// (kill -INT from a script) the child hears it only through us.
+const stdinIsTerminal = Deno.stdin.isTerminal();
+Deno.addSignalListener("SIGINT", () => {
+  if (!stdinIsTerminal) child.kill("SIGINT");
+});
+Deno.addSignalListener("SIGTERM", () => child.kill("SIGTERM"));
+
+const status = await child.status;
+Deno.exit(status.code);

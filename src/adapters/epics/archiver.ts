@@ -1,0 +1,138 @@
+/**
+ * Archiver Appliance retrieval (spec §d): getData.json with server-side
+ * `mean_N` binning chosen to stay under a point budget, lenient parsing of
+ * the bare NaN/Infinity tokens its serializer writes, 404 as "not archived";
+ * and getMatchingPVs, the name search used when no ChannelFinder is set.
+ *
+ * @module
+ */
+import type { ArchiveQuery, Sample, Series } from "../adapter.ts";
+import { type HttpService, HttpStatusError, httpText, parseLenientJson, query } from "../http.ts";
+import { severityFromNumber } from "./normalise.ts";
+
+/**
+ * The post-processed PV name for a time span and point budget: raw data
+ * when the span holds no more seconds than points, otherwise `mean_N` with
+ * N seconds per bin so the bins fit the budget.
+ */
+export function binnedName(pv: string, fromMs: number, toMs: number, maxPoints: number): string {
+  const spanS = Math.max(1, (toMs - fromMs) / 1000);
+  if (spanS <= maxPoints) return pv;
+  return `mean_${Math.ceil(spanS / maxPoints)}(${pv})`;
+}
+
+interface ArchiverEvent {
+  secs?: unknown;
+  nanos?: unknown;
+  val?: unknown;
+  severity?: unknown;
+}
+
+/** Archived history of each device; one device's failure does not fail the others. */
+export async function archiverData(
+  svc: HttpService,
+  q: ArchiveQuery,
+  signal?: AbortSignal,
+): Promise<Series[]> {
+  const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
+  if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) {
+    throw new RangeError(`archive time range "${q.from}".."${q.to}" is not ISO-8601`);
+  }
+  const budget = Math.max(1, q.maxPoints ?? 2000);
+  return await Promise.all(q.devices.map(async (device): Promise<Series> => {
+    try {
+      return await oneSeries(svc, device, fromMs, toMs, budget, signal);
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      const error = e instanceof HttpStatusError && e.status === 404
+        ? `not archived: the archiver has no PV "${device}"`
+        : (e as Error).message;
+      return { device, units: "", samples: [], ok: false, error };
+    }
+  }));
+}
+
+async function oneSeries(
+  svc: HttpService,
+  device: string,
+  fromMs: number,
+  toMs: number,
+  budget: number,
+  signal?: AbortSignal,
+): Promise<Series> {
+  const range = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
+  const name = binnedName(device, fromMs, toMs, budget);
+  let body: unknown;
+  try {
+    body = await getData(svc, name, range, signal);
+  } catch (e) {
+    // Means of strings or enums are refused by some appliances: ask for raw data once.
+    if (name === device || !(e instanceof HttpStatusError) || e.status === 404) throw e;
+    body = await getData(svc, device, range, signal);
+  }
+  const first = Array.isArray(body) ? body[0] : undefined;
+  const meta = (first?.meta ?? {}) as Record<string, unknown>;
+  const events = (Array.isArray(first?.data) ? first.data : []) as ArchiverEvent[];
+  const samples: Sample[] = [];
+  for (const ev of events) {
+    const value = sampleValue(ev.val);
+    if (value === undefined || typeof ev.secs !== "number") continue;
+    const ms = ev.secs * 1000 + Math.floor((typeof ev.nanos === "number" ? ev.nanos : 0) / 1e6);
+    if (ms < fromMs || ms >= toMs) continue;
+    samples.push({
+      time: new Date(ms).toISOString(),
+      value,
+      severity: severityFromNumber(ev.severity),
+    });
+  }
+  return {
+    device,
+    units: typeof meta.EGU === "string" ? meta.EGU : "",
+    samples: thin(samples, budget),
+    ok: true,
+  };
+}
+
+async function getData(
+  svc: HttpService,
+  pv: string,
+  range: { from: string; to: string },
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const { text } = await httpText(svc, `/data/getData.json${query({ pv, ...range })}`, { signal });
+  return text.trim() ? parseLenientJson(text) : [];
+}
+
+/** Numbers, strings and waveforms; non-finite samples (parsed as null) are left out. */
+function sampleValue(v: unknown): Sample["value"] | undefined {
+  if (typeof v === "number" || typeof v === "string") return v;
+  if (Array.isArray(v)) return v.map((x) => (typeof x === "number" ? x : NaN));
+  return undefined;
+}
+
+/** Keeps at most `budget` samples, evenly spaced, first and last included. */
+function thin(samples: Sample[], budget: number): Sample[] {
+  if (samples.length <= budget) return samples;
+  const out: Sample[] = [];
+  const step = (samples.length - 1) / Math.max(1, budget - 1);
+  for (let i = 0; i < budget; i++) {
+    const s = samples[Math.round(i * step)];
+    if (s) out.push(s);
+  }
+  return out;
+}
+
+/** Archived PV names matching a glob, sorted (getMatchingPVs; all of them, for an exact total). */
+export async function matchingPvs(
+  svc: HttpService,
+  glob: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const { text } = await httpText(
+    svc,
+    `/bpl/getMatchingPVs${query({ pv: glob, limit: -1 })}`,
+    { signal },
+  );
+  const body = parseLenientJson(text);
+  return Array.isArray(body) ? body.map(String).sort() : [];
+}

@@ -1,0 +1,80 @@
+/**
+ * ChannelFinder name search (spec §e): `~name` globs, property and tag
+ * filters, `~from`/`~size` paging, and the total from `channels/count`.
+ * ChannelFinder knows no units or writability; the record type tells the
+ * latter (output records are settable).
+ *
+ * @module
+ */
+import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
+import { type HttpService, httpText, query } from "../http.ts";
+import { subsystemOf } from "./pv_value.ts";
+
+/** EPICS record types whose value an operator sets. */
+const OUTPUT_RECORDS = ["ao", "bo", "mbbo", "longout", "stringout", "int64out", "lso", "aao"];
+
+interface Channel {
+  name?: unknown;
+  properties?: { name?: unknown; value?: unknown }[];
+  tags?: { name?: unknown }[];
+}
+
+/** One page of channels matching the query, with the total number of matches. */
+export async function channelFinderSearch(
+  svc: HttpService,
+  q: DeviceQuery,
+  signal?: AbortSignal,
+): Promise<DevicePage> {
+  const offset = Math.max(0, Math.floor(q.offset ?? 0));
+  const limit = Math.max(0, Math.floor(q.limit ?? 50));
+  const pattern = namePattern(q);
+  if (pattern === undefined) return { total: 0, offset, devices: [] };
+  const filters: Record<string, string | string[] | undefined> = { "~name": pattern };
+  for (const [k, v] of Object.entries(q.properties ?? {})) filters[k] = v;
+  if (q.tags?.length) filters["~tag"] = q.tags;
+  if (q.writable === true) filters.recordType = OUTPUT_RECORDS.join("|");
+  if (q.writable === false) filters["recordType!"] = OUTPUT_RECORDS.join("|");
+  const [page, count] = await Promise.all([
+    httpText(svc, `/channels${query({ ...filters, "~from": offset, "~size": limit })}`, { signal }),
+    httpText(svc, `/channels/count${query(filters)}`, { signal }),
+  ]);
+  const channels = JSON.parse(page.text) as Channel[];
+  const total = Number(count.text.trim());
+  return {
+    total: Number.isFinite(total) ? total : offset + channels.length,
+    offset,
+    devices: channels.map(toInfo),
+  };
+}
+
+/** The `~name` glob, narrowed to the subsystem; undefined when nothing can match. */
+function namePattern(q: DeviceQuery): string | undefined {
+  const pattern = q.pattern.trim() || "*";
+  if (!q.subsystem) return pattern;
+  if (pattern.startsWith("*")) return `${q.subsystem}:${pattern}`;
+  const first = pattern.split(":")[0] ?? "";
+  return new RegExp(`^${first.replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i").test(q.subsystem)
+    ? pattern
+    : undefined;
+}
+
+function toInfo(c: Channel): DeviceInfo {
+  const name = String(c.name ?? "");
+  const props = new Map((c.properties ?? []).map((p) => [String(p.name), String(p.value ?? "")]));
+  const recordType = props.get("recordType") ?? "";
+  return {
+    device: name,
+    exists: true,
+    description: props.get("recordDesc") ?? props.get("description") ?? "",
+    units: props.get("EGU") ?? props.get("units") ?? "",
+    writable: OUTPUT_RECORDS.includes(recordType),
+    type: /^(bi|bo|mbbi|mbbo)$/.test(recordType)
+      ? "enum"
+      : /^(stringin|stringout|lsi|lso)$/.test(recordType)
+      ? "string"
+      : /^(waveform|aai|aao|compress)$/.test(recordType)
+      ? "waveform"
+      : "number",
+    subsystem: subsystemOf(name),
+  };
+}

@@ -1,0 +1,365 @@
+/**
+ * A client of the pvws WebSocket protocol (spec §a): one socket per gateway,
+ * reused; subscriptions reference-counted so concurrent reads of one PV
+ * share it (the server ignores a duplicate subscribe and would send no new
+ * first update); updates merged per PV, because after the first one the
+ * server sends only what changed; the cache dies with the socket. When the
+ * socket drops, waiting calls fail at once and the client reconnects with
+ * exponential backoff, subscribing again to every PV still in use.
+ *
+ * A PV given back stays subscribed for `lingerMs` and is read from its live
+ * monitor if asked again meanwhile (pvws pushes every change, throttled by
+ * the gateway's PV_THROTTLE_MS). Clears are sent late, after the next
+ * subscribe or when the linger ends, for a reason measured here: a lone
+ * `clear` gets no reply, so the server's delayed ACK (40 ms) holds the next
+ * `subscribe` back behind it (Nagle), which made every read cost ~44 ms.
+ *
+ * @module
+ */
+
+/** A PV's merged update: the first message's metadata plus every later delta. */
+export type PvState = Record<string, unknown>;
+
+type Watcher = (state: PvState | undefined, error?: Error) => void;
+
+interface Entry {
+  refs: number;
+  state?: PvState;
+  watchers: Set<Watcher>;
+}
+
+/** Options of {@link PvwsClient}. */
+export interface PvwsOptions {
+  /** WebSocket URL, e.g. `ws://gateway:8080/pvws/pv`. */
+  url: string;
+  connectTimeoutMs: number;
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+  /** Send `{"type":"ping"}` after this long without sending (default 30 s), so proxies keep an idle socket. */
+  keepaliveMs?: number;
+  /** How long a released PV stays subscribed, in ms (0: cleared at once). */
+  lingerMs?: number;
+}
+
+/** Tomcat's default text-message limit is 8192 bytes; stay below it. */
+const MAX_MESSAGE_BYTES = 8000;
+
+/** One pvws connection with its per-PV cache. */
+export class PvwsClient {
+  /** Messages sent, and subscribe messages among them (each costs one round trip). */
+  readonly stats = { sent: 0, subscribes: 0 };
+  #ws?: WebSocket;
+  #opening?: Promise<WebSocket>;
+  #pvs = new Map<string, Entry>();
+  #errorListeners = new Set<(message: string) => void>();
+  #backoffMs: number;
+  #retryAt = 0;
+  #reconnectTimer?: ReturnType<typeof setTimeout>;
+  #closed = false;
+  #lastError?: Error;
+  #lastSent = 0;
+  #keepalive?: ReturnType<typeof setInterval>;
+  /** Released PVs still subscribed on the server, to clear later. */
+  #lingering = new Set<string>();
+  #clearTimer?: ReturnType<typeof setTimeout>;
+
+  constructor(readonly opts: PvwsOptions) {
+    this.#backoffMs = opts.reconnectMinMs;
+  }
+
+  /**
+   * Subscribes to `names` in one message (new ones only) and resolves with
+   * each PV's merged state, or an Error for a PV with no update before the
+   * deadline or when the socket drops. Throws when the gateway is down.
+   * Every name must later be given back with {@link release}.
+   */
+  async acquire(
+    names: string[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Map<string, PvState | Error>> {
+    const ws = await this.#connect(signal);
+    const fresh: string[] = [];
+    for (const name of names) {
+      let entry = this.#pvs.get(name);
+      if (!entry) {
+        entry = { refs: 0, watchers: new Set() };
+        this.#pvs.set(name, entry);
+      }
+      // A lingering PV is still subscribed: its monitor is live, no new subscribe.
+      if (entry.refs++ === 0 && !this.#lingering.delete(name)) fresh.push(name);
+    }
+    this.#subscribe(ws, fresh);
+    this.#flushClears();
+    return await this.#firstUpdates(names, timeoutMs, signal);
+  }
+
+  /** Gives names back; a PV nobody uses any more is cleared on the server. */
+  release(names: string[]): void {
+    for (const name of names) {
+      const entry = this.#pvs.get(name);
+      if (entry && --entry.refs <= 0) {
+        entry.refs = 0;
+        this.#lingering.add(name);
+      }
+    }
+    // No linger: clear at once, as the simplest client would (and pay the delayed ACK).
+    if ((this.opts.lingerMs ?? 1000) === 0) return this.#flushClears();
+    if (this.#lingering.size && this.#clearTimer === undefined) {
+      this.#clearTimer = setTimeout(() => {
+        this.#clearTimer = undefined;
+        this.#flushClears();
+      }, this.opts.lingerMs ?? 1000);
+    }
+  }
+
+  /** Clears every lingering PV on the server and forgets it. */
+  #flushClears(): void {
+    if (!this.#lingering.size) return;
+    const done = [...this.#lingering];
+    this.#lingering.clear();
+    for (const name of done) this.#pvs.delete(name);
+    const ws = this.#ws;
+    if (ws?.readyState === WebSocket.OPEN) {
+      for (const chunk of chunks(done)) this.#send(ws, { type: "clear", pvs: chunk });
+    }
+  }
+
+  /** The merged state of a PV in use, if an update arrived. */
+  state(name: string): PvState | undefined {
+    return this.#pvs.get(name)?.state;
+  }
+
+  /** Calls `fn` on every update of a PV in use (and with an Error when the socket drops). */
+  watch(name: string, fn: Watcher): () => void {
+    const entry = this.#pvs.get(name);
+    if (!entry) throw new Error(`watch of "${name}" before acquire`);
+    entry.watchers.add(fn);
+    return () => entry.watchers.delete(fn);
+  }
+
+  /** Calls `fn` with the text of every `{"type":"error"}` message (write failures). */
+  onError(fn: (message: string) => void): () => void {
+    this.#errorListeners.add(fn);
+    return () => this.#errorListeners.delete(fn);
+  }
+
+  /** Sends a write; the protocol has no acknowledgement, so callers watch the value. */
+  write(name: string, value: number | string): void {
+    const ws = this.#ws;
+    if (ws?.readyState !== WebSocket.OPEN) {
+      throw new Error(
+        `the pvws connection to ${this.opts.url} is closed; write of ${name} not sent`,
+      );
+    }
+    this.#send(ws, { type: "write", pv: name, value });
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#reconnectTimer);
+    clearTimeout(this.#clearTimer);
+    clearInterval(this.#keepalive);
+    this.#ws?.close();
+    this.#ws = undefined;
+  }
+
+  async #connect(signal?: AbortSignal): Promise<WebSocket> {
+    if (this.#closed) throw new Error("the EPICS adapter is closed");
+    if (this.#ws?.readyState === WebSocket.OPEN) return this.#ws;
+    this.#opening ??= this.#open(signal).finally(() => (this.#opening = undefined));
+    return await this.#opening;
+  }
+
+  async #open(signal?: AbortSignal): Promise<WebSocket> {
+    // Inside the backoff window fail at once: waiting could outlast the caller's timeout.
+    const wait = this.#retryAt - Date.now();
+    if (wait > 0 && this.#lastError) {
+      throw new Error(`${this.#lastError.message} (next attempt in ${Math.ceil(wait)} ms)`);
+    }
+    signal?.throwIfAborted();
+    const url = this.opts.url;
+    try {
+      const ws = await new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(url);
+        const fail = (why: string) => {
+          clearTimeout(timer);
+          ws.onopen = ws.onerror = ws.onclose = null;
+          try {
+            ws.close();
+          } catch { /* never opened */ }
+          reject(
+            new Error(`pvws gateway at ${url} ${why}; check [epics] pvws_url and the gateway`),
+          );
+        };
+        const timer = setTimeout(
+          () => fail(`did not accept a connection within ${this.opts.connectTimeoutMs} ms`),
+          this.opts.connectTimeoutMs,
+        );
+        ws.onopen = () => {
+          clearTimeout(timer);
+          resolve(ws);
+        };
+        ws.onerror = (e) => fail(`is unreachable (${(e as ErrorEvent).message ?? "error"})`);
+        ws.onclose = () => fail("closed the connection");
+      });
+      ws.onmessage = (ev) => this.#onMessage(ev.data);
+      ws.onclose = () => this.#onClose(ws);
+      ws.onerror = () => {};
+      this.#ws = ws;
+      this.#startKeepalive(ws);
+      this.#backoffMs = this.opts.reconnectMinMs;
+      this.#retryAt = 0;
+      this.#lastError = undefined;
+      return ws;
+    } catch (e) {
+      this.#lastError = e as Error;
+      this.#retryAt = Date.now() + this.#backoffMs;
+      this.#backoffMs = Math.min(this.opts.reconnectMaxMs, this.#backoffMs * 2);
+      throw e;
+    }
+  }
+
+  #onMessage(data: unknown): void {
+    if (typeof data !== "string") return;
+    let msg: PvState;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (msg.type === "error") {
+      for (const fn of this.#errorListeners) fn(String(msg.message ?? "unknown error"));
+      return;
+    }
+    if (msg.type !== "update" || typeof msg.pv !== "string") return;
+    const entry = this.#pvs.get(msg.pv);
+    if (!entry) return;
+    entry.state = { ...entry.state, ...msg };
+    for (const fn of [...entry.watchers]) fn(entry.state);
+  }
+
+  #startKeepalive(ws: WebSocket): void {
+    const every = this.opts.keepaliveMs ?? 30_000;
+    clearInterval(this.#keepalive);
+    this.#keepalive = setInterval(() => {
+      if (ws.readyState === WebSocket.OPEN && Date.now() - this.#lastSent >= every) {
+        this.#send(ws, { type: "ping" });
+      }
+    }, every);
+    // The keepalive alone must not keep the program running.
+    Deno.unrefTimer(this.#keepalive);
+  }
+
+  #onClose(ws: WebSocket): void {
+    if (this.#ws !== ws) return;
+    this.#ws = undefined;
+    clearInterval(this.#keepalive);
+    const lost = new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
+    // Subscriptions ended with the socket: lingering PVs are simply forgotten.
+    for (const name of this.#lingering) this.#pvs.delete(name);
+    this.#lingering.clear();
+    for (const entry of this.#pvs.values()) {
+      entry.state = undefined;
+      for (const fn of [...entry.watchers]) fn(undefined, lost);
+    }
+    this.#scheduleReconnect();
+  }
+
+  /** Reconnects in the background while PVs are in use, and subscribes to them again. */
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#reconnectTimer !== undefined || this.#pvs.size === 0) return;
+    this.#reconnectTimer = setTimeout(async () => {
+      this.#reconnectTimer = undefined;
+      if (this.#pvs.size === 0) return;
+      try {
+        const ws = await this.#connect();
+        this.#subscribe(ws, [...this.#pvs.keys()]);
+      } catch {
+        this.#scheduleReconnect();
+      }
+    }, Math.max(this.#backoffMs, this.#retryAt - Date.now()));
+  }
+
+  #subscribe(ws: WebSocket, names: string[]): void {
+    for (const chunk of chunks(names)) {
+      this.stats.subscribes++;
+      this.#send(ws, { type: "subscribe", pvs: chunk });
+    }
+  }
+
+  #send(ws: WebSocket, msg: Record<string, unknown>): void {
+    this.stats.sent++;
+    this.#lastSent = Date.now();
+    ws.send(JSON.stringify(msg));
+  }
+
+  #firstUpdates(
+    names: string[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Map<string, PvState | Error>> {
+    return new Promise((resolve) => {
+      const out = new Map<string, PvState | Error>();
+      const pending = new Set<string>();
+      const unwatch: (() => void)[] = [];
+      for (const name of names) {
+        const state = this.#pvs.get(name)?.state;
+        if (state) out.set(name, state);
+        else pending.add(name);
+      }
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        for (const u of unwatch) u();
+        resolve(out);
+      };
+      const onAbort = () => {
+        for (const name of pending) out.set(name, asError(signal?.reason));
+        pending.clear();
+        finish();
+      };
+      const timer = setTimeout(() => {
+        for (const name of pending) {
+          out.set(
+            name,
+            new Error(
+              `no value within ${timeoutMs} ms: the PV did not connect through the gateway`,
+            ),
+          );
+        }
+        pending.clear();
+        finish();
+      }, timeoutMs);
+      for (const name of pending) {
+        unwatch.push(this.watch(name, (state, error) => {
+          if (!pending.delete(name)) return;
+          out.set(name, error ?? state ?? new Error("no value"));
+          if (pending.size === 0) finish();
+        }));
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (pending.size === 0) finish();
+    });
+  }
+}
+
+function* chunks(names: string[]): Generator<string[]> {
+  let chunk: string[] = [];
+  let bytes = 40;
+  for (const name of names) {
+    const size = name.length + 3;
+    if (chunk.length && bytes + size > MAX_MESSAGE_BYTES) {
+      yield chunk;
+      chunk = [];
+      bytes = 40;
+    }
+    chunk.push(name);
+    bytes += size;
+  }
+  if (chunk.length) yield chunk;
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
+}

@@ -1,0 +1,333 @@
+/**
+ * TANGO through its REST API (spec §h). Device names in the agent are
+ * `domain/family/member/attribute`; a bare `domain/family/member` reads the
+ * device's State (value) and Status (status text). Reads of many attributes
+ * go one request per device, all devices at once; attribute info (units,
+ * limits, writability) is fetched once per device and cached.
+ *
+ * @example
+ * ```ts
+ * import { createTango } from "./mod.ts";
+ * const cs = createTango({ restUrl: "http://rest:10001/tango/rest", tangoHost: "tango-db:10000" });
+ * const [v] = await cs.read(["sys/tg_test/1/double_scalar"]);
+ * await cs.close();
+ * ```
+ *
+ * @module
+ */
+import type {
+  ArchiveQuery,
+  ControlSystem,
+  DeviceInfo,
+  DevicePage,
+  DeviceQuery,
+  LogEntry,
+  LogQuery,
+  Reading,
+  Series,
+  Severity,
+  Value,
+} from "../adapter.ts";
+import { wildcardToRegExp } from "../adapter.ts";
+import { trimBase } from "../http.ts";
+import { type AttrInfo, type AttrValue, tangoErrorText, TangoRest } from "./rest.ts";
+
+export interface TangoOptions {
+  /** REST entry point, e.g. `http://rest:10001/tango/rest`. */
+  restUrl: string;
+  /** `v11` (default), `v10` or `rc4`. */
+  apiVersion?: string;
+  /** `host:port` of the Tango database (or of a device server without one). */
+  tangoHost?: string;
+  authorization?: string;
+  timeoutMs?: number;
+}
+
+const QUALITY: Record<string, Severity> = {
+  ATTR_VALID: "NONE",
+  ATTR_CHANGING: "NONE",
+  ATTR_WARNING: "MINOR",
+  ATTR_ALARM: "MAJOR",
+  ATTR_INVALID: "INVALID",
+};
+
+/** Splits `dom/fam/mem[/attr]`; undefined for anything else. */
+export function splitName(name: string): { device: string; attr?: string } | undefined {
+  const parts = name.split("/");
+  if (parts.length < 3 || parts.length > 4 || parts.some((p) => !p)) return undefined;
+  return { device: parts.slice(0, 3).join("/"), attr: parts[3] };
+}
+
+/** The TANGO backend. */
+export class Tango implements ControlSystem {
+  readonly kind = "tango";
+  readonly #rest: TangoRest;
+  readonly #info = new Map<string, Promise<Map<string, AttrInfo>>>();
+
+  constructor(opts: TangoOptions) {
+    this.#rest = new TangoRest(
+      {
+        label: "TANGO REST",
+        base: trimBase(opts.restUrl),
+        timeoutMs: opts.timeoutMs ?? 10_000,
+        authorization: opts.authorization,
+      },
+      opts.apiVersion ?? "v11",
+      opts.tangoHost ?? "localhost:10000",
+    );
+  }
+
+  async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
+    signal?.throwIfAborted();
+    const byDevice = new Map<string, string[]>();
+    const out = new Map<string, Reading>();
+    for (const name of names) {
+      const n = splitName(name);
+      if (!n) {
+        out.set(
+          name,
+          failed(name, `"${name}" is not a TANGO name: use domain/family/member/attribute`),
+        );
+      } else if (!n.attr) byDevice.set(n.device, byDevice.get(n.device) ?? []);
+      else byDevice.set(n.device, [...(byDevice.get(n.device) ?? []), n.attr]);
+    }
+    await Promise.all([...byDevice].map(async ([device, attrs]) => {
+      try {
+        if (names.includes(device)) out.set(device, await this.#stateReading(device, signal));
+        const unique = [...new Set(attrs)];
+        if (!unique.length) return;
+        const [values, info] = await Promise.all([
+          this.#rest.values(device, unique, signal) as Promise<AttrValue[]>,
+          this.#infos(device, signal).catch(() => new Map<string, AttrInfo>()),
+        ]);
+        unique.forEach((attr, i) => {
+          const name = `${device}/${attr}`;
+          out.set(name, toReading(name, values?.[i], info.get(attr.toLowerCase())));
+        });
+      } catch (e) {
+        if (signal?.aborted) throw signal.reason;
+        for (const attr of attrs) {
+          out.set(`${device}/${attr}`, failed(`${device}/${attr}`, (e as Error).message));
+        }
+        if (names.includes(device)) out.set(device, failed(device, (e as Error).message));
+      }
+    }));
+    return names.map((n) => out.get(n) ?? failed(n, "no value"));
+  }
+
+  /** Writes and reads back in one request; refuses read-only attributes before sending. */
+  async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
+    const n = splitName(name);
+    if (!n?.attr) {
+      throw new Error(`"${name}" is not a TANGO attribute: use domain/family/member/attribute`);
+    }
+    if (Array.isArray(value)) {
+      throw new Error(`${name}: writing spectra is not supported; nothing written`);
+    }
+    const info = (await this.#infos(n.device, signal)).get(n.attr.toLowerCase());
+    if (!info) throw new Error(`${name}: no such attribute on ${n.device}; nothing written`);
+    if (info.writable === "READ") {
+      throw new Error(`${name} is read-only (writable READ); nothing written`);
+    }
+    const back = await this.#rest.write(n.device, n.attr, String(value), signal) as
+      | AttrValue
+      | undefined;
+    const error = back && tangoErrorText(back);
+    if (error) throw new Error(`write to ${name} failed: ${error}`);
+  }
+
+  async describe(names: string[], signal?: AbortSignal): Promise<DeviceInfo[]> {
+    return await Promise.all(names.map(async (name): Promise<DeviceInfo> => {
+      const n = splitName(name);
+      const missing = (why: string): DeviceInfo => ({
+        device: name,
+        exists: false,
+        description: why,
+        units: "",
+        writable: false,
+        type: "number",
+        subsystem: name.split("/")[0] ?? name,
+      });
+      if (!n) return missing(`"${name}" is not a TANGO name: use domain/family/member/attribute`);
+      try {
+        if (!n.attr) {
+          const s = await this.#rest.state(n.device, signal) as { state?: string; status?: string };
+          return {
+            ...missing(""),
+            exists: true,
+            type: "enum",
+            description: `${s.state}: ${s.status}`,
+          };
+        }
+        const info = (await this.#infos(n.device, signal)).get(n.attr.toLowerCase());
+        return info ? toInfo(name, info) : missing(`no attribute "${n.attr}" on ${n.device}`);
+      } catch (e) {
+        if (signal?.aborted) throw signal.reason;
+        return missing((e as Error).message);
+      }
+    }));
+  }
+
+  /** Devices by the wildcard's first three segments, then their attributes, paged here. */
+  async search(q: DeviceQuery, signal?: AbortSignal): Promise<DevicePage> {
+    const pattern = q.pattern.trim() || "*";
+    const parts = pattern.split("/");
+    const deviceWildcard = parts.length >= 3 ? parts.slice(0, 3).join("/") : "*/*/*";
+    const list = await this.#rest.devices(deviceWildcard, signal) as { name?: string }[];
+    const devices = (list ?? []).map((d) => String(d.name)).filter((d) =>
+      !q.subsystem || d.split("/")[0]?.toLowerCase() === q.subsystem.toLowerCase()
+    ).sort();
+    const re = wildcardToRegExp(
+      pattern.includes("/") ? pattern : `*${pattern.replace(/^\*|\*$/g, "")}*`,
+    );
+    const matches: DeviceInfo[] = [];
+    for (const device of devices) {
+      const infos = await this.#infos(device, signal);
+      for (const info of [...infos.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const d = toInfo(`${device}/${info.name}`, info);
+        if (re.test(d.device) && (q.writable === undefined || d.writable === q.writable)) {
+          matches.push(d);
+        }
+      }
+    }
+    const offset = Math.max(0, q.offset ?? 0);
+    return {
+      total: matches.length,
+      offset,
+      devices: matches.slice(offset, offset + (q.limit ?? 50)),
+    };
+  }
+
+  logs(q: LogQuery): Promise<LogEntry[]> {
+    return Promise.reject(
+      new Error(
+        `the TANGO adapter has no ${
+          q.source === "elog" ? "e-log" : "alarm log"
+        }: the TANGO REST API serves live values only`,
+      ),
+    );
+  }
+
+  archive(_q: ArchiveQuery): Promise<Series[]> {
+    return Promise.reject(
+      new Error("the TANGO adapter has no archive: the TANGO REST API serves live values only"),
+    );
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #infos(device: string, signal?: AbortSignal): Promise<Map<string, AttrInfo>> {
+    let p = this.#info.get(device);
+    if (!p) {
+      p = (this.#rest.attributes(device, signal) as Promise<{ name?: string; info?: AttrInfo }[]>)
+        .then((attrs) =>
+          new Map((attrs ?? []).map((a) => {
+            const info = { ...(a.info ?? {}), name: a.info?.name ?? String(a.name) } as AttrInfo;
+            return [info.name.toLowerCase(), info];
+          }))
+        );
+      p.catch(() => this.#info.delete(device));
+      this.#info.set(device, p);
+    }
+    return p;
+  }
+
+  async #stateReading(device: string, signal?: AbortSignal): Promise<Reading> {
+    const s = await this.#rest.state(device, signal) as { state?: string; status?: string };
+    const state = String(s?.state ?? "UNKNOWN");
+    return {
+      device,
+      value: state,
+      units: "",
+      timestamp: new Date().toISOString(),
+      severity: state === "FAULT" ? "MAJOR" : state === "ALARM" ? "MINOR" : "NONE",
+      status: String(s?.status ?? state).trim(),
+      ok: true,
+    };
+  }
+}
+
+function toReading(device: string, v: AttrValue | undefined, info?: AttrInfo): Reading {
+  const units = unitsOf(info);
+  const error = v === undefined ? "no value in the reply" : tangoErrorText(v);
+  if (error !== undefined || v === undefined) {
+    return failed(device, error ?? "no value in the reply", units);
+  }
+  const value = toValue(v.value);
+  const quality = v.quality ?? "ATTR_VALID";
+  return {
+    device,
+    value,
+    units,
+    timestamp: new Date(typeof v.timestamp === "number" ? v.timestamp : Date.now()).toISOString(),
+    severity: QUALITY[quality] ?? "INVALID",
+    status: quality.replace(/^ATTR_/, ""),
+    ok: true,
+  };
+}
+
+function toValue(v: unknown): Value | null {
+  if (typeof v === "number" || typeof v === "string" || typeof v === "boolean") return v;
+  if (Array.isArray(v)) return v.map(Number);
+  if (v && typeof v === "object" && Array.isArray((v as { data?: unknown }).data)) {
+    return (v as { data: unknown[] }).data.flat(2).map(Number);
+  }
+  return null;
+}
+
+function unitsOf(info?: AttrInfo): string {
+  const u = info?.unit ?? "";
+  return u === "No unit" ? "" : u;
+}
+
+function limit(s: string | undefined): number | undefined {
+  const n = s === undefined ? NaN : Number(s);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function toInfo(device: string, info: AttrInfo): DeviceInfo {
+  const type: DeviceInfo["type"] = info.data_type === "DevEnum"
+    ? "enum"
+    : info.data_format === "SPECTRUM" || info.data_format === "IMAGE"
+    ? "waveform"
+    : info.data_type === "DevString" || info.data_type === "DevState"
+    ? "string"
+    : "number";
+  const min = limit(info.min_value), max = limit(info.max_value);
+  const lolo = limit(info.min_alarm), hihi = limit(info.max_alarm);
+  const desc = info.description && !/^No description/.test(info.description)
+    ? info.description
+    : "";
+  return {
+    device,
+    exists: true,
+    description: desc || info.label || info.name,
+    units: unitsOf(info),
+    writable: info.writable !== undefined && info.writable !== "READ",
+    type,
+    ...(min !== undefined || max !== undefined ? { limits: { min, max } } : {}),
+    ...(lolo !== undefined || hihi !== undefined ? { alarm: { lolo, hihi } } : {}),
+    ...(type === "enum" && info.enum_label ? { labels: info.enum_label } : {}),
+    subsystem: device.split("/")[0] ?? device,
+  };
+}
+
+function failed(device: string, error: string, units = ""): Reading {
+  return {
+    device,
+    value: null,
+    units,
+    timestamp: new Date().toISOString(),
+    severity: "INVALID",
+    status: "INVALID",
+    ok: false,
+    error,
+  };
+}
+
+/** Opens the TANGO backend; nothing connects until the first call. */
+export function createTango(opts: TangoOptions): Tango {
+  return new Tango(opts);
+}

@@ -1,0 +1,41 @@
+/**
+ * The `[epics]` and `[tango]` tables: where the facility's services are,
+ * how long to wait for them, and the names of the environment variables
+ * that hold credentials (never the credentials themselves).
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** An http(s) URL, or "" for a service that is not there. */
+const serviceUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default("");
+const ms = (dflt: number) => z.int().positive().default(dflt);
+
+export const EpicsConfigSchema = z.strictObject({
+  pvws_url: serviceUrl,
+  pvget: z.enum(["auto", "on", "off"]).default("auto"),
+  pv_prefix: z.string().default(""),
+  archiver_url: serviceUrl,
+  channelfinder_url: serviceUrl,
+  olog_url: serviceUrl,
+  alarm_logger_url: serviceUrl,
+  username_env: z.string().default(""),
+  password_env: z.string().default(""),
+  read_timeout_ms: ms(5000),
+  write_timeout_ms: ms(5000),
+  write_tolerance: z.number().nonnegative().default(1e-6),
+  connect_timeout_ms: ms(5000),
+  reconnect_min_ms: ms(250),
+  reconnect_max_ms: ms(10_000),
+  monitor_linger_ms: z.int().min(0).default(1000),
+  http_timeout_ms: ms(10_000),
+});
+
+export const TangoConfigSchema = z.strictObject({
+  rest_url: serviceUrl,
+  api_version: z.enum(["v11", "v10", "rc4"]).default("v11"),
+  tango_host: z.string().regex(/^[^/:\s]+(:\d+)?$/).default("localhost:10000"),
+  username_env: z.string().default("TANGO_REST_USER"),
+  password_env: z.string().default("TANGO_REST_PASSWORD"),
+  timeout_ms: ms(10_000),
+});

@@ -1,0 +1,195 @@
+/** History, names and logs from the EPICS services: archiver, ChannelFinder, Olog, alarm logger. */
+import assert from "node:assert/strict";
+import { binnedName } from "../../../src/adapters/epics/archiver.ts";
+import { createEpics, type EpicsOptions } from "../../../src/adapters/epics/mod.ts";
+import { parseLenientJson } from "../../../src/adapters/http.ts";
+import { type FakeEpics, startFakeEpics } from "../../support/facility/fake_epics.ts";
+
+const HOUR = 3_600_000;
+
+function epicsOn(fake: FakeEpics, more: EpicsOptions = {}) {
+  const u = fake.urls;
+  return createEpics({
+    archiverUrl: u.archiver_url,
+    channelFinderUrl: u.channelfinder_url,
+    ologUrl: u.olog_url,
+    alarmLoggerUrl: u.alarm_logger_url,
+    httpTimeoutMs: 2000,
+    ...more,
+  });
+}
+
+function range(fake: FakeEpics, hours: number) {
+  return {
+    from: new Date(fake.nowMs - hours * HOUR).toISOString(),
+    to: new Date(fake.nowMs).toISOString(),
+  };
+}
+
+Deno.test("archive binning is chosen to stay under the point budget", async () => {
+  assert.equal(binnedName("X", 0, 1_000_000, 2000), "X", "1000 s fit raw");
+  assert.equal(binnedName("X", 0, 6 * HOUR, 2000), "mean_11(X)");
+  assert.equal(binnedName("X", 0, 30 * 24 * HOUR, 500), "mean_5184(X)");
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake);
+  const [s] = await cs.archive({
+    devices: ["SR:DCCT:CURRENT"],
+    ...range(fake, 6),
+    maxPoints: 2000,
+  });
+  assert.equal(s?.ok, true);
+  assert.equal(s?.units, "mA");
+  assert.ok((s?.samples.length ?? 0) > 1000 && (s?.samples.length ?? 0) <= 2000);
+  assert.match(fake.archiver.requests[0] ?? "", /pv=mean_11%28SR%3ADCCT%3ACURRENT%29/);
+  assert.match(fake.archiver.requests[0] ?? "", /from=\d{4}-\d\d-\d\dT[\d%A.]+Z/);
+});
+
+Deno.test("bare NaN and Infinity tokens from the archiver are tolerated and left out", async () => {
+  assert.deepEqual(parseLenientJson('[{"val":NaN},{"val":-Infinity},{"val":[1,NaN]}]'), [
+    { val: null },
+    { val: null },
+    { val: [1, null] },
+  ]);
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake);
+  const [s] = await cs.archive({ devices: ["SR:VAC:GAUGE:01"], ...range(fake, 0.5) });
+  assert.equal(s?.ok, true);
+  assert.ok((s?.samples.length ?? 0) > 1700);
+  assert.ok(s?.samples.every((p) => typeof p.value === "number" && Number.isFinite(p.value)));
+  assert.ok(s?.samples.every((p) => p.severity === "MAJOR"), "severity 2 is MAJOR");
+});
+
+Deno.test("string, enum and waveform histories come back as such; strings fall back to raw data", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake);
+  const series = await cs.archive({
+    devices: ["SR:OPERATOR:MSG", "SR:MODE", "SR:ORBIT:WF"],
+    ...range(fake, 3),
+    maxPoints: 100,
+  });
+  assert.deepEqual(series.map((s) => s.ok), [true, true, true]);
+  assert.equal(series[0]?.samples[0]?.value, "Beam for users");
+  assert.ok((series[0]?.samples.length ?? 0) <= 100, "thinned to the budget");
+  assert.equal(typeof series[1]?.samples[0]?.value, "number");
+  assert.ok(Array.isArray(series[2]?.samples[0]?.value));
+});
+
+Deno.test("a PV the archiver does not hold is 'not archived', the others still come back", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake);
+  const [a, b] = await cs.archive({ devices: ["SR:GHOST:PV", "SR:BPM:01:X"], ...range(fake, 1) });
+  assert.equal(a?.ok, false);
+  assert.equal(a?.error, 'not archived: the archiver has no PV "SR:GHOST:PV"');
+  assert.equal(b?.ok, true);
+});
+
+Deno.test("archiver HTTP 500 is a per-device error naming the archiver", async () => {
+  await using fake = startFakeEpics();
+  fake.archiver.faults.fail500 = true;
+  const cs = epicsOn(fake);
+  const [s] = await cs.archive({ devices: ["SR:BPM:01:X"], ...range(fake, 1) });
+  assert.equal(s?.ok, false);
+  assert.match(s?.error ?? "", /^archiver answered HTTP 500 for \/data\/getData\.json/);
+});
+
+Deno.test("slow services fail within the configured timeout with a message saying so", async () => {
+  await using fake = startFakeEpics();
+  for (const svc of [fake.archiver, fake.olog, fake.alarm, fake.channelfinder]) {
+    svc.faults.latencyMs = 1200;
+  }
+  const cs = epicsOn(fake, { httpTimeoutMs: 300 });
+  const t = performance.now();
+  const [s] = await cs.archive({ devices: ["SR:BPM:01:X"], ...range(fake, 1) });
+  assert.match(
+    s?.error ?? "",
+    /archiver at http:\/\/127\.0\.0\.1:\d+\/retrieval did not answer within 300 ms/,
+  );
+  await assert.rejects(cs.logs({ source: "elog", ...range(fake, 24) }), /Olog .* within 300 ms/);
+  await assert.rejects(
+    cs.logs({ source: "alarm", ...range(fake, 24) }),
+    /alarm logger .* within 300 ms/,
+  );
+  await assert.rejects(cs.search({ pattern: "*" }), /ChannelFinder .* within 300 ms/);
+  assert.ok(performance.now() - t < 2500, "four calls, each bounded");
+});
+
+Deno.test("ChannelFinder pages name globs with a total, and filters by property, tag and writability", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake);
+  const page = await cs.search({ pattern: "sr:bpm:*:x", limit: 5, offset: 20 });
+  assert.equal(page.total, 24);
+  assert.deepEqual(page.devices.map((d) => d.device), [
+    "SR:BPM:21:X",
+    "SR:BPM:22:X",
+    "SR:BPM:23:X",
+    "SR:BPM:24:X",
+  ]);
+  assert.equal(page.devices[0]?.description, "BPM 21 horizontal position");
+  const settable = await cs.search({ pattern: "SR:*", writable: true });
+  assert.deepEqual(settable.devices.map((d) => d.device), [
+    "SR:COR:H01:SETPT",
+    "SR:COR:H02:SETPT",
+    "SR:COR:H03:SETPT",
+    "SR:GHOST:PV",
+    "SR:MODE",
+    "SR:OPERATOR:MSG",
+  ]);
+  assert.ok(settable.devices.every((d) => d.writable));
+  const ao = await cs.search({ pattern: "*", properties: { recordType: "ao" } });
+  assert.equal(ao.total, 4, "three correctors and the ghost");
+  const untagged = await cs.search({ pattern: "*", tags: ["archived"] });
+  assert.equal(untagged.devices.some((d) => d.device === "SR:GHOST:PV"), false);
+  const ring = await cs.search({ pattern: "*:X", subsystem: "LI" });
+  assert.equal(ring.total, 0);
+});
+
+Deno.test("without ChannelFinder the archiver's getMatchingPVs pages the names", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake, { channelFinderUrl: undefined });
+  const page = await cs.search({ pattern: "SR:BPM:*:X", limit: 10, offset: 10 });
+  assert.equal(page.total, 24);
+  assert.equal(page.devices[0]?.device, "SR:BPM:11:X");
+  assert.match(fake.archiver.requests.at(-1) ?? "", /^\/retrieval\/bpl\/getMatchingPVs\?pv=/);
+  const none = createEpics({});
+  await assert.rejects(
+    none.search({ pattern: "*" }),
+    /set \[epics\] channelfinder_url or archiver_url/,
+  );
+});
+
+Deno.test("Olog entries come newest first with levels as severities and devices from the text", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake);
+  const entries = await cs.logs({ source: "elog", ...range(fake, 24), limit: 50 });
+  assert.equal(entries.length, 12, "every 2 h over 24 h");
+  const dump = entries.find((e) => e.title.startsWith("Beam dump"));
+  assert.equal(dump?.severity, "MAJOR");
+  assert.equal(dump?.status, "Urgent");
+  assert.equal(dump?.logbook, "Operations");
+  assert.ok(dump?.author);
+  assert.equal(dump?.devices.length, 1);
+  assert.match(
+    fake.olog.requests.at(-1) ?? "",
+    /start=\d{4}-\d\d-\d\d\+\d\d%3A\d\d%3A\d\d\.\d{3}&end=.*tz=UTC/,
+  );
+  const major = await cs.logs({ source: "elog", ...range(fake, 72), minSeverity: "MAJOR" });
+  assert.ok(major.length > 0 && major.every((e) => e.severity === "MAJOR"));
+  const one = await cs.logs({ source: "elog", ...range(fake, 72), device: "SR:BPM:04:X" });
+  assert.ok(one.length > 0 && one.every((e) => e.devices.includes("SR:BPM:04:X")));
+});
+
+Deno.test("alarm-logger events accept both time formats, drop _ACK, and filter by severity and device", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake);
+  const all = await cs.logs({ source: "alarm", ...range(fake, 24), limit: 100 });
+  assert.equal(all.length, 16, "every 90 min over 24 h, both time formats");
+  const major = await cs.logs({ source: "alarm", ...range(fake, 72), minSeverity: "MAJOR" });
+  assert.ok(major.some((e) => e.title.includes("MAJOR_ACK")));
+  assert.ok(major.every((e) => e.severity === "MAJOR" || e.severity === "INVALID"));
+  const vac = await cs.logs({ source: "alarm", ...range(fake, 72), device: "SR:VAC:*" });
+  assert.ok(vac.length > 0 && vac.every((e) => e.devices[0] === "SR:VAC:GAUGE:01"));
+  await assert.rejects(
+    createEpics({}).logs({ source: "alarm", ...range(fake, 1) }),
+    /set \[epics\] alarm_logger_url/,
+  );
+});

@@ -1,0 +1,58 @@
+/** The launcher behind `deno task agent|start`: grants from the config, signals and exit codes through. */
+import assert from "node:assert/strict";
+import { startScriptedLlm } from "../support/scripted_llm.ts";
+import { childEnv, ROOT, waitFor } from "../support/run_agent.ts";
+import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
+
+Deno.test("SIGINT to the launcher (no terminal) cancels the answer with exit 130", async () => {
+  await using llm = await startScriptedLlm({
+    scenario: { turns: [{ respond: { fault: "stall", afterText: "Looking" } }] },
+  });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      "--allow-run",
+      `${ROOT}/launch.ts`,
+      "ask",
+      "--json",
+      "hi",
+    ],
+    cwd: ROOT,
+    clearEnv: true,
+    env: childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" }),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const out = new Response(child.stdout).text();
+  const err = new Response(child.stderr).text();
+  await waitFor(() => llm.requests.length === 1, 20_000, "the model request");
+  await new Promise((r) => setTimeout(r, 100));
+  const signalledAt = performance.now();
+  child.kill("SIGINT");
+  const status = await child.status;
+  assert.equal(status.code, 130, await err);
+  assert.ok(performance.now() - signalledAt < 2_000);
+  assert.equal(JSON.parse(await out).cancelled, true);
+});
+
+Deno.test({
+  name:
+    "REPL through the launcher: the terminal passes through, Ctrl-C twice at the prompt leaves with exit 0",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using llm = await startScriptedLlm({ scenario: { turns: [] } });
+    await using term = await TmuxSession.start(
+      [Deno.execPath(), "run", "--allow-read", "--allow-env", "--allow-run", `${ROOT}/launch.ts`],
+      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: await Deno.makeTempDir() }),
+      ROOT,
+    );
+    await term.waitFor(/accel›\s*$/m);
+    await term.send("C-c");
+    await term.waitFor(/Ctrl-C again to leave/);
+    await term.send("C-c");
+    await term.waitFor(/\[exit 0\]/);
+  },
+});

@@ -1,0 +1,238 @@
+/**
+ * The whole fake EPICS facility on loopback: pvws gateway, Archiver
+ * Appliance, ChannelFinder, Olog and alarm logger, each on its own port and
+ * speaking its wire format (spec §a, §d–§g), with faults and latency on
+ * every one. `config()` writes the `[facility]`/`[epics]` TOML that points
+ * the agent at them.
+ *
+ * @module
+ */
+import {
+  alarmMessages,
+  archivedValue,
+  epicsPvs,
+  NOT_ARCHIVED,
+  ologEntries,
+  recordTypeOf,
+} from "./epics_data.ts";
+import { FakeHttp, globRe, jsonText } from "./fake_http.ts";
+import { type FakePv, FakePvws } from "./fake_pvws.ts";
+
+export interface FakeEpicsOptions {
+  /** Per-message latency of the gateway, in ms. */
+  latencyMs?: number;
+  /** Offer `GET /pvws/pvget` (pvws-springboot). */
+  pvget?: boolean;
+  /** "Now" of the logs' story (default: the real now). */
+  nowMs?: number;
+}
+
+export class FakeEpics implements AsyncDisposable {
+  readonly pvws: FakePvws;
+  readonly archiver: FakeHttp;
+  readonly channelfinder: FakeHttp;
+  readonly olog: FakeHttp;
+  readonly alarm: FakeHttp;
+  readonly nowMs: number;
+
+  constructor(opts: FakeEpicsOptions = {}) {
+    this.nowMs = opts.nowMs ?? Date.now();
+    const pvs = epicsPvs();
+    this.pvws = new FakePvws({ pvs, latencyMs: opts.latencyMs, pvget: opts.pvget });
+    this.archiver = new FakeHttp((url) => archiverRoute(url, pvs));
+    this.channelfinder = new FakeHttp((url) => channelFinderRoute(url, pvs));
+    const elog = ologEntries(this.nowMs);
+    this.olog = new FakeHttp((url) => ologRoute(url, elog));
+    const alarms = alarmMessages(this.nowMs);
+    this.alarm = new FakeHttp((url) => alarmRoute(url, alarms));
+  }
+
+  /** The `[epics]` URLs of the running fakes. */
+  get urls() {
+    return {
+      pvws_url: this.pvws.url,
+      archiver_url: `${this.archiver.origin}/retrieval`,
+      channelfinder_url: `${this.channelfinder.origin}/ChannelFinder/resources`,
+      olog_url: `${this.olog.origin}/Olog`,
+      alarm_logger_url: this.alarm.origin,
+    };
+  }
+
+  /** A config file's text selecting the EPICS adapter on these fakes. */
+  config(extra: Record<string, string | number> = {}): string {
+    const lines = Object.entries({ ...this.urls, ...extra }).map(([k, v]) =>
+      `${k} = ${JSON.stringify(v)}`
+    );
+    return `[facility]\nadapter = "epics"\n\n[epics]\n${lines.join("\n")}\n`;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([
+      this.pvws.close(),
+      this.archiver.close(),
+      this.channelfinder.close(),
+      this.olog.close(),
+      this.alarm.close(),
+    ]);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+export function startFakeEpics(opts: FakeEpicsOptions = {}): FakeEpics {
+  return new FakeEpics(opts);
+}
+
+// ---- Archiver Appliance (spec §d) --------------------------------------------
+
+function archiverRoute(url: URL, pvs: Record<string, FakePv>): Response {
+  if (url.pathname === "/retrieval/bpl/getMatchingPVs") {
+    const glob = url.searchParams.get("pv");
+    if (!glob) return new Response("Not Found", { status: 404 });
+    const limit = Number(url.searchParams.get("limit") ?? 500);
+    const names = Object.keys(pvs).filter((n) => !NOT_ARCHIVED.has(n) && globRe(glob).test(n))
+      .sort();
+    return Response.json(limit < 0 ? names : names.slice(0, limit));
+  }
+  if (url.pathname !== "/retrieval/data/getData.json") {
+    return new Response("Not Found", { status: 404 });
+  }
+  const raw = (url.searchParams.get("pv") ?? "").replace(/\.VAL$/, "");
+  const m = /^mean_(\d+)\((.+)\)$/.exec(raw);
+  const name = m ? (m[2] as string) : raw;
+  const pv = pvs[name];
+  if (!pv || NOT_ARCHIVED.has(name)) {
+    return new Response(`Unable to find typeinfo for pv ${name}`, { status: 404 });
+  }
+  const fromMs = Date.parse(url.searchParams.get("from") ?? "");
+  const toMs = Date.parse(url.searchParams.get("to") ?? "");
+  if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) {
+    return new Response("Cannot parse time", { status: 400 });
+  }
+  // Means of a string PV are refused, as some appliances do; the client must ask for raw data.
+  if (m && typeof pv.value === "string") {
+    return new Response("Cannot compute mean of a string PV", { status: 400 });
+  }
+  const step = m ? Number(m[1]) : 1;
+  const events: string[] = [];
+  for (let t = Math.ceil(fromMs / 1000 / step) * step; t * 1000 < toMs; t += step) {
+    const v = archivedValue(name, pv, t);
+    // The Java serializer writes non-finite doubles as bare tokens: invalid JSON, on purpose.
+    const val = name === "SR:VAC:GAUGE:01" && t % 97 === 0
+      ? "NaN"
+      : name === "SR:VAC:GAUGE:01" && t % 89 === 0
+      ? "Infinity"
+      : JSON.stringify(v);
+    const severity = name === "SR:VAC:GAUGE:01" ? 2 : 0;
+    events.push(`{"secs":${t},"val":${val},"nanos":0,"severity":${severity},"status":0}`);
+  }
+  const meta: Record<string, string> = { name, PREC: String(pv.precision ?? 0) };
+  if (pv.units) meta.EGU = pv.units;
+  pv.labels?.forEach((l, i) => (meta[`ENUM_${i}`] = l));
+  return jsonText(`[{"meta":${JSON.stringify(meta)},"data":[${events.join(",")}]}]`);
+}
+
+// ---- ChannelFinder (spec §e) --------------------------------------------------
+
+function channelFinderRoute(url: URL, pvs: Record<string, FakePv>): Response {
+  const base = "/ChannelFinder/resources/channels";
+  if (url.pathname !== base && url.pathname !== `${base}/count`) {
+    return new Response("Not Found", { status: 404 });
+  }
+  const channels = Object.entries(pvs).map(([name, pv]) => ({
+    name,
+    owner: "recceiver",
+    properties: [
+      { name: "recordType", value: recordTypeOf(pv), owner: "recceiver", channels: [] },
+      { name: "recordDesc", value: pv.description ?? "", owner: "recceiver", channels: [] },
+      { name: "iocName", value: name.split(":")[1] ?? "", owner: "recceiver", channels: [] },
+      { name: "pvStatus", value: "Active", owner: "recceiver", channels: [] },
+    ],
+    tags: NOT_ARCHIVED.has(name) ? [] : [{ name: "archived", owner: "cf", channels: [] }],
+  }));
+  let from = 0, size = 10_000;
+  const tests: ((c: typeof channels[number]) => boolean)[] = [];
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key).flatMap((v) => v.split(/[|,;]/));
+    const res = values.map(globRe);
+    const negate = key.endsWith("!");
+    const k = negate ? key.slice(0, -1) : key;
+    if (k === "~from") from = Number(values[0]);
+    else if (k === "~size") size = Number(values[0]);
+    else if (k === "~name") tests.push((c) => res.some((r) => r.test(c.name)) !== negate);
+    else if (k === "~tag") {
+      tests.push((c) => c.tags.some((t) => res.some((r) => r.test(t.name))) !== negate);
+    } else if (!k.startsWith("~")) {
+      tests.push((c) => {
+        const p = c.properties.find((p) => p.name === k);
+        return (p !== undefined && res.some((r) => r.test(p.value))) !== negate;
+      });
+    }
+  }
+  const hits = channels.filter((c) => tests.every((t) => t(c))).sort((a, b) =>
+    a.name < b.name ? -1 : 1
+  );
+  if (url.pathname.endsWith("/count")) return new Response(String(hits.length));
+  return Response.json(hits.slice(from, from + size));
+}
+
+// ---- Olog (spec §f) -----------------------------------------------------------
+
+/** `2021-01-20 12:00:00.123` in the given zone (UTC only here). */
+function serviceTimeMs(text: string | null): number | undefined {
+  if (!text) return undefined;
+  const ms = Date.parse(`${text.replace(" ", "T")}Z`);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+function ologRoute(url: URL, entries: Record<string, unknown>[]): Response {
+  if (url.pathname !== "/Olog/logs/search" && url.pathname !== "/Olog/logs") {
+    return new Response("Not Found", { status: 404 });
+  }
+  const p = url.searchParams;
+  const start = serviceTimeMs(p.get("start")) ?? 0;
+  const end = serviceTimeMs(p.get("end")) ?? Infinity;
+  const terms = p.getAll("text").map((t) => globRe(`*${t}*`));
+  const size = Math.min(1000, Number(p.get("size") ?? p.get("limit") ?? 100));
+  const from = Number(p.get("from") ?? 0);
+  const hits = entries.filter((e) => {
+    const t = e.createdDate as number;
+    const desc = String(e.description);
+    return t >= start && t <= end && terms.every((r) => r.test(desc));
+  }).sort((a, b) =>
+    (p.get("sort") === "up" ? 1 : -1) * ((a.createdDate as number) - (b.createdDate as number))
+  );
+  const logs = hits.slice(from, from + size);
+  return url.pathname.endsWith("/search")
+    ? Response.json({ hitCount: hits.length, logs })
+    : Response.json(logs);
+}
+
+// ---- Alarm logger (spec §g) ---------------------------------------------------
+
+function alarmRoute(url: URL, messages: Record<string, unknown>[]): Response {
+  if (url.pathname === "/") {
+    return Response.json({
+      name: "Alarm logging Service",
+      version: "4.7.4-SNAPSHOT",
+      elastic: { status: "Connected" },
+    });
+  }
+  if (url.pathname !== "/search/alarm") return new Response("Not Found", { status: 404 });
+  const p = url.searchParams;
+  const start = serviceTimeMs(p.get("start")) ?? 0;
+  const end = serviceTimeMs(p.get("end")) ?? Infinity;
+  const pv = p.get("pv");
+  const size = Number(p.get("size") ?? 1000);
+  const timeOf = (m: Record<string, unknown>) => {
+    const s = String(m.message_time);
+    return Date.parse(s.endsWith("Z") ? s : `${s.replace(" ", "T")}Z`);
+  };
+  const hits = messages.filter((m) => {
+    const t = timeOf(m);
+    return t >= start && t <= end && (!pv || globRe(`*${pv}*`).test(String(m.config)));
+  }).sort((a, b) => timeOf(b) - timeOf(a));
+  return Response.json(hits.slice(0, size));
+}

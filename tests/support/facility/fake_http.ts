@@ -1,0 +1,71 @@
+/**
+ * A tiny loopback HTTP server for the fake facility services: 127.0.0.1
+ * only, latency and HTTP 500 injection, request log, and a lifetime after
+ * which it stops by itself so a failed test leaves nothing listening.
+ *
+ * @module
+ */
+
+/** Fault switches shared by every fake service. */
+export interface Faults {
+  /** Delay before each answer, in ms. */
+  latencyMs: number;
+  /** Answer every request with HTTP 500 and a Java-like error page. */
+  fail500: boolean;
+}
+
+export class FakeHttp implements AsyncDisposable {
+  readonly faults: Faults = { latencyMs: 0, fail500: false };
+  /** Path and query of every request, in order. */
+  readonly requests: string[] = [];
+  readonly #server: Deno.HttpServer;
+  readonly #timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    handler: (url: URL, req: Request) => Response | Promise<Response>,
+    lifetimeMs = 120_000,
+  ) {
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (req) => {
+        const url = new URL(req.url);
+        this.requests.push(`${url.pathname}${url.search}`);
+        if (this.faults.latencyMs > 0) {
+          await new Promise((r) => setTimeout(r, this.faults.latencyMs));
+        }
+        if (this.faults.fail500) {
+          return new Response("<html><body>HTTP Status 500 – Internal Server Error</body></html>", {
+            status: 500,
+            headers: { "content-type": "text/html" },
+          });
+        }
+        return await handler(url, req);
+      },
+    );
+    this.#timer = setTimeout(() => this.close(), lifetimeMs);
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${(this.#server.addr as Deno.NetAddr).port}`;
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.#timer);
+    await this.#server.shutdown().catch(() => {});
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** A JSON body from text we write ourselves (the archiver needs bare NaN tokens). */
+export function jsonText(text: string, status = 200): Response {
+  return new Response(text, { status, headers: { "content-type": "application/json" } });
+}
+
+/** Compiles a case-insensitive glob (`*`, `?`). */
+export function globRe(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${body}$`, "i");
+}

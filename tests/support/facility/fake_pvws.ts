@@ -1,0 +1,299 @@
+/**
+ * A loopback pvws gateway that speaks the wire format of spec §a: WebSocket
+ * at `/pvws/pv`; `subscribe`/`clear`/`write`/`ping`/`echo`; a full first
+ * update per PV then deltas only; no write acknowledgement; errors only for
+ * writes; nothing at all for a PV that never connects; `"NaN"` with severity
+ * UNDEFINED on a disconnect. Optional `GET /pvws/pvget` (pvws-springboot).
+ * Fault and latency injection for tests; binds 127.0.0.1 and stops itself.
+ *
+ * @module
+ */
+
+/** A simulated PV. */
+export interface FakePv {
+  value: number | string | number[];
+  vtype?: "VDouble" | "VInt" | "VEnum" | "VString" | "VDoubleArray";
+  units?: string;
+  precision?: number;
+  description?: string;
+  min?: number;
+  max?: number;
+  warn_low?: number;
+  warn_high?: number;
+  alarm_low?: number;
+  alarm_high?: number;
+  labels?: string[];
+  readonly?: boolean;
+  severity?: "NONE" | "MINOR" | "MAJOR" | "INVALID" | "UNDEFINED";
+  /** Subscriptions get no message at all (IOC absent). */
+  neverConnects?: boolean;
+  /** Writes are accepted silently but the value never moves (a stuck actuator). */
+  stuck?: boolean;
+  /** Writes fail in the IOC: the gateway answers with an error message. */
+  rejectsWrites?: boolean;
+}
+
+export interface FakePvwsOptions {
+  pvs: Record<string, FakePv>;
+  /** Delay of every message in each direction, in ms. */
+  latencyMs?: number;
+  /** Serve `GET /pvws/pvget` like pvws-springboot (default false, like ORNL pvws). */
+  pvget?: boolean;
+  writeSupport?: boolean;
+  /** Stop by itself after this long (default 120 s), so a failed test leaves nothing behind. */
+  lifetimeMs?: number;
+}
+
+interface Client {
+  ws: WebSocket;
+  subs: Set<string>;
+}
+
+/** A running fake gateway. */
+export class FakePvws implements AsyncDisposable {
+  readonly pvs: Map<string, FakePv>;
+  /** What the server received. */
+  readonly stats = {
+    subscribes: 0,
+    messages: 0,
+    pings: 0,
+    writes: [] as { pv: string; value: unknown }[],
+  };
+  /** When set, the next subscribe sends updates for half its PVs, then closes the socket. */
+  dropOnNextSubscribe = false;
+  readonly #clients = new Set<Client>();
+  readonly #server: Deno.HttpServer;
+  readonly #opts: FakePvwsOptions;
+  readonly #timer: ReturnType<typeof setTimeout>;
+
+  constructor(opts: FakePvwsOptions) {
+    this.#opts = opts;
+    this.pvs = new Map(Object.entries(structuredClone(opts.pvs)));
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (req) => this.#handle(req),
+    );
+    this.#timer = setTimeout(() => this.close(), opts.lifetimeMs ?? 120_000);
+  }
+
+  /** `http://127.0.0.1:PORT/pvws`, the `[epics] pvws_url`. */
+  get url(): string {
+    return `http://127.0.0.1:${(this.#server.addr as Deno.NetAddr).port}/pvws`;
+  }
+
+  /** Changes a PV as the IOC would; subscribers get a delta update. */
+  set(name: string, value: number | string | number[], severity?: FakePv["severity"]): void {
+    const pv = this.#pv(name);
+    const changed = severity !== undefined && severity !== pv.severity;
+    pv.value = value;
+    if (severity !== undefined) pv.severity = severity;
+    this.#broadcast(name, { ...this.#valueFields(pv), ...(changed ? { severity } : {}) });
+  }
+
+  /** The IOC goes away: `"NaN"`, severity UNDEFINED, as Phoebus core-pv reports it. */
+  disconnect(name: string): void {
+    this.#broadcast(name, { value: "NaN", severity: "UNDEFINED", ...stamp() });
+  }
+
+  /** How many PVs the clients hold subscribed now. */
+  subscribed(): number {
+    let n = 0;
+    for (const c of this.#clients) n += c.subs.size;
+    return n;
+  }
+
+  /** Closes every client socket (the gateway restarts or a proxy drops them). */
+  dropAll(): void {
+    for (const c of this.#clients) c.ws.close();
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.dropAll();
+    await this.#server.shutdown().catch(() => {});
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #pv(name: string): FakePv {
+    const pv = this.pvs.get(name.replace(/^(pva|ca):\/\//, ""));
+    if (!pv) throw new Error(`no fake PV ${name}`);
+    return pv;
+  }
+
+  async #handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    if (url.pathname === "/pvws/pv" && req.headers.get("upgrade") === "websocket") {
+      const { socket, response } = Deno.upgradeWebSocket(req);
+      const client: Client = { ws: socket, subs: new Set() };
+      socket.onopen = () => this.#clients.add(client);
+      socket.onclose = () => this.#clients.delete(client);
+      socket.onmessage = (ev) => {
+        this.stats.messages++;
+        this.#later(() => this.#onMessage(client, String(ev.data)));
+      };
+      return response;
+    }
+    if (url.pathname === "/pvws/pvget" && this.#opts.pvget) {
+      const name = url.searchParams.get("name") ?? "";
+      await new Promise((r) => setTimeout(r, 2 * (this.#opts.latencyMs ?? 0)));
+      const pv = this.pvs.get(name.replace(/^(pva|ca):\/\//, ""));
+      // pvws-springboot answers 200 with an empty body when the PV does not connect.
+      if (!pv || pv.neverConnects) return new Response("", { status: 200 });
+      const { readonly: _, ...full } = this.#first(name, pv);
+      return Response.json(full);
+    }
+    return new Response("Not Found", { status: 404 });
+  }
+
+  #later(fn: () => void): void {
+    const ms = this.#opts.latencyMs ?? 0;
+    if (ms > 0) setTimeout(fn, ms);
+    else queueMicrotask(fn);
+  }
+
+  #send(client: Client, msg: Record<string, unknown>): void {
+    this.#later(() => {
+      if (client.ws.readyState === WebSocket.OPEN) client.ws.send(JSON.stringify(msg));
+    });
+  }
+
+  #onMessage(client: Client, data: string): void {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      return; // the real server only logs malformed JSON
+    }
+    const pvs = Array.isArray(msg.pvs) ? msg.pvs.map(String) : [];
+    switch (msg.type) {
+      case "subscribe":
+      case "monitor": {
+        this.stats.subscribes++;
+        const fresh = pvs.filter((n) => !client.subs.has(n));
+        const drop = this.dropOnNextSubscribe;
+        this.dropOnNextSubscribe = false;
+        const shown = drop ? fresh.slice(0, Math.floor(fresh.length / 2)) : fresh;
+        for (const n of fresh) client.subs.add(n);
+        for (const n of shown) {
+          const pv = this.pvs.get(n.replace(/^(pva|ca):\/\//, ""));
+          if (pv && !pv.neverConnects) this.#send(client, this.#first(n, pv));
+        }
+        if (drop) this.#later(() => client.ws.close());
+        return;
+      }
+      case "clear":
+        for (const n of pvs) client.subs.delete(n);
+        return;
+      case "list":
+        return this.#send(client, { type: "list", pvs: [...client.subs] });
+      case "echo":
+        return this.#send(client, msg);
+      case "ping":
+        // The real server answers with a WebSocket-level ping frame, which the client pongs by itself.
+        this.stats.pings++;
+        return;
+      case "write":
+        return this.#write(client, String(msg.pv), msg.value);
+    }
+  }
+
+  #write(client: Client, name: string, value: unknown): void {
+    this.stats.writes.push({ pv: name, value });
+    if (this.#opts.writeSupport === false) {
+      return this.#send(client, { type: "error", message: "PV_WRITE_SUPPORT is disabled" });
+    }
+    if (!client.subs.has(name)) {
+      return this.#send(client, { type: "error", message: `Cannot write unknown PV ${name}` });
+    }
+    const pv = this.#pv(name);
+    if (pv.readonly) {
+      return this.#send(client, { type: "error", message: `Cannot write ${name}: read-only` });
+    }
+    if (pv.rejectsWrites) {
+      return this.#send(client, {
+        type: "error",
+        message: `Write to ${name} failed: put rejected by the IOC`,
+      });
+    }
+    if (pv.stuck) return;
+    // JSON numbers are written as Double, anything else as text (spec §a.2).
+    const next = typeof value === "number"
+      ? (pv.vtype === "VString" ? String(value) : value)
+      : pv.vtype === "VString"
+      ? String(value)
+      : Number(value);
+    // A monitor (MDEL 0) posts nothing when the value does not change.
+    if (next === pv.value) return;
+    this.set(name, next as number | string);
+  }
+
+  #broadcast(name: string, fields: Record<string, unknown>): void {
+    for (const c of this.#clients) {
+      for (const sub of c.subs) {
+        if (sub.replace(/^(pva|ca):\/\//, "") === name.replace(/^(pva|ca):\/\//, "")) {
+          this.#send(c, { type: "update", pv: sub, ...fields });
+        }
+      }
+    }
+  }
+
+  #valueFields(pv: FakePv): Record<string, unknown> {
+    const v = pv.value;
+    if (Array.isArray(v)) return { b64dbl: encodeDoubles(v), ...stamp() };
+    if (pv.vtype === "VEnum") {
+      return { value: v, text: pv.labels?.[Number(v)] ?? String(v), ...stamp() };
+    }
+    if (typeof v === "string") return { text: v, ...stamp() };
+    return { value: Number.isFinite(v) ? v : "NaN", ...stamp() };
+  }
+
+  /** The first update: metadata, severity, readonly, value, time. */
+  #first(name: string, pv: FakePv): Record<string, unknown> {
+    const meta: Record<string, unknown> = { type: "update", pv: name };
+    meta.vtype = pv.vtype ??
+      (Array.isArray(pv.value)
+        ? "VDoubleArray"
+        : typeof pv.value === "string"
+        ? "VString"
+        : "VDouble");
+    for (
+      const k of [
+        "units",
+        "description",
+        "precision",
+        "min",
+        "max",
+        "warn_low",
+        "warn_high",
+        "alarm_low",
+        "alarm_high",
+        "labels",
+      ] as const
+    ) if (pv[k] !== undefined) meta[k] = pv[k];
+    meta.severity = pv.severity ?? "NONE";
+    meta.readonly = pv.readonly === true || this.#opts.writeSupport === false;
+    return { ...meta, ...this.#valueFields(pv) };
+  }
+}
+
+function stamp(): { seconds: number; nanos: number } {
+  const ms = Date.now();
+  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 };
+}
+
+/** Base64 of little-endian float64s, as pvws sends `b64dbl`. */
+export function encodeDoubles(values: number[]): string {
+  const view = new DataView(new ArrayBuffer(values.length * 8));
+  values.forEach((v, i) => view.setFloat64(i * 8, v, true));
+  let s = "";
+  for (const b of new Uint8Array(view.buffer)) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+/** Starts a fake gateway. */
+export function startFakePvws(opts: FakePvwsOptions): FakePvws {
+  return new FakePvws(opts);
+}
