@@ -41,3 +41,14 @@ Deno.test("no module but the plan executor calls write on a control system", asy
   assert.deepEqual(offenders, []);
   assert.equal(executorCalls, 1, "the executor has exactly one call site");
 });
+
+Deno.test("the test control system refuses a write that does not come from the executor", async () => {
+  const { SpyControlSystem } = await import("../support/spy_cs.ts");
+  const { createSimulator } = await import("../../src/adapters/simulator/mod.ts");
+  const cs = new SpyControlSystem(createSimulator({ seed: 1 }));
+  await assert.rejects(
+    cs.write("LINAC:COR:H01:SETPT", 0),
+    /write to LINAC:COR:H01:SETPT from outside src\/plan\/executor\.ts/,
+  );
+  assert.equal(cs.attempts, 0);
+});
