@@ -11,7 +11,6 @@ import type { Action, Plan } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ApprovalContext, Approver, Decision } from "../safety/approval.ts";
 import type { Io } from "./io.ts";
-import { renderPlan } from "./plan_table.ts";
 import { style } from "./style.ts";
 
 type Choice = "all" | "none" | "modify" | "choose";
@@ -23,6 +22,7 @@ export class TerminalApprover implements Approver {
     this.beforePrompt();
     // Loaded on first use: the prompt library is large and most sessions never see it.
     const { confirm, select } = await import("@inquirer/prompts");
+    const { renderPlan } = await import("./plan_table.ts");
     const s = style(this.io.color);
     let shown = proposed;
     let partial = false;

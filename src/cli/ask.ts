@@ -45,12 +45,15 @@ export async function runAsk(
   const controller = new AbortController();
   using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
   const result = new AskResultBuilder(model.name, model.model, performance.now());
-  const { renderPlan } = await import("./plan_table.ts");
+  // The table library costs tens of milliseconds to load: only the human mode needs it.
   const renderer = mode === "human"
-    ? new TerminalRenderer(io, {
-      showUsage: false,
-      showPlan: (p) => renderPlan(p, style(io.color)),
-    })
+    ? await (async () => {
+      const { renderPlan } = await import("./plan_table.ts");
+      return new TerminalRenderer(io, {
+        showUsage: false,
+        showPlan: (p) => renderPlan(p, style(io.color)),
+      });
+    })()
     : undefined;
   try {
     renderer?.begin();
