@@ -25,3 +25,22 @@ export function openControlSystem(config: Config, clock?: Clock): ControlSystem 
       return facilityBackend(config);
   }
 }
+
+/**
+ * A control system opened on first use, so start-up (the REPL's first
+ * prompt, `--help`) does not pay for building the simulator or connecting.
+ */
+export function openLazily(kind: string, open: () => ControlSystem): ControlSystem {
+  let cs: ControlSystem | undefined;
+  const get = () => (cs ??= open());
+  return {
+    kind,
+    read: (names, signal) => get().read(names, signal),
+    write: (name, value, signal) => get().write(name, value, signal),
+    describe: (names, signal) => get().describe(names, signal),
+    search: (q, signal) => get().search(q, signal),
+    logs: (q, signal) => get().logs(q, signal),
+    archive: (q, signal) => get().archive(q, signal),
+    close: () => cs?.close() ?? Promise.resolve(),
+  };
+}

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { openControlSystem } from "../adapters/mod.ts";
+import { openControlSystem, openLazily } from "../adapters/mod.ts";
 import type { ControlSystem } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
@@ -56,7 +56,7 @@ export async function createApp(
   const { config } = loaded;
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
-  const cs = openControlSystem(config);
+  const cs = openLazily(config.facility.adapter, () => openControlSystem(config));
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
   const plans = await createPlanPath(loaded, cs, stateDir, io);
   const tools = createRegistry({ cs, now: () => Date.now(), plans }, {

@@ -71,16 +71,22 @@ export interface ToolDefinition<S extends z.ZodType> {
  * ```
  */
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool {
-  const parameters = z.toJSONSchema(def.parameters, { io: "input" }) as Record<string, unknown>;
-  delete parameters.$schema;
+  let parameters: Record<string, unknown> | undefined;
   return {
+    // Generated on first use: start-up does not pay for schemas no model has asked for yet.
+    get parameters() {
+      if (!parameters) {
+        parameters = z.toJSONSchema(def.parameters, { io: "input" }) as Record<string, unknown>;
+        delete parameters.$schema;
+      }
+      return parameters;
+    },
     name: def.name,
     description: def.description,
     readOnly: def.readOnly,
     awaitsCompletion: def.awaitsCompletion ?? false,
     normalise: def.normalise,
     schema: def.parameters,
-    parameters,
     // The registry validated `args` against `schema` before calling.
     execute: (args, ctx) => def.execute(args as z.output<S>, ctx),
   };
