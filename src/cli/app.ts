@@ -19,6 +19,7 @@ import {
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
 import { createRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { BASE_PROMPT } from "./prompt_base.ts";
@@ -28,6 +29,8 @@ export interface App {
   cs: ControlSystem;
   tools: ToolRegistry;
   session: Session;
+  /** The Python sandbox (the REPL and ask prewarm it). */
+  sandbox: SandboxDeps;
   /** The model in use; see {@link App.switchModel}. */
   modelInfo: ResolvedModel;
   /** Creates (once) the client for the current model; throws CliError when unconfigured. */
@@ -52,7 +55,13 @@ export async function createApp(
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
   const cs = openControlSystem(config);
-  const tools = createRegistry({ cs, now: () => Date.now() }, {
+  let sandbox: SandboxDeps;
+  try {
+    sandbox = createSandboxDeps(config.sandbox, loaded.baseDir, io.env("HOME") ?? io.cwd);
+  } catch (e) {
+    throw new CliError((e as Error).message, Exit.USAGE);
+  }
+  const tools = createRegistry({ cs, now: () => Date.now(), sandbox }, {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
   });
@@ -105,6 +114,7 @@ export async function createApp(
     cs,
     tools,
     session,
+    sandbox,
     get modelInfo() {
       return modelInfo;
     },
@@ -156,7 +166,7 @@ export async function createApp(
         signal,
       });
     },
-    close: () => cs.close(),
+    close: () => Promise.all([cs.close(), sandbox.runner.close()]).then(() => {}),
   };
   return app;
 }

@@ -29,7 +29,10 @@ export type Command =
     severity?: string;
     limit: number;
   }
-  | { kind: "help" };
+  | { kind: "help" }
+  | { kind: "exec"; file: string; timeoutS?: number }
+  | { kind: "scripts"; action: "list"; keyword?: string }
+  | { kind: "scripts"; action: "run"; name: string; args: string[] };
 
 export interface Invocation {
   command: Command;
@@ -57,6 +60,7 @@ const OPTIONS = {
   "read-only": { type: "boolean" },
   limit: { type: "string" },
   offset: { type: "string" },
+  timeout: { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -69,6 +73,8 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   search: ["subsystem", "writable", "read-only", "limit", "offset"],
   logs: ["from", "to", "device", "text", "severity", "limit"],
   help: [],
+  exec: ["timeout"],
+  scripts: [],
 };
 const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
 
@@ -80,6 +86,9 @@ Usage:
   accel-agent get DEVICE…                  live values (no model needed)
   accel-agent search PATTERN               device names; * and ? wildcards (no model needed)
   accel-agent logs elog|alarm|archive      history in a time range (no model needed)
+  accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
+  accel-agent scripts list [KEYWORD]       the operator's Python scripts
+  accel-agent scripts run NAME [ARGS…]     run one in the sandbox (-- before ARGS that start with -)
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
@@ -90,6 +99,7 @@ Options:
   search:  --subsystem NAME  --writable | --read-only  --limit N  --offset N
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
+  exec:    --timeout SECONDS (default [sandbox] timeout_s)
   -V, --version         print the version
 
 Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
@@ -113,7 +123,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, logs (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, logs, exec, scripts (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
@@ -147,6 +157,9 @@ function toCommand(name: string, rest: string[], v: Values): Command {
       return { kind: "repl" };
     case "ask":
       return { kind: "ask", question: rest.length ? rest.join(" ") : undefined };
+    case "exec":
+    case "scripts":
+      return sandboxCommand(name, rest, v.timeout);
     case "get":
       if (!rest.length) {
         throw new UsageError(
@@ -236,4 +249,25 @@ function intOption(
     throw new UsageError(`--${name} "${raw}" must be a whole number from ${min} to ${max}`);
   }
   return n;
+}
+
+function sandboxCommand(name: "exec" | "scripts", rest: string[], timeout?: string): Command {
+  if (name === "exec") {
+    if (rest.length !== 1) {
+      throw new UsageError("exec needs one file of Python code, or - for stdin");
+    }
+    const timeoutS = timeout === undefined ? undefined : Number(timeout);
+    if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS <= 3600)) {
+      throw new UsageError(`--timeout "${timeout}" must be a number of seconds from 0 to 3600`);
+    }
+    return { kind: "exec", file: rest[0] as string, ...(timeoutS ? { timeoutS } : {}) };
+  }
+  const [action, ...more] = rest;
+  if (action === "list" && more.length <= 1) {
+    return { kind: "scripts", action: "list", ...(more[0] ? { keyword: more[0] } : {}) };
+  }
+  if (action === "run" && more[0]) {
+    return { kind: "scripts", action: "run", name: more[0], args: more.slice(1) };
+  }
+  throw new UsageError("scripts needs list [KEYWORD] or run NAME [ARGS…]");
 }

@@ -29,6 +29,7 @@ export async function main(args: string[]): Promise<number> {
       switch (cmd.kind) {
         case "repl":
           app.checkModel();
+          if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm();
           if (!io.stdinIsTerminal) return await (await import("./ask.ts")).runAsk(app, inv, io);
           return await (await import("./repl.ts")).runRepl(
             app,
@@ -36,11 +37,15 @@ export async function main(args: string[]): Promise<number> {
             statePath(app.loaded.config.state.dir, app.loaded.baseDir, io),
           );
         case "ask":
+          if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm();
           return await (await import("./ask.ts")).runAsk(app, inv, io, cmd.question);
         case "get":
         case "search":
         case "logs":
           return await (await import("./direct.ts")).runDirect(app, cmd, inv.json, io);
+        case "exec":
+        case "scripts":
+          return await (await import("./sandbox_cmd.ts")).runSandboxCommand(app, cmd, inv.json, io);
       }
     } finally {
       await app.close();

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { SandboxConfigSchema } from "./sandbox_schema.ts";
 
 const positiveInt = z.int().positive();
 
@@ -59,6 +60,7 @@ export const ConfigSchema = z.strictObject({
   state: z.strictObject({
     dir: z.string().default("~/.local/state/accel-agent"),
   }).prefault({}),
+  sandbox: SandboxConfigSchema,
   operator: z.string().optional(),
 });
 

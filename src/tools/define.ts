@@ -7,12 +7,15 @@
  */
 import { z } from "zod";
 import type { ControlSystem } from "../adapters/adapter.ts";
+import type { SandboxDeps } from "../sandbox/types.ts";
 
 /** What tools may use; given once to the registry. */
 export interface ToolDeps {
   cs: ControlSystem;
   /** Milliseconds since the epoch (the simulator's clock in tests). */
   now(): number;
+  /** The Python sandbox; the sandbox tools say it is off when absent. */
+  sandbox?: SandboxDeps;
 }
 
 export interface ToolContext extends ToolDeps {
