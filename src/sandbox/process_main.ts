@@ -33,6 +33,7 @@ export async function sandboxProcess(): Promise<void> {
   let worker: Worker | undefined;
   let timers: ReturnType<typeof setTimeout>[] = [];
   let setup: SandboxSetup | undefined;
+  let ran = false;
 
   const onWorker = (e: MessageEvent<SandboxReply & { snapshot?: Uint8Array }>) => {
     const msg = e.data;
@@ -40,7 +41,9 @@ export async function sandboxProcess(): Promise<void> {
       timers.forEach(clearTimeout);
       timers = [];
     }
-    if (msg.type === "ready" && msg.snapshot && setup?.snapshotPath) {
+    // Only the first message can carry the snapshot: later ones may come from
+    // the code being run (Python can call postMessage) and must not persist.
+    if (msg.type === "ready" && msg.snapshot && setup?.snapshotPath && !ran) {
       saveSnapshot(setup.snapshotPath, msg.snapshot);
     }
     if (msg.type === "ready") {
@@ -62,6 +65,7 @@ export async function sandboxProcess(): Promise<void> {
       };
       worker.postMessage({ type: "init", setup, interrupt: interrupt.buffer });
     } else if (msg.type === "run" && worker) {
+      ran = true;
       Atomics.store(interrupt, 0, 0);
       worker.postMessage(msg);
       // SIGINT (2) at the limit, and again until the script gives up: code

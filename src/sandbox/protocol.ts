@@ -59,5 +59,7 @@ export interface RunReply {
   error?: string;
   /** True when the time limit interrupted the code. */
   timedOut: boolean;
+  /** Pyodide failed fatally: the process must be replaced. */
+  fatal?: boolean;
   ms: number;
 }

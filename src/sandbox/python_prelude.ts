@@ -47,6 +47,7 @@ def _accel_setup(config_json):
         "SCRIPTS_DIR": config["scripts_dir"] or "",
     })
     _accel["modules"] = set(sys.modules)
+    _accel["builtins"] = dict(builtins.__dict__)
 
 def _accel_run(code, argv_json):
     """Runs code in fresh globals; returns None or the error's last line."""
@@ -82,6 +83,9 @@ def _accel_run(code, argv_json):
         for name in set(sys.modules) - _accel["modules"]:
             if not (getattr(sys.modules.get(name), "__file__", None) or "").startswith("/lib/"):
                 del sys.modules[name]
+        # Builtins are shared by every namespace: put back what the code replaced.
+        builtins.__dict__.clear()
+        builtins.__dict__.update(_accel["builtins"])
         sys.argv = []
         os.chdir("/")
 `;

@@ -130,6 +130,12 @@ export class PyodideSandbox implements SandboxRunner {
         this.prewarm(); // a fresh interpreter for the next run
         return fail(killedMessage(killed, timeoutMs, limits.memoryMb), killed ?? "crashed");
       }
+      if (reply.fatal) {
+        // The interpreter is unusable (e.g. the WebAssembly stack overflowed).
+        proc.kill("crashed");
+        if (this.#proc === proc) this.#proc = undefined;
+        this.prewarm();
+      }
       const { files, omitted } = await collectOutputFiles(workDir, limits);
       return {
         ok: reply.ok,

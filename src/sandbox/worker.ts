@@ -28,6 +28,10 @@ let interrupt: Int32Array | undefined;
 let packages: LocalPackages | undefined;
 let out = new OutputCap(0);
 let err = new OutputCap(0);
+const outText = new TextDecoder();
+const errText = new TextDecoder();
+/** Set when Pyodide reported a fatal error: the process must be replaced. */
+let fatal: string | undefined;
 
 self.onmessage = async (e: MessageEvent<Incoming>) => {
   const msg = e.data;
@@ -47,8 +51,6 @@ async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
   const snapshot = setup.snapshotPath ? readOptional(setup.snapshotPath) : undefined;
   const options = {
     indexURL: `${setup.pyodideDir}/`,
-    stdout: (s: string) => out.push(`${s}\n`),
-    stderr: (s: string) => err.push(`${s}\n`),
     ...(snapshot ? { _loadSnapshot: snapshot } : setup.snapshotPath ? { _makeSnapshot: true } : {}),
   };
   py = await loadPyodide(options as Parameters<typeof loadPyodide>[0]);
@@ -62,6 +64,13 @@ async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
   if (setup.scriptsDir) mount(PY_PATHS.scripts, setup.scriptsDir);
   py.FS.mkdirTree(PY_PATHS.work);
   py.setInterruptBuffer(interrupt);
+  // Raw writes, not lines: a gigabyte without a newline must stream into the cap.
+  py.setStdout({
+    write: (b: Uint8Array) => (out.push(outText.decode(b, { stream: true })), b.length),
+  });
+  py.setStderr({
+    write: (b: Uint8Array) => (err.push(errText.decode(b, { stream: true })), b.length),
+  });
   packages = setup.packagesDir ? LocalPackages.scan(setup.packagesDir) : LocalPackages.none();
   py.runPython(PRELUDE);
   const dataDirs = setup.dataDirs.map((_, i) => i === 0 ? PY_PATHS.data : `${PY_PATHS.data}${i}`);
@@ -98,6 +107,7 @@ async function run(msg: RunMessage): Promise<RunReply> {
     error = runner(msg.code, JSON.stringify(msg.argv)) ?? undefined;
   } catch (e) {
     error = oneLine(e);
+    if ((e as { pyodide_fatal_error?: boolean }).pyodide_fatal_error) fatal = error;
   }
   const timedOut = Atomics.load(interrupt, 0) !== 0 || /KeyboardInterrupt/.test(error ?? "");
   if (timedOut) error = `stopped by the time limit of ${msg.timeoutMs / 1000} s`;
@@ -110,6 +120,7 @@ async function run(msg: RunMessage): Promise<RunReply> {
     stderr: err.text(),
     ...(error === undefined ? {} : { error }),
     timedOut,
+    ...(fatal ? { fatal: true } : {}),
     ms: performance.now() - started,
   };
 }
