@@ -90,7 +90,10 @@ export class LocalPackages {
     } catch {
       return; // a syntax error: running the code reports it
     }
+    const before = this.#loaded.size;
     for (const name of imports) await this.#load(py, name, new Set());
+    // New files under site-packages: the import system's directory caches are stale.
+    if (this.#loaded.size > before) py.runPython("import importlib; importlib.invalidate_caches()");
   }
 
   async #load(py: PyodideAPI, name: string, seen: Set<string>): Promise<void> {
@@ -101,7 +104,9 @@ export class LocalPackages {
     if (entry.fromLock) {
       await py.loadPackage(entry.file, { messageCallback: () => {}, errorCallback: () => {} });
     } else {
-      py.unpackArchive(Deno.readFileSync(entry.file), "wheel");
+      // Without extractDir the wheel lands in the current directory, not on sys.path.
+      const site = py.runPython("import site; site.getsitepackages()[0]") as string;
+      py.unpackArchive(Deno.readFileSync(entry.file), "wheel", { extractDir: site });
     }
     this.#loaded.add(entry.file);
   }

@@ -32,14 +32,15 @@ export interface TestSandbox {
 /** A sandbox with a data dir holding `orbit.csv`, an empty scripts dir and a work root. */
 export async function startTestSandbox(
   limits: Partial<SandboxLimits> = {},
-  extra: { packagesDir?: string } = {},
+  extra: { packagesDir?: string; scriptsDir?: string } = {},
 ): Promise<TestSandbox> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "accel-agent-sbx-" }));
   const dataDir = `${root}/data`;
-  const scriptsDir = `${root}/scripts`;
+  const scriptsDir = extra.scriptsDir ?? `${root}/scripts`;
   const workRoot = `${root}/work`;
   const outsideDir = `${root}/outside`;
-  for (const d of [dataDir, scriptsDir, workRoot, outsideDir]) await Deno.mkdir(d);
+  for (const d of [dataDir, workRoot, outsideDir]) await Deno.mkdir(d);
+  await Deno.mkdir(scriptsDir, { recursive: true });
   await Deno.writeTextFile(
     `${dataDir}/orbit.csv`,
     "bpm,x_mm,y_mm\nBPM01,0.10,-0.05\nBPM02,-0.20,0.02\nBPM03,0.30,0.01\nBPM04,-0.10,-0.03\n",
