@@ -46,7 +46,7 @@ def main(argv):
     print("logbooks: " + ", ".join(f"{b} {c}" for b, c in logbooks.most_common()))
     print("per day: " + ", ".join(f"{d} {c}" for d, c in sorted(days.items())))
     with open(os.path.join(WORK_DIR, "elog_keywords.csv"), "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["word", "count", "entries"])
         for word, count in words.most_common():
             w.writerow([word, count, entries_with[word]])

@@ -82,7 +82,7 @@ def main(argv):
     with open(os.path.join(WORK_DIR, "scan_fit.json"), "w") as f:
         json.dump(out, f, indent=2)
     with open(os.path.join(WORK_DIR, "scan_residuals.csv"), "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow([argv[2], argv[3], "linear_residual"])
         for x, y, r in zip(xs, ys, linear_residuals):
             w.writerow([x, y, round(r, 9)])

@@ -185,20 +185,27 @@ with zipfile.ZipFile(WORK_DIR + "/tinystats-0.1-py3-none-any.whl", "w") as z:
     z.writestr("tinystats-0.1.dist-info/RECORD", "")
 `;
 
+/** A packages directory holding the test's wheel, built once. */
+let wheelDir: Promise<string> | undefined;
+function buildWheelDir(): Promise<string> {
+  return wheelDir ??= (async () => {
+    const packagesDir = await Deno.makeTempDir({ prefix: "accel-agent-packages-" });
+    await using builder = await startTestSandbox();
+    const built = await builder.sandbox.run({ code: BUILD_WHEEL });
+    assert.equal(built.ok, true, built.stderr);
+    const whl = built.files[0];
+    assert.equal(whl?.name, "tinystats-0.1-py3-none-any.whl");
+    await Deno.copyFile(whl.path, `${packagesDir}/${whl.name}`);
+    return packagesDir;
+  })();
+}
+
 Deno.test({
   name:
     "a wheel in the local packages directory loads on import, and the missing-package line lists it",
   ...opts,
   async fn() {
-    const packagesDir = await Deno.makeTempDir({ prefix: "accel-agent-packages-" });
-    {
-      await using builder = await startTestSandbox();
-      const built = await builder.sandbox.run({ code: BUILD_WHEEL });
-      assert.equal(built.ok, true, built.stderr);
-      const whl = built.files[0];
-      assert.equal(whl?.name, "tinystats-0.1-py3-none-any.whl");
-      await Deno.copyFile(whl.path, `${packagesDir}/${whl.name}`);
-    }
+    const packagesDir = await buildWheelDir();
     await withTools(async (call) => {
       const r = await call("execute_code", {
         description: "x",
@@ -209,6 +216,43 @@ Deno.test({
       assert.equal(r.warnings, undefined);
       const missing = await call("execute_code", { description: "x", code: "import scipy" });
       assert.match(String(missing.error), /module 'scipy' is not available .* and tinystats$/);
+    }, { packagesDir });
+  },
+});
+
+Deno.test({
+  name: "a Pyodide lock file in the packages directory maps an import to its wheel",
+  ...opts,
+  async fn() {
+    const built = await buildWheelDir();
+    const packagesDir = await Deno.makeTempDir({ prefix: "accel-agent-lock-" });
+    // A file name that does not give the import name: only the lock file can.
+    const fileName = "TinyStats_Dist-0.1-py3-none-any.whl";
+    await Deno.copyFile(`${built}/tinystats-0.1-py3-none-any.whl`, `${packagesDir}/${fileName}`);
+    await Deno.writeTextFile(
+      `${packagesDir}/pyodide-lock.json`,
+      JSON.stringify({
+        info: { arch: "wasm32", platform: "emscripten", version: "314.0.7", python: "3.14" },
+        packages: {
+          "tinystats-dist": {
+            name: "tinystats-dist",
+            version: "0.1",
+            file_name: fileName,
+            install_dir: "site",
+            package_type: "package",
+            imports: ["tinystats"],
+            depends: [],
+          },
+        },
+      }),
+    );
+    await withTools(async (call) => {
+      const r = await call("execute_code", {
+        description: "x",
+        code: "import tinystats\nprint(tinystats.mean([2, 4]))",
+      });
+      assert.equal(r.ok, true, JSON.stringify(r));
+      assert.equal(r.stdout, "3.0\n");
     }, { packagesDir });
   },
 });
