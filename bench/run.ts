@@ -8,6 +8,9 @@
  * - start-up to `--version` and to a ready prompt, against `deno run` of an
  *   empty program (and, for the prompt, the same under a pseudo-terminal).
  *
+ * - the Python sandbox (bench/sandbox.ts): a warm run against the seed's
+ *   python3 subprocess, the cold first run, an idle interpreter's memory.
+ *
  * @module
  */
 import { createSimulator } from "../src/adapters/simulator/mod.ts";
@@ -17,6 +20,7 @@ import { createOpenAiClient } from "../src/llm/openai_client.ts";
 import { createRegistry } from "../src/tools/mod.ts";
 import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
+import { sandboxBench } from "./sandbox.ts";
 
 interface Figure {
   name: string;
@@ -28,6 +32,8 @@ interface Figure {
   judged: string;
   goal: string;
   ok: boolean;
+  /** Of value and baseline; ms when absent. */
+  unit?: string;
 }
 
 const figures: Figure[] = [];
@@ -213,11 +219,12 @@ async function startup(): Promise<void> {
 
 await agentOverhead();
 await startup();
+figures.push(...await sandboxBench());
 
 const rows = figures.map((f) => [
   f.name,
-  `${f.value.toFixed(2)} ms`,
-  `${f.baseline.toFixed(2)} ms`,
+  `${f.value.toFixed(2)} ${f.unit ?? "ms"}`,
+  `${f.baseline.toFixed(2)} ${f.unit ?? "ms"}`,
   `${(f.value / f.baseline).toFixed(2)}×`,
   `${f.judged} (goal ${f.goal}) ${f.ok ? "met" : "NOT MET"}`,
 ]);

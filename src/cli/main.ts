@@ -29,7 +29,8 @@ export async function main(args: string[]): Promise<number> {
       switch (cmd.kind) {
         case "repl":
           app.checkModel();
-          if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm();
+          // After the prompt is drawn; an operator types far slower than it starts.
+          if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm(200);
           if (!io.stdinIsTerminal) return await (await import("./ask.ts")).runAsk(app, inv, io);
           return await (await import("./repl.ts")).runRepl(
             app,

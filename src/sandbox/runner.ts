@@ -37,8 +37,14 @@ export class PyodideSandbox implements SandboxRunner {
     this.#setup = setup;
   }
 
-  prewarm(): void {
-    if (!this.#closed) this.#process();
+  prewarm(delayMs = 0): void {
+    if (delayMs <= 0) {
+      if (!this.#closed) this.#process();
+      return;
+    }
+    // Later, so starting the process does not compete with drawing the prompt;
+    // unref'd, so it never keeps the program alive.
+    Deno.unrefTimer(setTimeout(() => this.prewarm(), delayMs));
   }
 
   /** Resolves when a prewarmed interpreter is ready (for tests and benchmarks). */

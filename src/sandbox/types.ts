@@ -62,8 +62,8 @@ export interface RunResult {
 /** Runs Python code in isolation. */
 export interface SandboxRunner {
   readonly limits: SandboxLimits;
-  /** Starts an interpreter in the background so the next run is warm. */
-  prewarm(): void;
+  /** Starts an interpreter in the background (after `delayMs`) so the next run is warm. */
+  prewarm(delayMs?: number): void;
   run(req: RunRequest): Promise<RunResult>;
   close(): Promise<void>;
 }
