@@ -143,6 +143,8 @@ export class PyodideSandbox implements SandboxRunner {
         this.prewarm();
       }
       const { files, omitted } = await collectOutputFiles(workDir, limits);
+      // Runs that wrote nothing leave nothing behind (non-recursive: only if empty).
+      if (!files.length && !omitted) await Deno.remove(workDir).catch(() => {});
       return {
         ok: reply.ok,
         stdout: reply.stdout,

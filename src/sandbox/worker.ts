@@ -24,6 +24,7 @@ type Incoming = InitMessage | (RunMessage & { type: "run" });
 type SnapshotApi = PyodideAPI & { makeMemorySnapshot(): Uint8Array };
 
 let py: PyodideAPI | undefined;
+let started: Promise<void> | undefined;
 let interrupt: Int32Array | undefined;
 let packages: LocalPackages | undefined;
 let out = new OutputCap(0);
@@ -36,8 +37,11 @@ let fatal: string | undefined;
 self.onmessage = async (e: MessageEvent<Incoming>) => {
   const msg = e.data;
   try {
-    if (msg.type === "init") await init(msg);
-    else self.postMessage(await run(msg));
+    if (msg.type === "init") await (started = init(msg));
+    else {
+      await started; // a run sent before the interpreter is ready waits for it
+      self.postMessage(await run(msg));
+    }
   } catch (error) {
     // A fatal Pyodide error leaves the interpreter unusable: say so, and the
     // process is replaced.
