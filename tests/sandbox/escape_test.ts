@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { cpuTicks, startTestSandbox } from "../support/sandbox.ts";
 import { ROOT } from "../support/run_agent.ts";
+import { shapeRun } from "../../src/tools/sandbox_result.ts";
 
 const FAKE_KEY = "sk-test-FAKE-KEY-must-not-leak-4242";
 Deno.env.set("OPENAI_API_KEY", FAKE_KEY);
@@ -363,4 +364,40 @@ attack("a forged snapshot message from Python is not persisted", async () => {
   } finally {
     await fresh[Symbol.asyncDispose]();
   }
+});
+
+attack("memory taken through js outside the WebAssembly heap gets the process killed", async () => {
+  const r = await run(
+    "import js\nkeep = []\nwhile True:\n    keep.append(js.Uint8Array.new(256 * 1024 * 1024).fill(1))",
+  );
+  assert.equal(r.killed, "memory", JSON.stringify(r));
+  assert.match(r.error ?? "", /used more than 512 MB of memory/);
+  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
+});
+
+attack("an output file past the size cap is listed with a note, not returned", async () => {
+  const r = await run(
+    "open('/work/big.bin', 'wb').write(b'x' * 200_000)\nopen('/work/small.txt', 'w').write('ok')",
+  );
+  assert.deepEqual(r.files.map((f) => [f.name, f.bytes, f.note !== undefined]), [
+    ["big.bin", 200_000, true],
+    ["small.txt", 2, false],
+  ]);
+  const shaped = await shapeRun(r);
+  const files = shaped.files as { name: string; preview?: string }[];
+  assert.equal(files[0]?.preview, undefined);
+  assert.equal(files[1]?.preview, "ok");
+});
+
+Deno.test({
+  name: "a prewarmed interpreter starts from the memory snapshot (timing: deno task bench)",
+  ...opts,
+  async fn() {
+    await using fresh = await startTestSandbox();
+    const t = performance.now();
+    fresh.sandbox.prewarm();
+    const ready = await fresh.sandbox.ready();
+    assert.equal(ready.fromSnapshot, true);
+    assert.ok(performance.now() - t < 2_000, `${performance.now() - t} ms`);
+  },
 });
