@@ -33,16 +33,14 @@ export function resolvePath(path: string, baseDir: string, home: string): string
 }
 
 /**
- * The sandbox the configuration describes, for the tools. Creates the work
- * and cache directories; starts nothing (see {@link PyodideSandbox.prewarm}).
+ * The sandbox the configuration describes, for the tools. Touches nothing on
+ * disk and starts nothing: the work and cache directories are made when the
+ * first interpreter starts (see {@link PyodideSandbox.prewarm}), so commands
+ * that never run Python never need them.
  * A data directory that does not exist is a RangeError naming it.
  */
 export function createSandboxDeps(cfg: SandboxConfig, baseDir: string, home: string): SandboxDeps {
   const at = (p: string) => resolvePath(p, baseDir, home);
-  const made = (p: string) => {
-    Deno.mkdirSync(at(p), { recursive: true });
-    return Deno.realPathSync(at(p));
-  };
   const dataDirs = cfg.data_dirs.map((d) => {
     try {
       return Deno.realPathSync(at(d));
@@ -57,8 +55,8 @@ export function createSandboxDeps(cfg: SandboxConfig, baseDir: string, home: str
     dataDirs,
     ...(scriptsDir ? { scriptsDir } : {}),
     ...(packagesDir ? { packagesDir } : {}),
-    workRoot: made(cfg.work_dir),
-    ...(cfg.snapshot ? { snapshotPath: `${made(cfg.cache_dir)}/${SNAPSHOT_NAME}` } : {}),
+    workRoot: at(cfg.work_dir),
+    ...(cfg.snapshot ? { snapshotPath: `${at(cfg.cache_dir)}/${SNAPSHOT_NAME}` } : {}),
     limits: {
       timeoutMs: cfg.timeout_s * 1000,
       graceMs: cfg.grace_ms,

@@ -39,7 +39,11 @@ export class PyodideSandbox implements SandboxRunner {
 
   prewarm(delayMs = 0): void {
     if (delayMs <= 0) {
-      if (!this.#closed) this.#process();
+      try {
+        if (!this.#closed) this.#process();
+      } catch {
+        // The first run reports why (e.g. the work directory cannot be made).
+      }
       return;
     }
     // Later, so starting the process does not compete with drawing the prompt;
@@ -71,6 +75,9 @@ export class PyodideSandbox implements SandboxRunner {
 
   #process(): SandboxProcess {
     if (!this.#proc) {
+      const { workRoot, snapshotPath } = this.#setup;
+      Deno.mkdirSync(workRoot, { recursive: true });
+      if (snapshotPath) Deno.mkdirSync(dirname(snapshotPath), { recursive: true });
       const proc = new SandboxProcess(this.#setup, this.limits.memoryMb);
       this.#proc = proc;
       proc.exited.then(() => {
@@ -85,7 +92,7 @@ export class PyodideSandbox implements SandboxRunner {
     if (this.#closed) throw new Error("the sandbox is closed");
     const limits = this.limits;
     const timeoutMs = req.timeoutMs ?? limits.timeoutMs;
-    const workDir = await Deno.makeTempDir({ dir: this.#setup.workRoot, prefix: "run-" });
+    let workDir = "";
     let proc: SandboxProcess;
     const fail = (error: string, killed?: RunResult["killed"]): RunResult => ({
       ok: false,
@@ -101,9 +108,13 @@ export class PyodideSandbox implements SandboxRunner {
     });
     try {
       proc = this.#process();
+      workDir = await Deno.makeTempDir({ dir: this.#setup.workRoot, prefix: "run-" });
       await proc.ready;
     } catch (e) {
-      return fail((e as Error).message);
+      const message = (e as Error).message;
+      return fail(
+        message.startsWith("the sandbox") ? message : `the sandbox could not start: ${message}`,
+      );
     }
     const id = this.#nextId++;
     let killed: RunResult["killed"];
@@ -175,4 +186,8 @@ function killedMessage(why: RunResult["killed"], timeoutMs: number, memoryMb: nu
     default:
       return "the Python interpreter crashed; a fresh one is started for the next run";
   }
+}
+
+function dirname(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
 }
