@@ -177,3 +177,17 @@ Deno.test("ask: the model's execute_code call runs in the sandbox and its output
   assert.equal(out.tool_calls[0].name, "execute_code");
   assert.equal(out.tool_calls[0].result.ok, true);
 });
+
+Deno.test("sandbox results are summarised by their first output line and files written", async () => {
+  const { summarizeResult } = await import("../../src/cli/render.ts");
+  assert.equal(
+    summarizeResult({ ok: true, stdout: "rms 0.19 mm\nmore\n", files: [{}, {}] }),
+    "rms 0.19 mm (+2 files)",
+  );
+  assert.equal(summarizeResult({ ok: true, stdout: "" }), "no output");
+  assert.equal(
+    summarizeResult({ ok: false, error: "ZeroDivisionError: division by zero", stdout: "" }),
+    "ZeroDivisionError: division by zero",
+  );
+  assert.equal(summarizeResult({ scripts: [{}], total: 1 }), "1 script");
+});
