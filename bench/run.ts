@@ -7,7 +7,6 @@
  *   made with bare fetch to the same zero-latency scripted server.
  * - start-up to `--version` and to a ready prompt, against `deno run` of an
  *   empty program (and, for the prompt, the same under a pseudo-terminal).
- *
  * - the Python sandbox (bench/sandbox.ts): a warm run against the seed's
  *   python3 subprocess, the cold first run, an idle interpreter's memory.
  *
