@@ -22,6 +22,7 @@ Object.defineProperty(Deno.errors.NotCapable.prototype, "code", { value: "EACCES
 type InitMessage = { type: "init"; setup: SandboxSetup; interrupt: SharedArrayBuffer };
 type Incoming = InitMessage | (RunMessage & { type: "run" });
 type SnapshotApi = PyodideAPI & { makeMemorySnapshot(): Uint8Array };
+type LoadOptions = Parameters<typeof loadPyodide>[0];
 
 let py: PyodideAPI | undefined;
 let started: Promise<void> | undefined;
@@ -52,12 +53,19 @@ self.onmessage = async (e: MessageEvent<Incoming>) => {
 async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
   const started = performance.now();
   interrupt = new Int32Array(buffer);
-  const snapshot = setup.snapshotPath ? readOptional(setup.snapshotPath) : undefined;
-  const options = {
-    indexURL: `${setup.pyodideDir}/`,
-    ...(snapshot ? { _loadSnapshot: snapshot } : setup.snapshotPath ? { _makeSnapshot: true } : {}),
-  };
-  py = await loadPyodide(options as Parameters<typeof loadPyodide>[0]);
+  const indexURL = `${setup.pyodideDir}/`;
+  let snapshot = setup.snapshotPath ? readOptional(setup.snapshotPath) : undefined;
+  if (snapshot) {
+    try {
+      py = await loadPyodide({ indexURL, _loadSnapshot: snapshot } as LoadOptions);
+    } catch {
+      snapshot = undefined; // damaged or from another build: start plain and make a new one
+    }
+  }
+  if (!snapshot) {
+    py = await loadPyodide({ indexURL, _makeSnapshot: !!setup.snapshotPath } as LoadOptions);
+  }
+  if (!py) throw new Error("Pyodide did not start");
   let made: Uint8Array | undefined;
   if (!snapshot) {
     py.runPython(`import ${WARM_MODULES.join(", ")}`);

@@ -256,3 +256,31 @@ Deno.test({
     }, { packagesDir });
   },
 });
+
+Deno.test({
+  name: "a damaged memory snapshot is replaced and the interpreter still starts",
+  ...opts,
+  async fn() {
+    const { PyodideSandbox, defaultPyodideDir } = await import("../../src/sandbox/mod.ts");
+    const { TEST_LIMITS } = await import("../support/sandbox.ts");
+    const dir = await Deno.makeTempDir({ prefix: "accel-agent-badsnap-" });
+    const snapshotPath = `${dir}/cache/pyodide.snapshot`;
+    await Deno.mkdir(`${dir}/cache`);
+    await Deno.writeFile(snapshotPath, new Uint8Array(4096).fill(7));
+    const sandbox = new PyodideSandbox({
+      pyodideDir: defaultPyodideDir(),
+      dataDirs: [],
+      workRoot: `${dir}/work`,
+      snapshotPath,
+      limits: TEST_LIMITS,
+    });
+    try {
+      const r = await sandbox.run({ code: "print('started')" });
+      assert.equal(r.stdout, "started\n", r.error);
+    } finally {
+      await sandbox.close();
+    }
+    assert.ok((await Deno.stat(snapshotPath)).size > 1_000_000, "a new snapshot was written");
+    await Deno.remove(dir, { recursive: true });
+  },
+});
