@@ -145,7 +145,13 @@ export class PyodideSandbox implements SandboxRunner {
       ]);
       if (!reply) {
         this.prewarm(); // a fresh interpreter for the next run
-        return fail(killedMessage(killed, timeoutMs, limits.memoryMb), killed ?? "crashed");
+        // Output is lost with the process; files written so far are not.
+        const { files, omitted } = await collectOutputFiles(workDir, limits);
+        return {
+          ...fail(killedMessage(killed, timeoutMs, limits.memoryMb), killed ?? "crashed"),
+          files,
+          filesOmitted: omitted,
+        };
       }
       if (reply.fatal) {
         // The interpreter is unusable (e.g. the WebAssembly stack overflowed).
