@@ -191,3 +191,27 @@ Deno.test("sandbox results are summarised by their first output line and files w
   );
   assert.equal(summarizeResult({ scripts: [{}], total: 1 }), "1 script");
 });
+
+Deno.test("scripts run takes arguments that look like options after --", async () => {
+  const { parseInvocation } = await import("../../src/cli/args.ts");
+  const inv = parseInvocation(["scripts", "run", "scan_fit", "--", "--x", "-1"], false);
+  assert.deepEqual(inv.command, {
+    kind: "scripts",
+    action: "run",
+    name: "scan_fit",
+    args: ["--x", "-1"],
+  });
+  assert.deepEqual(parseInvocation(["exec", "-", "--timeout", "2.5"], false).command, {
+    kind: "exec",
+    file: "-",
+    timeoutS: 2.5,
+  });
+});
+
+Deno.test("a data directory that does not exist is a configuration error naming it", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/c.toml`, '[sandbox]\ndata_dirs = ["missing"]\n');
+  const r = await runAgent(["exec", "-", "--config", `${dir}/c.toml`], { stdin: "print(1)" });
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, "accel-agent: [sandbox] data_dirs: missing is not a readable directory\n");
+});
