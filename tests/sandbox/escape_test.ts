@@ -402,3 +402,11 @@ Deno.test({
     assert.ok(performance.now() - t < 2_000, `${performance.now() - t} ms`);
   },
 });
+
+attack("a sleep that ignores the interrupt is killed after the grace period", async () => {
+  await sandbox.ready();
+  const r = await sandbox.run({ code: "import time\ntime.sleep(60)", timeoutMs: 1_000 });
+  assert.equal(r.killed, "timeout");
+  assert.ok(r.ms < 2_000, `${r.ms} ms`);
+  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
+});
