@@ -5,7 +5,7 @@
  * environment, and its worker's narrower permissions.
  */
 import assert from "node:assert/strict";
-import { cpuTicks, startTestSandbox } from "../support/sandbox.ts";
+import { cpuTicks, SNAPSHOT_PATH, startTestSandbox } from "../support/sandbox.ts";
 import { ROOT } from "../support/run_agent.ts";
 import { shapeRun } from "../../src/tools/sandbox_result.ts";
 
@@ -14,7 +14,7 @@ Deno.env.set("OPENAI_API_KEY", FAKE_KEY);
 
 const env = await startTestSandbox();
 const { sandbox } = env;
-globalThis.addEventListener("unload", () => void sandbox.close());
+globalThis.addEventListener("unload", () => void env[Symbol.asyncDispose]());
 
 /** Counts connections to a loopback port, to prove none arrives. */
 const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -359,8 +359,11 @@ attack("a forged snapshot message from Python is not persisted", async () => {
       `postMessage(to_js({"type": "ready", "ms": 0, "fromSnapshot": False, "packages": [], "snapshot": Uint8Array.new(8)}, dict_converter=Object.fromEntries))\nprint("sent")`,
   );
   assert.match(r.stdout, /sent/);
+  await new Promise((res) => setTimeout(res, 100));
+  assert.ok(Deno.statSync(SNAPSHOT_PATH).size > 1_000_000, "the snapshot file is intact");
   const fresh = await startTestSandbox();
   try {
+    assert.equal((await fresh.sandbox.ready()).fromSnapshot, true);
     assert.equal((await fresh.sandbox.run({ code: "print(1 + 1)" })).stdout, "2\n");
   } finally {
     await fresh[Symbol.asyncDispose]();

@@ -1,13 +1,18 @@
 /**
  * A real Pyodide sandbox over temporary directories, for tests. The memory
- * snapshot is shared by every sandbox of the test run, so only the first
- * start pays for making it.
+ * snapshot is shared by every sandbox, so only the first start pays for it.
  *
  * @module
  */
 import { defaultPyodideDir, PyodideSandbox, type SandboxLimits } from "../../src/sandbox/mod.ts";
 
-const SNAPSHOT_DIR = Deno.makeTempDirSync({ prefix: "accel-agent-snapshot-" });
+/**
+ * One snapshot for every test run on the machine (not a new 31 MB file per
+ * run): named by the Pyodide version, written atomically, replaced if damaged.
+ */
+const SNAPSHOT_DIR = `${Deno.env.get("TMPDIR") ?? "/tmp"}/accel-agent-test-snapshot`;
+Deno.mkdirSync(SNAPSHOT_DIR, { recursive: true });
+export const SNAPSHOT_PATH = `${SNAPSHOT_DIR}/pyodide-314.0.7.snapshot`;
 
 export const TEST_LIMITS: SandboxLimits = {
   timeoutMs: 2_000,
@@ -52,7 +57,7 @@ export async function startTestSandbox(
     scriptsDir,
     ...(extra.packagesDir ? { packagesDir: extra.packagesDir } : {}),
     workRoot,
-    snapshotPath: `${SNAPSHOT_DIR}/pyodide.snapshot`,
+    snapshotPath: SNAPSHOT_PATH,
     limits: { ...TEST_LIMITS, ...limits },
   });
   return {
