@@ -13,6 +13,10 @@ if (import.meta.main) {
     console.log(`accel-agent ${VERSION}`);
     Deno.exit(0);
   }
+  // The compiled executable starts itself as the Python sandbox process (see src/sandbox).
+  if (args[0] === "__accel_sandbox_process") {
+    await (await import("./src/sandbox/process_main.ts")).sandboxProcess();
+  }
   const { main } = await import("./src/cli/main.ts");
   Deno.exit(await main(args));
 }

@@ -9,6 +9,8 @@
  *   empty program (and, for the prompt, the same under a pseudo-terminal).
  * - a scan step of 20 reads through the fake pvws gateway: batched against
  *   sequential per-device reads (bench/scan_reads.ts).
+ * - the Python sandbox (bench/sandbox.ts): a warm run against the seed's
+ *   python3 subprocess, the cold first run, an idle interpreter's memory.
  *
  * @module
  */
@@ -23,6 +25,7 @@ import { loadLimits } from "../src/safety/limits.ts";
 import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 import { scanReads } from "./scan_reads.ts";
+import { sandboxBench } from "./sandbox.ts";
 
 interface Figure {
   name: string;
@@ -34,6 +37,8 @@ interface Figure {
   judged: string;
   goal: string;
   ok: boolean;
+  /** Of value and baseline; ms when absent. */
+  unit?: string;
 }
 
 const figures: Figure[] = [];
@@ -302,11 +307,12 @@ await agentOverhead();
 await executorOverhead();
 await startup();
 figures.push(await scanReads());
+figures.push(...await sandboxBench());
 
 const rows = figures.map((f) => [
   f.name,
-  `${f.value.toFixed(2)} ms`,
-  `${f.baseline.toFixed(2)} ms`,
+  `${f.value.toFixed(2)} ${f.unit ?? "ms"}`,
+  `${f.baseline.toFixed(2)} ${f.unit ?? "ms"}`,
   `${(f.value / f.baseline).toFixed(2)}×`,
   `${f.judged} (goal ${f.goal}) ${f.ok ? "met" : "NOT MET"}`,
 ]);

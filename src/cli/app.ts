@@ -19,6 +19,7 @@ import {
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
 import { createRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
@@ -33,6 +34,8 @@ export interface App {
   /** Absolute state directory (history, audit, plans, work). */
   stateDir: string;
   session: Session;
+  /** The Python sandbox (the REPL and ask prewarm it). */
+  sandbox: SandboxDeps;
   /** The model in use; see {@link App.switchModel}. */
   modelInfo: ResolvedModel;
   /** Creates (once) the client for the current model; throws CliError when unconfigured. */
@@ -59,7 +62,25 @@ export async function createApp(
   const cs = openLazily(config.facility.adapter, () => openControlSystem(config));
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
   const plans = await createPlanPath(loaded, cs, stateDir, io);
-  const tools = createRegistry({ cs, now: () => Date.now(), plans }, {
+  let sandbox: SandboxDeps;
+  try {
+    // Scan data from plans is one more read-only data directory for Python, after the configured ones.
+    await Deno.mkdir(plans.scansDir, { recursive: true });
+    const dataDirs = [...config.sandbox.data_dirs, plans.scansDir];
+    sandbox = createSandboxDeps(
+      { ...config.sandbox, data_dirs: dataDirs },
+      loaded.baseDir,
+      io.env("HOME") ?? io.cwd,
+    );
+    const mount = dataDirs.length === 1 ? "/data" : `/data${dataDirs.length - 1}`;
+    plans.sandboxPath = (host) =>
+      host.startsWith(`${plans.scansDir}/`)
+        ? `${mount}${host.slice(plans.scansDir.length)}`
+        : undefined;
+  } catch (e) {
+    throw new CliError((e as Error).message, Exit.USAGE);
+  }
+  const tools = createRegistry({ cs, now: () => Date.now(), plans, sandbox }, {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
   });
@@ -114,6 +135,7 @@ export async function createApp(
     plans,
     stateDir,
     session,
+    sandbox,
     get modelInfo() {
       return modelInfo;
     },
@@ -165,7 +187,7 @@ export async function createApp(
         signal,
       });
     },
-    close: () => cs.close(),
+    close: () => Promise.all([cs.close(), sandbox.runner.close()]).then(() => {}),
   };
   return app;
 }

@@ -33,7 +33,10 @@ export type Command =
   | { kind: "plan_run"; file: string; approvedHash?: string }
   | { kind: "audit_verify"; file?: string }
   | { kind: "permissions" }
-  | { kind: "help" };
+  | { kind: "help" }
+  | { kind: "exec"; file: string; timeoutS?: number }
+  | { kind: "scripts"; action: "list"; keyword?: string }
+  | { kind: "scripts"; action: "run"; name: string; args: string[] };
 
 export interface Invocation {
   command: Command;
@@ -62,6 +65,7 @@ const OPTIONS = {
   limit: { type: "string" },
   offset: { type: "string" },
   "approved-hash": { type: "string" },
+  timeout: { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -77,6 +81,8 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   audit: [],
   help: [],
   permissions: [],
+  exec: ["timeout"],
+  scripts: [],
 };
 const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
 
@@ -93,6 +99,9 @@ Usage:
   accel-agent plan run FILE --approved-hash H   execute without a prompt, only if H is the plan's hash
   accel-agent audit verify [FILE]          check the audit trail's hash chain
   accel-agent permissions                  the deno run grant flags for the current config
+  accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
+  accel-agent scripts list [KEYWORD]       the operator's Python scripts
+  accel-agent scripts run NAME [ARGS…]     run one in the sandbox (-- before ARGS that start with -)
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
@@ -103,6 +112,7 @@ Options:
   search:  --subsystem NAME  --writable | --read-only  --limit N  --offset N
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
+  exec:    --timeout SECONDS (default [sandbox] timeout_s)
   -V, --version         print the version
 
 Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
@@ -126,7 +136,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, logs, plan, audit, permissions (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, logs, plan, audit, permissions, exec, scripts (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
@@ -163,6 +173,9 @@ function toCommand(name: string, rest: string[], v: Values): Command {
       return { kind: "permissions" };
     case "ask":
       return { kind: "ask", question: rest.length ? rest.join(" ") : undefined };
+    case "exec":
+    case "scripts":
+      return sandboxCommand(name, rest, v.timeout);
     case "get":
       if (!rest.length) {
         throw new UsageError(
@@ -275,4 +288,25 @@ function intOption(
     throw new UsageError(`--${name} "${raw}" must be a whole number from ${min} to ${max}`);
   }
   return n;
+}
+
+function sandboxCommand(name: "exec" | "scripts", rest: string[], timeout?: string): Command {
+  if (name === "exec") {
+    if (rest.length !== 1) {
+      throw new UsageError("exec needs one file of Python code, or - for stdin");
+    }
+    const timeoutS = timeout === undefined ? undefined : Number(timeout);
+    if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS <= 3600)) {
+      throw new UsageError(`--timeout "${timeout}" must be a number of seconds from 0 to 3600`);
+    }
+    return { kind: "exec", file: rest[0] as string, ...(timeoutS ? { timeoutS } : {}) };
+  }
+  const [action, ...more] = rest;
+  if (action === "list" && more.length <= 1) {
+    return { kind: "scripts", action: "list", ...(more[0] ? { keyword: more[0] } : {}) };
+  }
+  if (action === "run" && more[0]) {
+    return { kind: "scripts", action: "run", name: more[0], args: more.slice(1) };
+  }
+  throw new UsageError("scripts needs list [KEYWORD] or run NAME [ARGS…]");
 }

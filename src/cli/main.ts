@@ -32,9 +32,12 @@ export async function main(args: string[]): Promise<number> {
       switch (cmd.kind) {
         case "repl":
           app.checkModel();
+          // After the prompt is drawn; an operator types far slower than it starts.
+          if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm(200);
           if (!io.stdinIsTerminal) return await (await import("./ask.ts")).runAsk(app, inv, io);
           return await (await import("./repl.ts")).runRepl(app, io);
         case "ask":
+          if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm();
           return await (await import("./ask.ts")).runAsk(app, inv, io, cmd.question);
         case "get":
         case "search":
@@ -62,6 +65,9 @@ export async function main(args: string[]): Promise<number> {
             inv.json,
             io,
           );
+        case "exec":
+        case "scripts":
+          return await (await import("./sandbox_cmd.ts")).runSandboxCommand(app, cmd, inv.json, io);
       }
     } finally {
       await app.close();

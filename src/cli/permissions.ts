@@ -60,5 +60,10 @@ export function netHosts(config: Config): string[] {
  * ```
  */
 export function grantFlags(config: Config): string[] {
-  return [...BASE_GRANTS, `--allow-net=${netHosts(config).join(",")}`];
+  // The Python sandbox is this same runtime started again with narrower grants; nothing else runs.
+  return [
+    ...BASE_GRANTS,
+    `--allow-run=${Deno.execPath()}`,
+    `--allow-net=${netHosts(config).join(",")}`,
+  ];
 }

@@ -20,7 +20,10 @@ export interface PlanPath {
   /** Directories under the state directory. */
   auditDir: string;
   plansDir: string;
-  workDir: string;
+  /** Where scan data (CSV) is written; the sandbox sees it as one of its data directories. */
+  scansDir: string;
+  /** Where a scan file is for Python in the sandbox, when the sandbox is on. */
+  sandboxPath?: (hostPath: string) => string | undefined;
 }
 
 /** `~` is the home directory; a relative path is relative to the config file. */
@@ -46,7 +49,7 @@ export async function createPlanPath(
   }
   const auditDir = `${stateDir}/audit`;
   const plansDir = `${stateDir}/plans`;
-  const workDir = `${stateDir}/work`;
+  const scansDir = `${stateDir}/scans`;
   const service = new PlanService({
     cs,
     limits,
@@ -64,11 +67,11 @@ export async function createPlanPath(
     },
     now: () => Date.now(),
     plansDir,
-    workDir,
+    workDir: scansDir,
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,
   });
-  return { service, approver: new DeferringApprover(), auditDir, plansDir, workDir };
+  return { service, approver: new DeferringApprover(), auditDir, plansDir, scansDir };
 }
 
 function operatorName(configured: string | undefined, io: Io): string {

@@ -201,5 +201,14 @@ export function summarizeResult(result: unknown, width = 110): string {
     return `${r.entries.length} ${r.source ?? ""} entries`.replace("  ", " ");
   }
   if (Array.isArray(r.series)) return `${r.series.length} archived series`;
+  if (typeof r.stdout === "string") {
+    // A sandbox run: its first line of output, and how many files it wrote.
+    const first = r.stdout.trim().split("\n")[0] || "no output";
+    const n = Array.isArray(r.files) ? r.files.length : 0;
+    return clip(`${first}${n ? ` (+${n} file${n === 1 ? "" : "s"})` : ""}`);
+  }
+  if (Array.isArray(r.scripts)) {
+    return `${r.scripts.length} script${r.scripts.length === 1 ? "" : "s"}`;
+  }
   return clip(JSON.stringify(result));
 }

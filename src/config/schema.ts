@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { EpicsConfigSchema, TangoConfigSchema } from "./facility_schema.ts";
+import { SandboxConfigSchema } from "./sandbox_schema.ts";
 
 const positiveInt = z.int().positive();
 
@@ -70,6 +71,7 @@ export const ConfigSchema = z.strictObject({
   state: z.strictObject({
     dir: z.string().default("~/.local/state/accel-agent"),
   }).prefault({}),
+  sandbox: SandboxConfigSchema,
   operator: z.string().optional(),
 });
 

@@ -10,6 +10,7 @@ import type { ControlSystem } from "../adapters/adapter.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import type { PlanService } from "../plan/service.ts";
 import type { Approver } from "../safety/approval.ts";
+import type { SandboxDeps } from "../sandbox/types.ts";
 
 /** What tools may use; given once to the registry. */
 export interface ToolDeps {
@@ -17,7 +18,14 @@ export interface ToolDeps {
   /** Milliseconds since the epoch (the simulator's clock in tests). */
   now(): number;
   /** The only path to a change; absent where no plan may be proposed. */
-  plans?: { service: PlanService; approver: Approver };
+  plans?: {
+    service: PlanService;
+    approver: Approver;
+    /** Where a scan file is for Python in the sandbox, when there is one. */
+    sandboxPath?: (hostPath: string) => string | undefined;
+  };
+  /** The Python sandbox; the sandbox tools say it is off when absent. */
+  sandbox?: SandboxDeps;
 }
 
 export interface ToolContext extends ToolDeps {

@@ -40,12 +40,18 @@ export const proposePlan = defineTool({
         "plans cannot be proposed here; no write path is available to this agent",
       );
     }
-    return forModel(await plans.service.propose(plan, plans.approver, signal, emit));
+    return forModel(
+      await plans.service.propose(plan, plans.approver, signal, emit),
+      plans.sandboxPath,
+    );
   },
 });
 
 /** What the model reads: what happened, and that nothing else did. */
-export function forModel(o: ProposeOutcome): Record<string, unknown> {
+export function forModel(
+  o: ProposeOutcome,
+  sandboxPath: (hostPath: string) => string | undefined = () => undefined,
+): Record<string, unknown> {
   switch (o.status) {
     case "invalid":
       return {
@@ -98,6 +104,9 @@ export function forModel(o: ProposeOutcome): Record<string, unknown> {
           ? { violations: e.violations.map((v) => `${v.where}: ${v.message}`) }
           : {}),
         ...(e.csvFiles.length ? { csv_files: e.csvFiles } : {}),
+        ...(e.csvFiles.some((f) => sandboxPath(f))
+          ? { csv_files_in_python: e.csvFiles.map((f) => sandboxPath(f)) }
+          : {}),
       };
     }
   }

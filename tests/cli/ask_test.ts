@@ -16,7 +16,15 @@ const READ_BPM: Scenario = {
     {
       expect: {
         userIncludes: "LINAC:BPM:01:X",
-        toolsOffered: ["get_parameter", "search_device", "read_log", "propose_plan"],
+        toolsOffered: [
+          "get_parameter",
+          "search_device",
+          "read_log",
+          "propose_plan",
+          "execute_code",
+          "run_script",
+          "list_scripts",
+        ],
       },
       respond: {
         toolCalls: [{ name: "get_parameter", arguments: { devices: ["LINAC:BPM:01:X"] } }],

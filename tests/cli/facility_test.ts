@@ -170,7 +170,7 @@ Deno.test("permissions prints the grant flags with the hosts of the model and th
   assert.deepEqual(net, ["127.0.0.1:11434", ...ports.map((p) => `127.0.0.1:${p}`)]);
   assert.match(
     r.stdout,
-    /^--allow-read --allow-write --allow-env --allow-sys=\S+ --allow-net=\S+\n$/,
+    /^--allow-read --allow-write --allow-env --allow-sys=\S+ --allow-run=\S+ --allow-net=\S+\n$/,
   );
 });
 

@@ -10,6 +10,8 @@ const SRC = new URL("../../src/", import.meta.url);
 const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
   "safety/audit.ts: file.write(": "appends to the audit file",
   "cli/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
+  "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
+  "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",
 };
 
 async function* sources(dir: URL): AsyncGenerator<URL> {

@@ -13,6 +13,8 @@ export const AGENT_FLAGS = [
   "--allow-write",
   "--allow-env",
   "--allow-net",
+  // The Python sandbox is a child process (the agent's own runtime, narrower flags).
+  "--allow-run",
   "--allow-sys=hostname,osRelease,homedir,uid",
 ];
 

@@ -4,7 +4,7 @@
  * `deno test -A tests/tools/schema_snapshot_test.ts -- --update`.
  */
 import assert from "node:assert/strict";
-import { ALL_TOOLS } from "../../src/tools/mod.ts";
+import { EVERY_TOOL as ALL_TOOLS } from "../../src/tools/mod.ts";
 
 const SNAPSHOT = new URL("./__snapshots__/tool_schemas.json", import.meta.url);
 

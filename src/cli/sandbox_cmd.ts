@@ -1,0 +1,100 @@
+/**
+ * The no-LLM sandbox commands: `exec FILE|-` runs Python in the sandbox;
+ * `scripts list|run` use the same tools the model uses. Output goes to
+ * stdout, Python's stderr to stderr, files written are listed; `--json`
+ * prints the result object.
+ *
+ * @module
+ */
+import Table from "cli-table3";
+import { analyse } from "../sandbox/analysis.ts";
+import { shapeRun } from "../tools/sandbox_result.ts";
+import type { App } from "./app.ts";
+import type { Command } from "./args.ts";
+import { CliError, Exit } from "./exit.ts";
+import { abortOnSigint, type Io } from "./io.ts";
+import { style } from "./style.ts";
+
+type SandboxCommand = Extract<Command, { kind: "exec" | "scripts" }>;
+type Row = Record<string, unknown>;
+
+export async function runSandboxCommand(
+  app: App,
+  cmd: SandboxCommand,
+  json: boolean,
+  io: Io,
+): Promise<number> {
+  const controller = new AbortController();
+  using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+  let result: Row;
+  if (cmd.kind === "exec") {
+    const code = await readCode(cmd.file);
+    const { blocked, warnings } = analyse(code, app.sandbox.packages);
+    if (blocked.length) throw new CliError(`not run: ${blocked.join("; ")}`, Exit.FAILURE);
+    if (!json) { for (const w of warnings) io.err(`accel-agent: warning: ${w}\n`); }
+    result = await shapeRun(
+      await app.sandbox.runner.run({
+        code,
+        argv: [cmd.file === "-" ? "<stdin>" : cmd.file],
+        ...(cmd.timeoutS ? { timeoutMs: cmd.timeoutS * 1000 } : {}),
+        signal: controller.signal,
+      }),
+    );
+  } else {
+    const [tool, args] = cmd.action === "list"
+      ? ["list_scripts", { keyword: cmd.keyword }]
+      : ["run_script", { name: cmd.name, args: cmd.args }];
+    const outcome = await app.tools.execute(tool, JSON.stringify(args), controller.signal);
+    if (!outcome.ok) {
+      if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
+      const e = (outcome.result as Row).error;
+      throw new CliError(String(e).replace(/^\w+ failed: /, ""), Exit.FAILURE);
+    }
+    result = outcome.result as Row;
+  }
+  if (controller.signal.aborted) return Exit.CANCELLED;
+  if (json) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+  } else if (cmd.kind === "scripts" && cmd.action === "list") {
+    renderList(result, io);
+  } else {
+    renderRun(result, io);
+  }
+  return result.ok === false ? Exit.FAILURE : Exit.OK;
+}
+
+async function readCode(file: string): Promise<string> {
+  try {
+    return file === "-"
+      ? await new Response(Deno.stdin.readable).text()
+      : await Deno.readTextFile(file);
+  } catch (e) {
+    throw new CliError(`${file}: cannot read it (${(e as Error).message})`, Exit.USAGE);
+  }
+}
+
+function renderRun(r: Row, io: Io): void {
+  if (r.stdout) io.out(String(r.stdout));
+  if (r.stderr) io.err(String(r.stderr));
+  for (const f of (r.files ?? []) as Row[]) {
+    io.err(
+      `accel-agent: wrote ${f.name} (${f.bytes} bytes): ${f.path}${f.note ? `; ${f.note}` : ""}\n`,
+    );
+  }
+  if (r.files_omitted) io.err(`accel-agent: ${r.files_omitted} more files not listed\n`);
+  if (r.error) io.err(`accel-agent: ${r.error}\n`);
+}
+
+function renderList(r: Row, io: Io): void {
+  const scripts = (r.scripts ?? []) as Row[];
+  if (!scripts.length) return io.out("no scripts\n");
+  const s = style(io.color);
+  const t = new Table({
+    head: [s.bold("Script"), s.bold("Description")],
+    style: { head: [], border: [] },
+    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
+    wordWrap: true,
+  });
+  for (const x of scripts) t.push([String(x.name), String(x.description)]);
+  io.out(`${t.toString()}\n`);
+}

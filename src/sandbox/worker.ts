@@ -1,0 +1,157 @@
+/**
+ * The interpreter: Pyodide inside a worker whose Deno permissions are
+ * narrower than its process's (read: the assets, data, scripts, packages and
+ * work directories; write: the work directories; nothing else). This is the
+ * boundary Python's `from js import Deno, fetch` runs into; nothing here
+ * relies on Python being well behaved.
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import { loadPyodide, type PyodideAPI } from "pyodide";
+import { PY_PATHS, type RunMessage, type RunReply, type SandboxSetup } from "./protocol.ts";
+import { OutputCap } from "./output_cap.ts";
+import { LocalPackages } from "./packages.ts";
+import { PRELUDE, WARM_MODULES } from "./python_prelude.ts";
+
+// Emscripten's NODEFS turns a Node-style error `code` into an errno; Deno's
+// NotCapable has none, which Pyodide treats as a fatal error. With a code, a
+// refused path is an ordinary PermissionError the script can read.
+Object.defineProperty(Deno.errors.NotCapable.prototype, "code", { value: "EACCES" });
+
+type InitMessage = { type: "init"; setup: SandboxSetup; interrupt: SharedArrayBuffer };
+type Incoming = InitMessage | (RunMessage & { type: "run" });
+type SnapshotApi = PyodideAPI & { makeMemorySnapshot(): Uint8Array };
+type LoadOptions = Parameters<typeof loadPyodide>[0];
+
+let py: PyodideAPI | undefined;
+let started: Promise<void> | undefined;
+let interrupt: Int32Array | undefined;
+let packages: LocalPackages | undefined;
+let out = new OutputCap(0);
+let err = new OutputCap(0);
+const outText = new TextDecoder();
+const errText = new TextDecoder();
+/** Set when Pyodide reported a fatal error: the process must be replaced. */
+let fatal: string | undefined;
+
+self.onmessage = async (e: MessageEvent<Incoming>) => {
+  const msg = e.data;
+  try {
+    if (msg.type === "init") await (started = init(msg));
+    else {
+      await started; // a run sent before the interpreter is ready waits for it
+      self.postMessage(await run(msg));
+    }
+  } catch (error) {
+    // A fatal Pyodide error leaves the interpreter unusable: say so, and the
+    // process is replaced.
+    self.postMessage({ type: "fatal", message: oneLine(error) });
+  }
+};
+
+async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
+  const started = performance.now();
+  interrupt = new Int32Array(buffer);
+  const indexURL = `${setup.pyodideDir}/`;
+  let snapshot = setup.snapshotPath ? readOptional(setup.snapshotPath) : undefined;
+  if (snapshot) {
+    try {
+      py = await loadPyodide({ indexURL, _loadSnapshot: snapshot } as LoadOptions);
+    } catch {
+      snapshot = undefined; // damaged or from another build: start plain and make a new one
+    }
+  }
+  if (!snapshot) {
+    py = await loadPyodide({ indexURL, _makeSnapshot: !!setup.snapshotPath } as LoadOptions);
+  }
+  if (!py) throw new Error("Pyodide did not start");
+  let made: Uint8Array | undefined;
+  if (!snapshot) {
+    py.runPython(`import ${WARM_MODULES.join(", ")}`);
+    if (setup.snapshotPath) made = (py as SnapshotApi).makeMemorySnapshot();
+  }
+  // Mounted after the snapshot: mounts are host state, not heap state.
+  setup.dataDirs.forEach((dir, i) => mount(i === 0 ? PY_PATHS.data : `${PY_PATHS.data}${i}`, dir));
+  if (setup.scriptsDir) mount(PY_PATHS.scripts, setup.scriptsDir);
+  py.FS.mkdirTree(PY_PATHS.work);
+  py.setInterruptBuffer(interrupt);
+  // Raw writes, not lines: a gigabyte without a newline must stream into the cap.
+  py.setStdout({
+    write: (b: Uint8Array) => (out.push(outText.decode(b, { stream: true })), b.length),
+  });
+  py.setStderr({
+    write: (b: Uint8Array) => (err.push(errText.decode(b, { stream: true })), b.length),
+  });
+  packages = setup.packagesDir ? LocalPackages.scan(setup.packagesDir) : LocalPackages.none();
+  py.runPython(PRELUDE);
+  const dataDirs = setup.dataDirs.map((_, i) => i === 0 ? PY_PATHS.data : `${PY_PATHS.data}${i}`);
+  (py.globals.get("_accel_setup") as (a: string) => void)(JSON.stringify({
+    data_dirs: dataDirs,
+    scripts_dir: setup.scriptsDir ? PY_PATHS.scripts : null,
+    work_dir: PY_PATHS.work,
+    packages: packages.names(),
+  }));
+  self.postMessage({
+    type: "ready",
+    ms: performance.now() - started,
+    fromSnapshot: snapshot !== undefined,
+    packages: packages.names(),
+    snapshot: made,
+  }, made ? [made.buffer as ArrayBuffer] : []);
+}
+
+async function run(msg: RunMessage): Promise<RunReply> {
+  if (!py || !interrupt || !packages) throw new Error("the interpreter is not started");
+  const started = performance.now();
+  out = new OutputCap(msg.maxOutputChars);
+  err = new OutputCap(msg.maxOutputChars);
+  Atomics.store(interrupt, 0, 0);
+  // A fresh host directory for each run, mounted where the last one was.
+  if (py.FS.analyzePath(PY_PATHS.work).object?.mount?.mountpoint === PY_PATHS.work) {
+    py.FS.unmount(PY_PATHS.work);
+  }
+  py.mountNodeFS(PY_PATHS.work, msg.workDir);
+  let error: string | undefined;
+  try {
+    await packages.loadFor(py, msg.code);
+    const runner = py.globals.get("_accel_run") as (code: string, argv: string) => string | null;
+    error = runner(msg.code, JSON.stringify(msg.argv)) ?? undefined;
+  } catch (e) {
+    error = oneLine(e);
+    if ((e as { pyodide_fatal_error?: boolean }).pyodide_fatal_error) fatal = error;
+  }
+  const timedOut = Atomics.load(interrupt, 0) !== 0 || /KeyboardInterrupt/.test(error ?? "");
+  if (timedOut) error = `stopped by the time limit of ${msg.timeoutMs / 1000} s`;
+  else if (error?.startsWith("ModuleNotFoundError")) error = packages.missingMessage(error);
+  return {
+    type: "result",
+    id: msg.id,
+    ok: error === undefined,
+    stdout: out.text(),
+    stderr: err.text(),
+    ...(error === undefined ? {} : { error }),
+    timedOut,
+    ...(fatal ? { fatal: true } : {}),
+    ms: performance.now() - started,
+  };
+}
+
+function mount(at: string, hostDir: string): void {
+  py?.FS.mkdirTree(at);
+  py?.mountNodeFS(at, hostDir);
+}
+
+function readOptional(path: string): Uint8Array | undefined {
+  try {
+    return Deno.readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function oneLine(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  const lines = text.trim().split("\n").filter((l) => l.trim());
+  return lines.at(-1)?.trim() ?? "unknown error";
+}

@@ -1,0 +1,43 @@
+/**
+ * What the model reads of a sandbox run: output, the one-line error, and the
+ * files written (with a preview of small text files), shared by
+ * `execute_code` and `run_script`.
+ *
+ * @module
+ */
+import type { RunResult, SandboxDeps } from "../sandbox/types.ts";
+import { ToolError } from "./define.ts";
+
+/** Text files up to this size are shown to the model inline. */
+const PREVIEW_BYTES = 2_000;
+
+/** The sandbox, or a ToolError the model reads when it is off. */
+export function requireSandbox(sandbox: SandboxDeps | undefined): SandboxDeps {
+  if (!sandbox) throw new ToolError("the Python sandbox is not available in this session");
+  return sandbox;
+}
+
+/** A compact result object for the model and for `--json`. */
+export async function shapeRun(r: RunResult): Promise<Record<string, unknown>> {
+  const files = [];
+  for (const f of r.files) {
+    let preview: string | undefined;
+    if (!f.note && f.bytes <= PREVIEW_BYTES) {
+      try {
+        preview = new TextDecoder("utf-8", { fatal: true }).decode(await Deno.readFile(f.path));
+      } catch {
+        preview = undefined; // binary: the path is enough
+      }
+    }
+    files.push({ ...f, ...(preview !== undefined ? { preview } : {}) });
+  }
+  return {
+    ok: r.ok,
+    ...(r.error ? { error: r.error } : {}),
+    stdout: r.stdout,
+    ...(r.stderr ? { stderr: r.stderr } : {}),
+    ...(files.length ? { files } : {}),
+    ...(r.filesOmitted ? { files_omitted: r.filesOmitted } : {}),
+    ms: Math.round(r.ms),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * A real Pyodide sandbox over temporary directories, for tests. The memory
+ * snapshot is shared by every sandbox, so only the first start pays for it.
+ *
+ * @module
+ */
+import { defaultPyodideDir, PyodideSandbox, type SandboxLimits } from "../../src/sandbox/mod.ts";
+
+/**
+ * One snapshot for every test run on the machine (not a new 31 MB file per
+ * run): named by the Pyodide version, written atomically, replaced if damaged.
+ */
+const SNAPSHOT_DIR = `${Deno.env.get("TMPDIR") ?? "/tmp"}/accel-agent-test-snapshot`;
+Deno.mkdirSync(SNAPSHOT_DIR, { recursive: true });
+export const SNAPSHOT_PATH = `${SNAPSHOT_DIR}/pyodide-314.0.7.snapshot`;
+
+export const TEST_LIMITS: SandboxLimits = {
+  timeoutMs: 2_000,
+  graceMs: 500,
+  memoryMb: 512,
+  maxOutputChars: 4_000,
+  maxFiles: 10,
+  maxFileBytes: 100_000,
+};
+
+export interface TestSandbox {
+  sandbox: PyodideSandbox;
+  /** Host directories behind /data, /scripts and the work root. */
+  dataDir: string;
+  scriptsDir: string;
+  workRoot: string;
+  /** A directory the sandbox must never see (stands for the state dir, audit log…). */
+  outsideDir: string;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A sandbox with a data dir holding `orbit.csv`, an empty scripts dir and a work root. */
+export async function startTestSandbox(
+  limits: Partial<SandboxLimits> = {},
+  extra: { packagesDir?: string; scriptsDir?: string } = {},
+): Promise<TestSandbox> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "accel-agent-sbx-" }));
+  const dataDir = `${root}/data`;
+  const scriptsDir = extra.scriptsDir ?? `${root}/scripts`;
+  const workRoot = `${root}/work`;
+  const outsideDir = `${root}/outside`;
+  for (const d of [dataDir, workRoot, outsideDir]) await Deno.mkdir(d);
+  await Deno.mkdir(scriptsDir, { recursive: true });
+  await Deno.writeTextFile(
+    `${dataDir}/orbit.csv`,
+    "bpm,x_mm,y_mm\nBPM01,0.10,-0.05\nBPM02,-0.20,0.02\nBPM03,0.30,0.01\nBPM04,-0.10,-0.03\n",
+  );
+  await Deno.writeTextFile(`${outsideDir}/audit.log`, "SECRET-AUDIT-LINE\n");
+  const sandbox = new PyodideSandbox({
+    pyodideDir: defaultPyodideDir(),
+    dataDirs: [dataDir],
+    scriptsDir,
+    ...(extra.packagesDir ? { packagesDir: extra.packagesDir } : {}),
+    workRoot,
+    snapshotPath: SNAPSHOT_PATH,
+    limits: { ...TEST_LIMITS, ...limits },
+  });
+  return {
+    sandbox,
+    dataDir,
+    scriptsDir,
+    workRoot,
+    outsideDir,
+    async [Symbol.asyncDispose]() {
+      await sandbox.close();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** CPU time (user + system, in clock ticks) a process has used; undefined once it is gone. */
+export function cpuTicks(pid: number): number | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
