@@ -52,7 +52,8 @@ export interface Analysis {
 /** Imports in Python source: `import a.b, c as d` and `from a.b import c`. */
 export function findImports(code: string): string[] {
   const found: string[] = [];
-  for (const line of code.split("\n")) {
+  // Statements, not lines: `import csv; rows = …` holds one import and one assignment.
+  for (const line of code.split(/[\n;]/)) {
     const from = /^\s*from\s+([A-Za-z_][\w.]*)\s+import\s+(.+)$/.exec(line);
     if (from?.[1] && from[2]) {
       found.push(from[1]);

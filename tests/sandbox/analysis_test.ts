@@ -65,3 +65,10 @@ Deno.test("script names are plain words; paths are refused", () => {
     assert.throws(() => scriptName(bad), RangeError, bad);
   }
 });
+
+Deno.test("imports separated by semicolons are found one statement at a time", () => {
+  assert.deepEqual(
+    findImports("import csv; rows = list(csv.reader(open('/data/x.csv'))); import json"),
+    ["csv", "json"],
+  );
+});
