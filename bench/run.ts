@@ -26,20 +26,7 @@ import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 import { scanReads } from "./scan_reads.ts";
 import { sandboxBench } from "./sandbox.ts";
-
-interface Figure {
-  name: string;
-  /** Median of what was measured, in ms. */
-  value: number;
-  /** Median of the baseline measured in the same run, in ms. */
-  baseline: number;
-  /** What the goal is judged on (the value itself, or value − baseline). */
-  judged: string;
-  goal: string;
-  ok: boolean;
-  /** Of value and baseline; ms when absent. */
-  unit?: string;
-}
+import type { Figure } from "./figure.ts";
 
 const figures: Figure[] = [];
 

@@ -14,17 +14,7 @@
  * @module
  */
 import { defaultPyodideDir, PyodideSandbox } from "../src/sandbox/mod.ts";
-
-/** The shape of bench/run.ts's figures. */
-export interface SandboxFigure {
-  name: string;
-  value: number;
-  baseline: number;
-  judged: string;
-  goal: string;
-  ok: boolean;
-  unit?: string;
-}
+import type { Figure } from "./figure.ts";
 
 const SCRIPT = `
 import csv, json, math, statistics
@@ -99,7 +89,7 @@ async function realPython(name: string): Promise<string> {
 }
 
 /** Measures the three sandbox figures against `python3` from PATH. */
-export async function sandboxBench(pythonName = "python3"): Promise<SandboxFigure[]> {
+export async function sandboxBench(pythonName = "python3"): Promise<Figure[]> {
   const python = await realPython(pythonName);
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "accel-agent-bench-" }));
   for (const d of ["data", "work", "seedwork", "cache"]) await Deno.mkdir(`${dir}/${d}`);

@@ -12,19 +12,10 @@
  */
 import { createEpics } from "../src/adapters/epics/mod.ts";
 import { startFakeEpics } from "../tests/support/facility/fake_epics.ts";
+import type { Figure } from "./figure.ts";
 
 const STEPS = 50;
 const DEVICES = Array.from({ length: 20 }, (_, i) => `SR:BPM:${String(i + 1).padStart(2, "0")}:X`);
-
-/** The same shape as bench/run.ts's figures. */
-export interface ScanFigure {
-  name: string;
-  value: number;
-  baseline: number;
-  judged: string;
-  goal: string;
-  ok: boolean;
-}
 
 interface Run {
   msPerStep: number;
@@ -52,7 +43,7 @@ async function scan(monitorLingerMs: number, batched: boolean): Promise<Run> {
   return run;
 }
 
-export async function scanReads(): Promise<ScanFigure> {
+export async function scanReads(): Promise<Figure> {
   await scan(1000, true); // warm up
   const ours = await scan(1000, true);
   const batchOnly = await scan(0, true);
