@@ -8,7 +8,14 @@
 import { z } from "zod";
 
 /** An http(s) URL, or "" for a service that is not there. */
-const serviceUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default("");
+const serviceUrl = z.union([
+  z.literal(""),
+  // Credentials in a URL would end up in every error message and in the config file.
+  z.url({ protocol: /^https?$/ }).refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), {
+    message:
+      "has credentials in it; name the variables that hold them in username_env / password_env",
+  }),
+]).default("");
 const ms = (dflt: number) => z.int().positive().default(dflt);
 
 export const EpicsConfigSchema = z.strictObject({

@@ -84,6 +84,9 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
       return `must be ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}, got ${
         describeValue(got)
       }`;
+    case "custom":
+      // A refinement's message says what is wrong; the value may be a secret.
+      return issue.message;
     default:
       return `${issue.message}, got ${describeValue(got)}`;
   }

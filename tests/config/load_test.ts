@@ -124,3 +124,16 @@ Deno.test("the [epics] and [tango] tables default to no services and name creden
     /x\.toml:2: key epics\.archiver_url:/,
   );
 });
+
+Deno.test("a service URL with credentials in it is refused", () => {
+  assert.throws(
+    () =>
+      parseConfig(
+        '[facility]\nadapter = "epics"\n[epics]\npvws_url = "http://op:secret@gw:8080/pvws"\n',
+        "c.toml",
+      ),
+    (e: unknown) =>
+      e instanceof ConfigError && /^c\.toml:4: key epics\.pvws_url: /.test(e.message) &&
+      !e.message.includes("secret"),
+  );
+});

@@ -77,6 +77,8 @@ export class Epics implements ControlSystem {
   readonly #o: Required<Pick<EpicsOptions, "readTimeoutMs" | "writeTimeoutMs" | "writeTolerance">>;
   readonly #prefix: string;
   #pvget: "auto" | "on" | "off";
+  /** A pvget probe that failed on the network is not repeated before this time. */
+  #pvgetProbeAfter = 0;
   readonly #svc: Partial<
     Record<"pvget" | "archiver" | "channelfinder" | "olog" | "alarm", HttpService>
   > = {};
@@ -218,6 +220,8 @@ export class Epics implements ControlSystem {
       return out;
     }
     const unique = [...new Set(names)];
+    // One deadline for the whole read: a probe of the HTTP path may use half of it.
+    const deadline = performance.now() + this.#o.readTimeoutMs;
     if (!metadata && this.#pvget !== "off" && await this.#pvgetAvailable(unique[0], signal)) {
       await Promise.all(unique.map(async (n) => out.set(n, await this.#pvgetOne(n, signal))));
       return out;
@@ -225,7 +229,10 @@ export class Epics implements ControlSystem {
     const pvs = unique.map((n) => this.#prefix + n);
     let got: Map<string, PvState | Error>;
     try {
-      got = await this.pvws.acquire(pvs, this.#o.readTimeoutMs, signal);
+      // What a probe left of the read timeout (the whole of it, in messages, when no probe ran).
+      const left = Math.round(deadline - performance.now());
+      const budget = left >= this.#o.readTimeoutMs - 2 ? this.#o.readTimeoutMs : Math.max(1, left);
+      got = await this.pvws.acquire(pvs, budget, signal);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       for (const n of unique) out.set(n, e as Error);
@@ -239,15 +246,20 @@ export class Epics implements ControlSystem {
   async #pvgetAvailable(first: string | undefined, signal?: AbortSignal): Promise<boolean> {
     if (this.#pvget === "on") return true;
     if (first === undefined || !this.#svc.pvget) return false;
+    if (performance.now() < this.#pvgetProbeAfter) return false;
+    const probe = AbortSignal.timeout(Math.max(1, this.#o.readTimeoutMs / 2));
     try {
       await httpText(this.#svc.pvget, `/pvget?name=${encodeURIComponent(this.#prefix + first)}`, {
-        signal,
+        signal: signal ? AbortSignal.any([signal, probe]) : probe,
       });
       this.#pvget = "on";
       return true;
     } catch (e) {
-      // The ORNL gateway has no pvget: use the socket from now on.
+      if (signal?.aborted) throw signal.reason;
+      // The ORNL gateway has no pvget: use the socket from now on. A gateway that does
+      // not answer is not asked again for a minute, so each read is not slowed by it.
       if (e instanceof HttpStatusError) this.#pvget = "off";
+      else this.#pvgetProbeAfter = performance.now() + 60_000;
       return false;
     }
   }

@@ -40,6 +40,8 @@ function isFloatType(vtype: unknown): boolean {
 
 /** The PV's value, or undefined when the update means "disconnected". */
 function valueOf(s: PvState): Value | null | undefined {
+  // A disconnect first: it arrives as a "NaN" value whatever the PV's type.
+  if (s.value === "NaN" && (s.severity === "UNDEFINED" || !isFloatType(s.vtype))) return undefined;
   for (const field of Object.keys(ARRAYS)) {
     const b64 = s[field];
     if (typeof b64 === "string") {

@@ -20,6 +20,20 @@
 /** A PV's merged update: the first message's metadata plus every later delta. */
 export type PvState = Record<string, unknown>;
 
+/** The fields that carry a value; an update with any of them replaces all of them. */
+const VALUE_FIELDS = ["value", "text", "b64dbl", "b64flt", "b64int", "b64srt", "b64byt"];
+
+/**
+ * Merges a delta over the state. A new value in one field makes the others
+ * stale (a disconnect's `"NaN"` after an array, an array after a `"NaN"`),
+ * so they are dropped; metadata (units, limits, labels) carries over.
+ */
+export function mergeUpdate(state: PvState | undefined, msg: PvState): PvState {
+  const merged = { ...state };
+  if (VALUE_FIELDS.some((f) => f in msg)) { for (const f of VALUE_FIELDS) delete merged[f]; }
+  return { ...merged, ...msg };
+}
+
 type Watcher = (state: PvState | undefined, error?: Error) => void;
 
 interface Entry {
@@ -235,7 +249,7 @@ export class PvwsClient {
     if (msg.type !== "update" || typeof msg.pv !== "string") return;
     const entry = this.#pvs.get(msg.pv);
     if (!entry) return;
-    entry.state = { ...entry.state, ...msg };
+    entry.state = mergeUpdate(entry.state, msg);
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
 

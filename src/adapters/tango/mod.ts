@@ -181,8 +181,12 @@ export class Tango implements ControlSystem {
       pattern.includes("/") ? pattern : `*${pattern.replace(/^\*|\*$/g, "")}*`,
     );
     const matches: DeviceInfo[] = [];
-    for (const device of devices) {
-      const infos = await this.#infos(device, signal);
+    // Attribute lists are fetched eight devices at a time, in order: a facility's
+    // database lists thousands of devices, one request after another would take minutes.
+    const infosOf = await mapLimited(devices, 8, (device) => this.#infos(device, signal));
+    for (const [i, device] of devices.entries()) {
+      const infos = infosOf[i];
+      if (!infos) continue;
       for (const info of [...infos.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
         const d = toInfo(`${device}/${info.name}`, info);
         if (re.test(d.device) && (q.writable === undefined || d.writable === q.writable)) {
@@ -330,4 +334,22 @@ function failed(device: string, error: string, units = ""): Reading {
 /** Opens the TANGO backend; nothing connects until the first call. */
 export function createTango(opts: TangoOptions): Tango {
   return new Tango(opts);
+}
+
+/** `fn` over `items` with at most `limit` calls in flight; results in input order. */
+async function mapLimited<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }

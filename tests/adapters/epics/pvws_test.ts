@@ -246,3 +246,32 @@ Deno.test("writing the value a PV already holds is confirmed though the monitor 
   );
   await cs.close();
 });
+
+Deno.test("a gateway that accepts connections and never answers costs each read one read timeout", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })().catch(() => {});
+  const port = (listener.addr as Deno.NetAddr).port;
+  const cs = createEpics({
+    pvwsUrl: `http://127.0.0.1:${port}/pvws`,
+    readTimeoutMs: 400,
+    writeTimeoutMs: 400,
+    monitorLingerMs: 0,
+  });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const t = performance.now();
+      const [r] = await cs.read(["SR:BPM:01:X"]);
+      const ms = performance.now() - t;
+      assert.equal(r?.ok, false);
+      assert.ok(ms < 900, `read ${i + 1} took ${ms.toFixed(0)} ms against a 400 ms read timeout`);
+    }
+  } finally {
+    await cs.close();
+    listener.close();
+    for (const c of held) c.close();
+    await accepting;
+  }
+});
