@@ -18,7 +18,14 @@ import {
   resolveModel,
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
-import { createRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { ALL_TOOLS, ToolRegistry } from "../tools/mod.ts";
+import { agentTools } from "../tools/agent_tools.ts";
+import type { SubagentManager } from "../agent/subagents/manager.ts";
+import {
+  BUILTIN_AGENTS_URL,
+  createSubagentManager,
+  loadAgentDefinitions,
+} from "./subagent_wiring.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
@@ -33,6 +40,8 @@ export interface App {
   /** Absolute state directory (history, audit, plans, work). */
   stateDir: string;
   session: Session;
+  /** Sub-agents of this session (spawned by the operator's agent and theirs). */
+  agents: SubagentManager;
   /** The model in use; see {@link App.switchModel}. */
   modelInfo: ResolvedModel;
   /** Creates (once) the client for the current model; throws CliError when unconfigured. */
@@ -59,12 +68,63 @@ export async function createApp(
   const cs = openControlSystem(config);
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
   const plans = await createPlanPath(loaded, cs, stateDir, io);
-  const tools = createRegistry({ cs, now: () => Date.now(), plans }, {
+  const registryOpts = {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
-  });
+  };
   const session = new Session(crypto.randomUUID(), Date.now());
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
+  const clients = new Map<string, ModelClient>();
+  const agents = createSubagentManager({
+    definitions: await loadAgentDefinitions(
+      [
+        decodeURIComponent(BUILTIN_AGENTS_URL.pathname),
+        ...(config.agents.dir ? [resolve(config.agents.dir)] : []),
+      ],
+      ALL_TOOLS,
+    ),
+    catalogue: ALL_TOOLS,
+    deps: { cs, now: () => Date.now() },
+    registry: registryOpts,
+    async modelFor(name) {
+      const known = clients.get(name);
+      if (known) return known;
+      const c = await clientFor(resolveModel(config, name));
+      clients.set(name, c);
+      return c;
+    },
+    boundModel: config.agents.model,
+    maxTreeTurns: config.agents.max_tree_turns,
+    maxTreeTokens: config.agents.max_tree_tokens,
+  });
+  const operator = { id: "operator", level: 1, model: () => app.model() };
+  const tools = new ToolRegistry(
+    [...ALL_TOOLS, ...agentTools(agents, operator)],
+    { cs, now: () => Date.now(), plans },
+    registryOpts,
+  );
+
+  async function clientFor(info: ResolvedModel): Promise<ModelClient> {
+    const missing = missingModelSetup(info, { get: io.env });
+    if (missing) throw new CliError(missing, Exit.USAGE);
+    const { createOpenAiClient } = await import("../llm/openai_client.ts");
+    return createOpenAiClient({
+      name: info.name,
+      model: info.model,
+      baseUrl: info.baseUrl,
+      apiKey: io.env(info.apiKeyEnv) ?? "",
+      stream: info.stream,
+      contextWindow: info.contextWindow,
+      temperature: config.llm.temperature,
+      retry: {
+        maxRetries: config.llm.max_retries,
+        baseMs: config.llm.retry_base_ms,
+        maxMs: config.llm.retry_max_ms,
+      },
+      requestTimeoutMs: config.llm.request_timeout_s * 1000,
+      idleTimeoutMs: config.llm.idle_timeout_s * 1000,
+    });
+  }
 
   async function contextFiles(): Promise<ContextFile[]> {
     const files: ContextFile[] = [];
@@ -114,30 +174,14 @@ export async function createApp(
     plans,
     stateDir,
     session,
+    agents,
     get modelInfo() {
       return modelInfo;
     },
     checkModel,
     async model() {
       if (client) return client;
-      checkModel();
-      const { createOpenAiClient } = await import("../llm/openai_client.ts");
-      client = createOpenAiClient({
-        name: modelInfo.name,
-        model: modelInfo.model,
-        baseUrl: modelInfo.baseUrl,
-        apiKey: io.env(modelInfo.apiKeyEnv) ?? "",
-        stream: modelInfo.stream,
-        contextWindow: modelInfo.contextWindow,
-        temperature: config.llm.temperature,
-        retry: {
-          maxRetries: config.llm.max_retries,
-          baseMs: config.llm.retry_base_ms,
-          maxMs: config.llm.retry_max_ms,
-        },
-        requestTimeoutMs: config.llm.request_timeout_s * 1000,
-        idleTimeoutMs: config.llm.idle_timeout_s * 1000,
-      });
+      client = await clientFor(modelInfo);
       return client;
     },
     switchModel(name: string) {
@@ -165,7 +209,10 @@ export async function createApp(
         signal,
       });
     },
-    close: () => cs.close(),
+    close: () => {
+      agents.cancelAll("the program is ending");
+      return cs.close();
+    },
   };
   return app;
 }

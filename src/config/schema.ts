@@ -46,6 +46,16 @@ export const ConfigSchema = z.strictObject({
     agent_md: z.string().default("AGENT.md"),
     context_dirs: z.array(z.string()).default([]),
   }).prefault({}),
+  agents: z.strictObject({
+    /** More sub-agent definitions (*.md), beside the built-in ones; may replace them by name. */
+    dir: z.string().default(""),
+    /** A named model for sub-agents whose definition names none (default: the operator's). */
+    model: z.string().optional(),
+    /** Model calls shared by all sub-agents of a session. */
+    max_tree_turns: positiveInt.default(200),
+    /** Tokens shared by all sub-agents of a session. */
+    max_tree_tokens: positiveInt.default(2_000_000),
+  }).prefault({}),
   facility: z.strictObject({
     adapter: z.enum(["simulator", "epics", "tango"]).default("simulator"),
   }).prefault({}),

@@ -16,7 +16,16 @@ const READ_BPM: Scenario = {
     {
       expect: {
         userIncludes: "LINAC:BPM:01:X",
-        toolsOffered: ["get_parameter", "search_device", "read_log", "propose_plan"],
+        toolsOffered: [
+          "get_parameter",
+          "search_device",
+          "read_log",
+          "propose_plan",
+          "spawn_subagent",
+          "agent_status",
+          "agent_list",
+          "agent_cancel",
+        ],
       },
       respond: {
         toolCalls: [{ name: "get_parameter", arguments: { devices: ["LINAC:BPM:01:X"] } }],
