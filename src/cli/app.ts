@@ -9,6 +9,7 @@ import type { ControlSystem } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runTurn } from "../agent/loop.ts";
+import { compactSession, DEFAULT_COMPACTION } from "../agent/compaction.ts";
 import { Session } from "../agent/session.ts";
 import {
   loadConfig,
@@ -50,6 +51,10 @@ export interface App {
   checkModel(): void;
   switchModel(name: string): ResolvedModel;
   systemPrompt(): Promise<string>;
+  /** Compacts the conversation now (`/compact`); undefined when there was nothing to compact. */
+  compact(signal: AbortSignal): Promise<Extract<AgentEvent, { type: "compact" }> | undefined>;
+  /** The context window of the current model (configured, else `[agent] context_window`). */
+  contextWindow(): number;
   /** Runs one turn of the session with the current model, tools and system prompt. */
   turn(input: string, signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined>;
   /** Files that make up the context, for /context. */
@@ -103,6 +108,16 @@ export async function createApp(
     { cs, now: () => Date.now(), plans },
     registryOpts,
   );
+
+  function compaction() {
+    return {
+      ...DEFAULT_COMPACTION,
+      contextWindow: modelInfo.contextWindow ?? config.agent.context_window,
+      threshold: config.agent.compact_at,
+      keepUserMessages: config.agent.compact_keep_user_messages,
+      trimChars: config.agent.compact_trim_chars,
+    };
+  }
 
   async function clientFor(info: ResolvedModel): Promise<ModelClient> {
     const missing = missingModelSetup(info, { get: io.env });
@@ -198,16 +213,40 @@ export async function createApp(
       });
     },
     contextFiles,
-    async *turn(input: string, signal: AbortSignal) {
-      yield* runTurn({
+    contextWindow: () => modelInfo.contextWindow ?? config.agent.context_window,
+    async compact(signal, force = true) {
+      const ev = await compactSession(
         session,
-        input,
-        model: await app.model(),
-        tools,
-        systemPrompt: await app.systemPrompt(),
-        maxIterations: config.agent.max_iterations,
+        await app.model(),
+        await app.systemPrompt(),
+        compaction(),
         signal,
-      });
+        force,
+      );
+      if (ev) session.compactions++;
+      return ev;
+    },
+    async *turn(input: string, signal: AbortSignal) {
+      const model = await app.model();
+      for await (
+        const ev of runTurn({
+          session,
+          input,
+          model,
+          tools,
+          systemPrompt: await app.systemPrompt(),
+          maxIterations: config.agent.max_iterations,
+          signal,
+          compact: async (s, systemPrompt, sig) => {
+            const ev = await compactSession(s, model, systemPrompt, compaction(), sig);
+            if (ev) s.compactions++;
+            return ev;
+          },
+        })
+      ) {
+        if (ev.type === "turn_complete") session.lastTurnUsage = ev.usage;
+        yield ev;
+      }
     },
     close: () => {
       agents.cancelAll("the program is ending");

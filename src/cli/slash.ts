@@ -17,6 +17,8 @@ export const SLASH_HELP: [string, string][] = [
   ["/tools", "the tools the agent can use"],
   ["/cost", "tokens used in this session (and cost when prices are configured)"],
   ["/clear", "start a new conversation (the cost so far is kept)"],
+  ["/compact", "summarise the older conversation now (also automatic near the context limit)"],
+  ["/agents", "sub-agents of this session: status, lineage, results"],
   ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
@@ -54,6 +56,31 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
     case "/cost":
       io.out(costText(app));
       return;
+    case "/compact": {
+      const ev = await app.compact(new AbortController().signal);
+      io.out(
+        ev
+          ? `compacted: ~${ev.tokensBefore} → ~${ev.tokensAfter} tokens\n`
+          : "nothing to compact yet\n",
+      );
+      return;
+    }
+    case "/agents": {
+      const runs = app.agents.list();
+      if (!runs.length) io.out("no sub-agents in this session\n");
+      for (const r of runs) {
+        const outcome = r.status === "done"
+          ? JSON.stringify(r.result)
+          : r.error ?? (r.status === "running" ? "…" : "");
+        io.out(
+          `  ${s.bold(r.id)} ${r.agent} ${
+            s.dim(`level ${r.level}, from ${r.parentId}`)
+          } ${r.status}` +
+            ` ${s.dim(`${r.turns} calls, ${r.tokens} tokens`)}\n    ${outcome.slice(0, 300)}\n`,
+        );
+      }
+      return;
+    }
     case "/context":
       io.out(await contextText(app));
       return;
@@ -96,9 +123,22 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
 
 function costText(app: App): string {
   const u = app.session.usage;
+  const t = app.session.lastTurnUsage;
   const m = app.modelInfo;
+  const window = app.contextWindow();
+  const ctx = app.session.lastCallUsage.promptTokens;
+  const runs = app.agents.list();
   let text =
-    `  tokens this session: ${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total\n`;
+    `  last turn: ${t.promptTokens} in · ${t.completionTokens} out · ${t.totalTokens} total\n` +
+    `  tokens this session: ${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total\n` +
+    `  context: ${ctx} of ${window} tokens (${
+      ((100 * ctx) / window).toFixed(1)
+    }%), compacted ${app.session.compactions} times\n`;
+  if (runs.length) {
+    const calls = runs.reduce((n, r) => n + r.turns, 0);
+    const tokens = runs.reduce((n, r) => n + r.tokens, 0);
+    text += `  sub-agents: ${runs.length} runs, ${calls} model calls, ${tokens} tokens\n`;
+  }
   if (m.priceIn !== undefined || m.priceOut !== undefined) {
     const usd = (u.promptTokens * (m.priceIn ?? 0) + u.completionTokens * (m.priceOut ?? 0)) / 1e6;
     text += `  cost at ${m.name}'s prices: $${usd.toFixed(4)}\n`;

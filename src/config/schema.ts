@@ -45,6 +45,14 @@ export const ConfigSchema = z.strictObject({
     tool_timeout_s: z.number().positive().default(60),
     agent_md: z.string().default("AGENT.md"),
     context_dirs: z.array(z.string()).default([]),
+    /** Tokens, for models whose [llm.models] entry sets no context_window. */
+    context_window: positiveInt.default(128_000),
+    /** Compact the conversation when the prompt passes this share of the window. */
+    compact_at: z.number().gt(0).lt(1).default(0.8),
+    /** The last this-many questions (and all after them) are never compacted. */
+    compact_keep_user_messages: positiveInt.default(3),
+    /** Older tool results longer than this (characters) are trimmed first. */
+    compact_trim_chars: z.int().min(200).default(2_000),
   }).prefault({}),
   agents: z.strictObject({
     /** More sub-agent definitions (*.md), beside the built-in ones; may replace them by name. */
