@@ -27,6 +27,7 @@ import {
   createSubagentManager,
   loadAgentDefinitions,
 } from "./subagent_wiring.ts";
+import { type SavedSession, SessionStore } from "./session_store.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
@@ -43,6 +44,10 @@ export interface App {
   session: Session;
   /** Sub-agents of this session (spawned by the operator's agent and theirs). */
   agents: SubagentManager;
+  /** Where sessions are saved as they go (`<state dir>/sessions`). */
+  sessions: SessionStore;
+  /** Continues a saved session (undefined: the newest) in place of the current one. */
+  resume(id?: string): Promise<SavedSession>;
   /** The model in use; see {@link App.switchModel}. */
   modelInfo: ResolvedModel;
   /** Creates (once) the client for the current model; throws CliError when unconfigured. */
@@ -63,7 +68,7 @@ export interface App {
 }
 
 export async function createApp(
-  opts: { config?: string; model?: string },
+  opts: { config?: string; model?: string; resume?: string },
   io: Io,
 ): Promise<App> {
   const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
@@ -77,7 +82,8 @@ export async function createApp(
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
   };
-  const session = new Session(crypto.randomUUID(), Date.now());
+  let session = new Session(crypto.randomUUID(), Date.now());
+  const sessions = new SessionStore(`${stateDir}/sessions`);
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
   const clients = new Map<string, ModelClient>();
   const agents = createSubagentManager({
@@ -103,6 +109,11 @@ export async function createApp(
     maxTreeTokens: config.agents.max_tree_tokens,
   });
   const operator = { id: "operator", level: 1, model: () => app.model() };
+  // Sub-agents' final results go into the session's file as they end.
+  agents.subscribe((ev) => {
+    const run = agents.get(ev.id);
+    if (ev.status !== "started" && run) sessions.saveRun(session.id, run).catch(() => {});
+  });
   const tools = new ToolRegistry(
     [...ALL_TOOLS, ...agentTools(agents, operator)],
     { cs, now: () => Date.now(), plans },
@@ -188,8 +199,17 @@ export async function createApp(
     tools,
     plans,
     stateDir,
-    session,
+    get session() {
+      return session;
+    },
     agents,
+    sessions,
+    async resume(id?: string) {
+      const saved = await sessions.load(id);
+      session = saved.session;
+      agents.restore(saved.runs);
+      return saved;
+    },
     get modelInfo() {
       return modelInfo;
     },
@@ -245,13 +265,17 @@ export async function createApp(
         })
       ) {
         if (ev.type === "turn_complete") session.lastTurnUsage = ev.usage;
+        // Saved as it goes: a killed process loses at most the call in flight.
+        await sessions.save(session);
         yield ev;
       }
+      await sessions.save(session);
     },
     close: () => {
       agents.cancelAll("the program is ending");
       return cs.close();
     },
   };
+  if (opts.resume !== undefined) await app.resume(opts.resume || undefined);
   return app;
 }

@@ -25,7 +25,7 @@ export async function main(args: string[]): Promise<number> {
     if (inv.command.kind === "permissions") {
       return await (await import("./permissions_command.ts")).runPermissions(inv, io);
     }
-    const app = await createApp({ config: inv.config, model: inv.model }, io);
+    const app = await createApp({ config: inv.config, model: inv.model, resume: inv.resume }, io);
     io = denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color });
     try {
       const cmd = inv.command;

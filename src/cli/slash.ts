@@ -7,6 +7,7 @@ import type { App } from "./app.ts";
 import { ConfigError } from "../config/mod.ts";
 import { savePlan } from "../plan/plan_file.ts";
 import type { Io } from "./io.ts";
+import { CliError } from "./exit.ts";
 import { style } from "./style.ts";
 
 export const SLASH_HELP: [string, string][] = [
@@ -19,6 +20,7 @@ export const SLASH_HELP: [string, string][] = [
   ["/clear", "start a new conversation (the cost so far is kept)"],
   ["/compact", "summarise the older conversation now (also automatic near the context limit)"],
   ["/agents", "sub-agents of this session: status, lineage, results"],
+  ["/resume [ID]", "list saved sessions, or continue session ID"],
   ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
@@ -63,6 +65,29 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
           ? `compacted: ~${ev.tokensBefore} → ~${ev.tokensAfter} tokens\n`
           : "nothing to compact yet\n",
       );
+      return;
+    }
+    case "/resume": {
+      if (!arg) {
+        const known = await app.sessions.list();
+        if (!known.length) io.out("no saved sessions\n");
+        for (const k of known.slice(0, 10)) {
+          const mark = k.id === app.session.id ? s.green("●") : " ";
+          io.out(`  ${mark} ${s.bold(k.id)} ${s.dim(k.modified.toISOString())}\n`);
+        }
+        return;
+      }
+      try {
+        const saved = await app.resume(arg);
+        const asked = saved.session.userInputs();
+        io.out(
+          `resumed ${saved.session.id}: ${asked.length} questions, ${saved.runs.length} sub-agent results` +
+            `${asked.length ? `; last: ${asked.at(-1)?.slice(0, 80)}` : ""}\n`,
+        );
+      } catch (e) {
+        if (!(e instanceof CliError)) throw e;
+        io.err(s.red(`${e.message}\n`));
+      }
       return;
     }
     case "/agents": {
