@@ -28,6 +28,8 @@ import {
   loadAgentDefinitions,
 } from "./subagent_wiring.ts";
 import { type SavedSession, SessionStore } from "./session_store.ts";
+import { BUILTIN_SKILLS_URL, loadSkills } from "./skill_wiring.ts";
+import { matchSkills, type Skill, skillsSection } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
@@ -44,6 +46,10 @@ export interface App {
   session: Session;
   /** Sub-agents of this session (spawned by the operator's agent and theirs). */
   agents: SubagentManager;
+  /** Skills that can be triggered by the operator's words. */
+  skills: Skill[];
+  /** Skills active for this conversation (matched by a question so far, or by `input`). */
+  activeSkills(input?: string): Skill[];
   /** Where sessions are saved as they go (`<state dir>/sessions`). */
   sessions: SessionStore;
   /** Continues a saved session (undefined: the newest) in place of the current one. */
@@ -108,6 +114,14 @@ export async function createApp(
     maxTreeTurns: config.agents.max_tree_turns,
     maxTreeTokens: config.agents.max_tree_tokens,
   });
+  const skills = config.skills.enabled
+    ? await loadSkills([
+      decodeURIComponent(BUILTIN_SKILLS_URL.pathname),
+      ...(config.skills.dir ? [resolve(config.skills.dir)] : []),
+    ])
+    : [];
+  const activeSkills = (input?: string) =>
+    matchSkills(skills, [...session.userInputs(), ...(input ? [input] : [])]);
   const operator = { id: "operator", level: 1, model: () => app.model() };
   // Sub-agents' final results go into the session's file as they end.
   agents.subscribe((ev) => {
@@ -203,6 +217,8 @@ export async function createApp(
       return session;
     },
     agents,
+    skills,
+    activeSkills,
     sessions,
     async resume(id?: string) {
       const saved = await sessions.load(id);
@@ -248,13 +264,15 @@ export async function createApp(
     },
     async *turn(input: string, signal: AbortSignal) {
       const model = await app.model();
+      const skillText = skillsSection(activeSkills(input));
+      const systemPrompt = await app.systemPrompt();
       for await (
         const ev of runTurn({
           session,
           input,
           model,
           tools,
-          systemPrompt: await app.systemPrompt(),
+          systemPrompt: skillText ? `${systemPrompt}\n\n${skillText}` : systemPrompt,
           maxIterations: config.agent.max_iterations,
           signal,
           compact: async (s, systemPrompt, sig) => {

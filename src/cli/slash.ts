@@ -190,6 +190,9 @@ async function contextText(app: App): Promise<string> {
       window ? ` of ${window} (${((100 * used) / window).toFixed(1)}%)` : ""
     }`,
     `  tools: ${app.tools.names().join(", ")}`,
+    `  skills: ${app.skills.map((k) => k.name).join(", ") || "none"}; active: ${
+      app.activeSkills().map((k) => k.name).join(", ") || "none"
+    }`,
   ];
   return lines.join("\n") + "\n";
 }

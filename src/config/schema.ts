@@ -64,6 +64,12 @@ export const ConfigSchema = z.strictObject({
     /** Tokens shared by all sub-agents of a session. */
     max_tree_tokens: positiveInt.default(2_000_000),
   }).prefault({}),
+  skills: z.strictObject({
+    /** false: no skill is ever added to the context. */
+    enabled: z.boolean().default(true),
+    /** More skills (NAME/SKILL.md), beside the built-in ones; may replace them by name. */
+    dir: z.string().default(""),
+  }).prefault({}),
   facility: z.strictObject({
     adapter: z.enum(["simulator", "epics", "tango"]).default("simulator"),
   }).prefault({}),
