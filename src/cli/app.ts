@@ -30,6 +30,14 @@ import {
 import { type SavedSession, SessionStore } from "./session_store.ts";
 import { BUILTIN_SKILLS_URL, loadSkills } from "./skill_wiring.ts";
 import { matchSkills, type Skill, skillsSection } from "../skills/skill.ts";
+import {
+  AutoApprover,
+  type Profile,
+  PROFILE_NAMES,
+  type ProfileName,
+  profileRefusal,
+  PROFILES,
+} from "../profiles/profile.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
@@ -46,6 +54,8 @@ export interface App {
   session: Session;
   /** Sub-agents of this session (spawned by the operator's agent and theirs). */
   agents: SubagentManager;
+  /** What the agent may do here (observer, operator, sim-eval). */
+  profile: Profile;
   /** Skills that can be triggered by the operator's words. */
   skills: Skill[];
   /** Skills active for this conversation (matched by a question so far, or by `input`). */
@@ -74,16 +84,31 @@ export interface App {
 }
 
 export async function createApp(
-  opts: { config?: string; model?: string; resume?: string },
+  opts: { config?: string; model?: string; resume?: string; profile?: string },
   io: Io,
 ): Promise<App> {
   const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
   const { config } = loaded;
+  const profileName = opts.profile ?? config.profile.name;
+  if (!(PROFILE_NAMES as readonly string[]).includes(profileName)) {
+    throw new CliError(
+      `unknown profile "${profileName}"; profiles: ${PROFILE_NAMES.join(", ")}`,
+      Exit.USAGE,
+    );
+  }
+  const profile = PROFILES[profileName as ProfileName];
+  const refused = profileRefusal({
+    profile: profile.name,
+    adapter: config.facility.adapter,
+    autoApprove: config.profile.auto_approve,
+  });
+  if (refused) throw new CliError(refused, Exit.USAGE);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
   const cs = openControlSystem(config);
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
   const plans = await createPlanPath(loaded, cs, stateDir, io);
+  if (config.profile.auto_approve) plans.approver = new AutoApprover();
   const registryOpts = {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
@@ -129,7 +154,11 @@ export async function createApp(
     if (ev.status !== "started" && run) sessions.saveRun(session.id, run).catch(() => {});
   });
   const tools = new ToolRegistry(
-    [...ALL_TOOLS, ...agentTools(agents, operator)],
+    // An observer is never offered the path to a change.
+    [
+      ...ALL_TOOLS.filter((t) => profile.plans || t.name !== "propose_plan"),
+      ...agentTools(agents, operator),
+    ],
     { cs, now: () => Date.now(), plans },
     registryOpts,
   );
@@ -217,6 +246,7 @@ export async function createApp(
       return session;
     },
     agents,
+    profile,
     skills,
     activeSkills,
     sessions,

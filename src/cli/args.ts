@@ -44,6 +44,8 @@ export interface Invocation {
   noColor: boolean;
   /** `--resume [ID]`: continue a saved session; "" means the newest. */
   resume?: string;
+  /** `--profile NAME`, overriding `[profile] name`. */
+  profile?: string;
 }
 
 const OPTIONS = {
@@ -65,6 +67,7 @@ const OPTIONS = {
   offset: { type: "string" },
   "approved-hash": { type: "string" },
   resume: { type: "string" },
+  profile: { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -81,7 +84,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   help: [],
   permissions: [],
 };
-const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
+const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help", "profile"];
 
 export const USAGE = `accel-agent — a terminal assistant for accelerator control rooms
 
@@ -104,6 +107,7 @@ Options:
       --stream-json     ask: one JSON line per event, then the result
       --no-color        plain output (also NO_COLOR=1)
       --resume [ID]     start, ask: continue a saved session (default: the newest)
+      --profile NAME    observer | operator | sim-eval (default [profile] name, operator)
   search:  --subsystem NAME  --writable | --read-only  --limit N  --offset N
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
@@ -146,6 +150,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
     streamJson: values["stream-json"] ?? false,
     noColor: values["no-color"] ?? false,
     ...(values.resume !== undefined ? { resume: values.resume } : {}),
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
   };
   if (values.help || name === "help") return { ...base, command: { kind: "help" } };
   if (base.json && base.streamJson) {

@@ -35,7 +35,10 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   );
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
-  app.plans.approver = new TerminalApprover(io, () => renderer?.pause());
+  // (sim-eval with auto_approve keeps its automatic approver.)
+  if (!app.loaded.config.profile.auto_approve) {
+    app.plans.approver = new TerminalApprover(io, () => renderer?.pause());
+  }
   // Load the model client while the operator types the first question.
   app.model().catch(() => {});
   // A background sub-agent that ends says so at once, at the prompt or mid-answer.

@@ -95,6 +95,12 @@ export const ConfigSchema = z.strictObject({
     dir: z.string().default("~/.local/state/accel-agent"),
   }).prefault({}),
   operator: z.string().optional(),
+  profile: z.strictObject({
+    /** observer (reads only), operator (plans with approval), sim-eval (simulator only). */
+    name: z.enum(["observer", "operator", "sim-eval"]).default("operator"),
+    /** sim-eval on the simulator only: approve plans that pass preflight without asking. */
+    auto_approve: z.boolean().default(false),
+  }).prefault({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
