@@ -21,6 +21,7 @@ import {
 import type { ModelClient } from "../llm/types.ts";
 import { ALL_TOOLS, ToolRegistry } from "../tools/mod.ts";
 import { agentTools } from "../tools/agent_tools.ts";
+import { askUserTool, type OperatorChannel } from "../tools/ask_user.ts";
 import type { SubagentManager } from "../agent/subagents/manager.ts";
 import {
   BUILTIN_AGENTS_URL,
@@ -54,6 +55,8 @@ export interface App {
   session: Session;
   /** Sub-agents of this session (spawned by the operator's agent and theirs). */
   agents: SubagentManager;
+  /** Who answers `ask_user`: the REPL sets the terminal; undefined means nobody (one-shot). */
+  operator?: OperatorChannel;
   /** What the agent may do here (observer, operator, sim-eval). */
   profile: Profile;
   /** Skills that can be triggered by the operator's words. */
@@ -158,6 +161,7 @@ export async function createApp(
     [
       ...ALL_TOOLS.filter((t) => profile.plans || t.name !== "propose_plan"),
       ...agentTools(agents, operator),
+      askUserTool(() => app.operator),
     ],
     { cs, now: () => Date.now(), plans },
     registryOpts,

@@ -14,6 +14,7 @@ import { Exit } from "./exit.ts";
 import { History } from "./history.ts";
 import { abortOnSigint, type Io } from "./io.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
+import { TerminalOperator } from "./ask_user_prompt.ts";
 import { subagentLine, TerminalRenderer } from "./render.ts";
 import { runSlash } from "./slash.ts";
 import { style } from "./style.ts";
@@ -35,6 +36,8 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   );
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
+  // Clarifying questions are asked here too, the same way.
+  app.operator = new TerminalOperator(io, () => renderer?.pause());
   // (sim-eval with auto_approve keeps its automatic approver.)
   if (!app.loaded.config.profile.auto_approve) {
     app.plans.approver = new TerminalApprover(io, () => renderer?.pause());

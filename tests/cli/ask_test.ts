@@ -25,6 +25,7 @@ const READ_BPM: Scenario = {
           "agent_status",
           "agent_list",
           "agent_cancel",
+          "ask_user",
         ],
       },
       respond: {
