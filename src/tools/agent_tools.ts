@@ -79,7 +79,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
       `Agents:\n${agents}`,
     parameters: Spawn,
     readOnly: true,
-    async execute(a, { signal }) {
+    async execute(a, { signal, emit }) {
       try {
         const run = await manager.spawn(spawner, {
           agent: a.agent,
@@ -89,6 +89,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
           denyTools: a.deny_tools,
           model: a.model,
           signal,
+          emit,
         });
         return run.status === "running"
           ? { id: run.id, agent: run.agent, status: "running", note: "poll it with agent_status" }

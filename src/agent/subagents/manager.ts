@@ -87,7 +87,12 @@ export interface SpawnRequest {
   model?: string;
   /** Cancels a foreground run (the parent's turn). Background runs outlive it. */
   signal?: AbortSignal;
+  /** The parent turn's event stream: the start, and the end of a foreground run. */
+  emit?: (ev: SubagentEvent) => void;
 }
+
+/** A run started or ended. */
+export type SubagentEvent = Extract<AgentEvent, { type: "subagent" }>;
 
 /** The deepest level; agents there never get spawn_subagent. */
 export const MAX_LEVEL = 3;
@@ -102,7 +107,7 @@ export class SubagentManager {
     string,
     { info: RunInfo; done: Promise<RunInfo>; stop: AbortController }
   >();
-  readonly #listeners = new Set<(ev: Extract<AgentEvent, { type: "subagent" }>) => void>();
+  readonly #listeners = new Set<(ev: SubagentEvent) => void>();
   #seq = 0;
 
   constructor(deps: SubagentManagerDeps) {
@@ -115,7 +120,7 @@ export class SubagentManager {
   }
 
   /** Hears every run start and end (the REPL's notices). Returns the unsubscribe function. */
-  subscribe(listener: (ev: Extract<AgentEvent, { type: "subagent" }>) => void): () => void {
+  subscribe(listener: (ev: SubagentEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -155,9 +160,16 @@ export class SubagentManager {
     };
     const stop = new AbortController();
     const parentSignal = info.background ? undefined : req.signal;
-    const done = this.#run(info, def, model, stop, parentSignal);
+    const done = this.#run(
+      info,
+      def,
+      model,
+      stop,
+      parentSignal,
+      info.background ? undefined : req.emit,
+    );
     this.#runs.set(id, { info, done, stop });
-    this.#emit(info);
+    this.#emit(info, req.emit);
     return info.background ? { ...info } : await done;
   }
 
@@ -216,6 +228,7 @@ export class SubagentManager {
     model: ModelClient,
     stop: AbortController,
     parentSignal?: AbortSignal,
+    emit?: (ev: SubagentEvent) => void,
   ): Promise<RunInfo> {
     const finished = new AbortController();
     const overBudget = new AbortController();
@@ -287,15 +300,21 @@ export class SubagentManager {
     } catch (e) {
       end("failed", { error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
     }
-    this.#emit(info);
+    this.#emit(info, emit);
     return { ...info };
   }
 
-  #emit(info: RunInfo): void {
+  #emit(info: RunInfo, emit?: (ev: SubagentEvent) => void): void {
     const status = info.status === "running" ? "started" : info.status;
-    for (const l of this.#listeners) {
-      l({ type: "subagent", id: info.id, agent: info.agent, parentId: info.parentId, status });
-    }
+    const ev: SubagentEvent = {
+      type: "subagent",
+      id: info.id,
+      agent: info.agent,
+      parentId: info.parentId,
+      status,
+    };
+    emit?.(ev);
+    for (const l of this.#listeners) l(ev);
   }
 }
 

@@ -21,22 +21,22 @@ import type { ChatMessage, ChatRequest, Respond } from "../../support/scripted_l
 export const AGENTS_DIR = new URL("../../../configs/agents/", import.meta.url).pathname;
 const REGISTRY = { maxOutputChars: 20_000, timeoutMs: 10_000 };
 
-export function client(url: string, name = "main"): ModelClient {
+export function client(url: string, name = "main", retries = 0): ModelClient {
   return createOpenAiClient({
     name,
     model: "scripted",
     baseUrl: url,
     apiKey: "test",
     stream: true,
-    retry: { maxRetries: 0, baseMs: 1, maxMs: 1 },
+    retry: { maxRetries: retries, baseMs: 1, maxMs: 1 },
     requestTimeoutMs: 10_000,
     idleTimeoutMs: 10_000,
   });
 }
 
-export async function setup(url: string, opts: { maxTreeTurns?: number } = {}) {
+export async function setup(url: string, opts: { maxTreeTurns?: number; retries?: number } = {}) {
   const f = await fixture();
-  const model = client(url);
+  const model = client(url, "main", opts.retries);
   const manager: SubagentManager = createSubagentManager({
     definitions: await loadAgentDefinitions([AGENTS_DIR], ALL_TOOLS),
     catalogue: ALL_TOOLS,
