@@ -289,9 +289,8 @@ export class SubagentManager {
             } else {
               end("cancelled", { error: stop.signal.aborted ? reasonOf(stop.signal) : ev.reason });
             }
-          } else if (
-            ev.type === "error" && !/model calls without a final answer/.test(ev.message)
-          ) {
+          } else if (ev.type === "error" && info.turns < def.maxTurns) {
+            // (At max_turns the loop's own error is replaced by the clearer one above.)
             end("failed", { error: ev.message });
           }
         }
