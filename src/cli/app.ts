@@ -154,8 +154,12 @@ export async function createApp(
   // Sub-agents' final results go into the session's file as they end.
   agents.subscribe((ev) => {
     const run = agents.get(ev.id);
-    if (ev.status !== "started" && run) sessions.saveRun(session.id, run).catch(() => {});
+    if (ev.status === "started" || !run) return;
+    const saving = sessions.saveRun(session.id, run).catch(() => {});
+    pendingSaves.add(saving);
+    saving.finally(() => pendingSaves.delete(saving));
   });
+  const pendingSaves = new Set<Promise<void>>();
   const tools = new ToolRegistry(
     // An observer is never offered the path to a change.
     [
@@ -323,9 +327,12 @@ export async function createApp(
       }
       await sessions.save(session);
     },
-    close: () => {
+    async close() {
       agents.cancelAll("the program is ending");
-      return cs.close();
+      // Runs stop at their next await; give their final records a moment to reach the file.
+      await Promise.all(agents.list().map((r) => agents.wait(r.id, 1_000)));
+      await Promise.all(pendingSaves);
+      await cs.close();
     },
   };
   if (opts.resume !== undefined) await app.resume(opts.resume || undefined);

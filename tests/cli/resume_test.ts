@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { runAgent, tempConfig, waitFor } from "../support/run_agent.ts";
+import { call, routed } from "../agent/subagents/harness.ts";
 
 Deno.test("killing the process mid-session and running --resume continues the same conversation", async () => {
   const state = await Deno.makeTempDir({ prefix: "accel-agent-state-" });
@@ -74,4 +75,48 @@ Deno.test("killing the process mid-session and running --resume continues the sa
   });
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, new RegExp(`no saved session "nope".*recent: ${id}`));
+});
+
+Deno.test("--resume brings back the sub-agents' final results with the conversation", async () => {
+  const state = await Deno.makeTempDir({ prefix: "accel-agent-state-" });
+  const config = await tempConfig(
+    `[state]\ndir = "${state}"\n[agent]\nagent_md = ""\n[llm.models]\nmain = "scripted"\n`,
+  );
+  const env = (url: string) => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: "k" });
+  const RESULT = { devices: ["LINAC:GUN:CHARGE"], total: 1, writable: [] };
+  await using first = await startScriptedLlm({
+    scenario: routed(4, (w) => {
+      if (w.agent === "device_search") return call("return", RESULT);
+      if (w.step === 0) {
+        return call("spawn_subagent", {
+          agent: "device_search",
+          task: "gun charge",
+          background: true,
+        });
+      }
+      if (w.step === 1) return call("agent_status", { id: "agent-1", wait_seconds: 10 });
+      return { text: "found it" };
+    }),
+  });
+  const a = await runAgent(["--config", config, "ask", "find the gun charge monitor"], {
+    env: env(first.url),
+  });
+  assert.equal(a.code, 0, a.stderr);
+  assert.deepEqual(first.failures, []);
+
+  await using second = await startScriptedLlm({
+    scenario: {
+      turns: [
+        { respond: { toolCalls: [{ name: "agent_list", arguments: {} }] } },
+        { respond: { text: "{{last_tool_result.agents[0].result.devices[0]}}" } },
+      ],
+    },
+  });
+  const b = await runAgent(["--config", config, "ask", "--json", "--resume", "which was it?"], {
+    env: env(second.url),
+  });
+  assert.equal(b.code, 0, b.stderr);
+  const out = JSON.parse(b.stdout);
+  assert.equal(out.answer, "LINAC:GUN:CHARGE");
+  assert.equal(out.tool_calls[0].result.agents[0].status, "done");
 });
