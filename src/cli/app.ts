@@ -9,7 +9,7 @@ import type { ControlSystem } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runTurn } from "../agent/loop.ts";
-import { compactSession, DEFAULT_COMPACTION } from "../agent/compaction.ts";
+import { compactSession } from "../agent/compaction.ts";
 import { Session } from "../agent/session.ts";
 import {
   loadConfig,
@@ -19,26 +19,14 @@ import {
   resolveModel,
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
-import { ALL_TOOLS, ToolRegistry } from "../tools/mod.ts";
-import { agentTools } from "../tools/agent_tools.ts";
-import { askUserTool, type OperatorChannel } from "../tools/ask_user.ts";
+import { ToolRegistry } from "../tools/mod.ts";
 import type { SubagentManager } from "../agent/subagents/manager.ts";
-import {
-  BUILTIN_AGENTS_URL,
-  createSubagentManager,
-  loadAgentDefinitions,
-} from "./subagent_wiring.ts";
-import { type SavedSession, SessionStore } from "./session_store.ts";
-import { BUILTIN_SKILLS_URL, loadSkills } from "./skill_wiring.ts";
-import { matchSkills, type Skill, skillsSection } from "../skills/skill.ts";
-import {
-  AutoApprover,
-  type Profile,
-  PROFILE_NAMES,
-  type ProfileName,
-  profileRefusal,
-  PROFILES,
-} from "../profiles/profile.ts";
+import type { Profile } from "../profiles/profile.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { OperatorChannel } from "../tools/ask_user.ts";
+import { checkProfile, createFeatures, createModelClient } from "./app_features.ts";
+import type { SavedSession, SessionStore } from "./session_store.ts";
+import { skillsSection } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
@@ -67,6 +55,10 @@ export interface App {
   sessions: SessionStore;
   /** Continues a saved session (undefined: the newest) in place of the current one. */
   resume(id?: string): Promise<SavedSession>;
+  /** Compacts the conversation now (`/compact`); undefined when there was nothing to compact. */
+  compact(signal: AbortSignal): Promise<Extract<AgentEvent, { type: "compact" }> | undefined>;
+  /** The context window of the current model (configured, else `[agent] context_window`). */
+  contextWindow(): number;
   /** The model in use; see {@link App.switchModel}. */
   modelInfo: ResolvedModel;
   /** Creates (once) the client for the current model; throws CliError when unconfigured. */
@@ -75,10 +67,6 @@ export interface App {
   checkModel(): void;
   switchModel(name: string): ResolvedModel;
   systemPrompt(): Promise<string>;
-  /** Compacts the conversation now (`/compact`); undefined when there was nothing to compact. */
-  compact(signal: AbortSignal): Promise<Extract<AgentEvent, { type: "compact" }> | undefined>;
-  /** The context window of the current model (configured, else `[agent] context_window`). */
-  contextWindow(): number;
   /** Runs one turn of the session with the current model, tools and system prompt. */
   turn(input: string, signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined>;
   /** Files that make up the context, for /context. */
@@ -92,116 +80,33 @@ export async function createApp(
 ): Promise<App> {
   const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
   const { config } = loaded;
-  const profileName = opts.profile ?? config.profile.name;
-  if (!(PROFILE_NAMES as readonly string[]).includes(profileName)) {
-    throw new CliError(
-      `unknown profile "${profileName}"; profiles: ${PROFILE_NAMES.join(", ")}`,
-      Exit.USAGE,
-    );
-  }
-  const profile = PROFILES[profileName as ProfileName];
-  const refused = profileRefusal({
-    profile: profile.name,
-    adapter: config.facility.adapter,
-    autoApprove: config.profile.auto_approve,
-  });
-  if (refused) throw new CliError(refused, Exit.USAGE);
+  const profile = checkProfile(config, opts.profile);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
   const cs = openControlSystem(config);
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
   const plans = await createPlanPath(loaded, cs, stateDir, io);
-  if (config.profile.auto_approve) plans.approver = new AutoApprover();
-  const registryOpts = {
+  const registry = {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
   };
   let session = new Session(crypto.randomUUID(), Date.now());
-  const sessions = new SessionStore(`${stateDir}/sessions`);
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
-  const clients = new Map<string, ModelClient>();
-  const agents = createSubagentManager({
-    definitions: await loadAgentDefinitions(
-      [
-        decodeURIComponent(BUILTIN_AGENTS_URL.pathname),
-        ...(config.agents.dir ? [resolve(config.agents.dir)] : []),
-      ],
-      ALL_TOOLS,
-    ),
-    catalogue: ALL_TOOLS,
-    deps: { cs, now: () => Date.now() },
-    registry: registryOpts,
-    async modelFor(name) {
-      const known = clients.get(name);
-      if (known) return known;
-      const c = await clientFor(resolveModel(config, name));
-      clients.set(name, c);
-      return c;
-    },
-    boundModel: config.agents.model,
-    maxTreeTurns: config.agents.max_tree_turns,
-    maxTreeTokens: config.agents.max_tree_tokens,
+  const features = await createFeatures({
+    config,
+    profile,
+    io,
+    cs,
+    plans,
+    stateDir,
+    registry,
+    resolve,
+    session: () => session,
+    model: () => app.model(),
+    operator: () => app.operator,
   });
-  const skills = config.skills.enabled
-    ? await loadSkills([
-      decodeURIComponent(BUILTIN_SKILLS_URL.pathname),
-      ...(config.skills.dir ? [resolve(config.skills.dir)] : []),
-    ])
-    : [];
-  const activeSkills = (input?: string) =>
-    matchSkills(skills, [...session.userInputs(), ...(input ? [input] : [])]);
-  const operator = { id: "operator", level: 1, model: () => app.model() };
-  // Sub-agents' final results go into the session's file as they end.
-  agents.subscribe((ev) => {
-    const run = agents.get(ev.id);
-    if (ev.status === "started" || !run) return;
-    const saving = sessions.saveRun(session.id, run).catch(() => {});
-    pendingSaves.add(saving);
-    saving.finally(() => pendingSaves.delete(saving));
-  });
-  const pendingSaves = new Set<Promise<void>>();
-  const tools = new ToolRegistry(
-    // An observer is never offered the path to a change.
-    [
-      ...ALL_TOOLS.filter((t) => profile.plans || t.name !== "propose_plan"),
-      ...agentTools(agents, operator),
-      askUserTool(() => app.operator),
-    ],
-    { cs, now: () => Date.now(), plans },
-    registryOpts,
-  );
-
-  function compaction() {
-    return {
-      ...DEFAULT_COMPACTION,
-      contextWindow: modelInfo.contextWindow ?? config.agent.context_window,
-      threshold: config.agent.compact_at,
-      keepUserMessages: config.agent.compact_keep_user_messages,
-      trimChars: config.agent.compact_trim_chars,
-    };
-  }
-
-  async function clientFor(info: ResolvedModel): Promise<ModelClient> {
-    const missing = missingModelSetup(info, { get: io.env });
-    if (missing) throw new CliError(missing, Exit.USAGE);
-    const { createOpenAiClient } = await import("../llm/openai_client.ts");
-    return createOpenAiClient({
-      name: info.name,
-      model: info.model,
-      baseUrl: info.baseUrl,
-      apiKey: io.env(info.apiKeyEnv) ?? "",
-      stream: info.stream,
-      contextWindow: info.contextWindow,
-      temperature: config.llm.temperature,
-      retry: {
-        maxRetries: config.llm.max_retries,
-        baseMs: config.llm.retry_base_ms,
-        maxMs: config.llm.retry_max_ms,
-      },
-      requestTimeoutMs: config.llm.request_timeout_s * 1000,
-      idleTimeoutMs: config.llm.idle_timeout_s * 1000,
-    });
-  }
+  const tools = new ToolRegistry(features.tools, { cs, now: () => Date.now(), plans }, registry);
+  const contextWindow = () => modelInfo.contextWindow ?? config.agent.context_window;
 
   async function contextFiles(): Promise<ContextFile[]> {
     const files: ContextFile[] = [];
@@ -253,16 +158,29 @@ export async function createApp(
     get session() {
       return session;
     },
-    agents,
+    agents: features.agents,
     profile,
-    skills,
-    activeSkills,
-    sessions,
+    skills: features.skills,
+    activeSkills: features.activeSkills,
+    sessions: features.sessions,
     async resume(id?: string) {
-      const saved = await sessions.load(id);
+      const saved = await features.sessions.load(id);
       session = saved.session;
-      agents.restore(saved.runs);
+      features.agents.restore(saved.runs);
       return saved;
+    },
+    contextWindow,
+    async compact(signal) {
+      const ev = await compactSession(
+        session,
+        await app.model(),
+        await app.systemPrompt(),
+        features.compaction(contextWindow()),
+        signal,
+        true,
+      );
+      if (ev) session.compactions++;
+      return ev;
     },
     get modelInfo() {
       return modelInfo;
@@ -270,7 +188,7 @@ export async function createApp(
     checkModel,
     async model() {
       if (client) return client;
-      client = await clientFor(modelInfo);
+      client = await createModelClient(modelInfo, config, io);
       return client;
     },
     switchModel(name: string) {
@@ -287,22 +205,9 @@ export async function createApp(
       });
     },
     contextFiles,
-    contextWindow: () => modelInfo.contextWindow ?? config.agent.context_window,
-    async compact(signal, force = true) {
-      const ev = await compactSession(
-        session,
-        await app.model(),
-        await app.systemPrompt(),
-        compaction(),
-        signal,
-        force,
-      );
-      if (ev) session.compactions++;
-      return ev;
-    },
     async *turn(input: string, signal: AbortSignal) {
       const model = await app.model();
-      const skillText = skillsSection(activeSkills(input));
+      const skillText = skillsSection(features.activeSkills(input));
       const systemPrompt = await app.systemPrompt();
       for await (
         const ev of runTurn({
@@ -313,8 +218,14 @@ export async function createApp(
           systemPrompt: skillText ? `${systemPrompt}\n\n${skillText}` : systemPrompt,
           maxIterations: config.agent.max_iterations,
           signal,
-          compact: async (s, systemPrompt, sig) => {
-            const ev = await compactSession(s, model, systemPrompt, compaction(), sig);
+          compact: async (s, prompt, sig) => {
+            const ev = await compactSession(
+              s,
+              model,
+              prompt,
+              features.compaction(contextWindow()),
+              sig,
+            );
             if (ev) s.compactions++;
             return ev;
           },
@@ -322,16 +233,13 @@ export async function createApp(
       ) {
         if (ev.type === "turn_complete") session.lastTurnUsage = ev.usage;
         // Saved as it goes: a killed process loses at most the call in flight.
-        await sessions.save(session);
+        await features.sessions.save(session);
         yield ev;
       }
-      await sessions.save(session);
+      await features.sessions.save(session);
     },
     async close() {
-      agents.cancelAll("the program is ending");
-      // Runs stop at their next await; give their final records a moment to reach the file.
-      await Promise.all(agents.list().map((r) => agents.wait(r.id, 1_000)));
-      await Promise.all(pendingSaves);
+      await features.close();
       await cs.close();
     },
   };
