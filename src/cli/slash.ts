@@ -7,8 +7,13 @@ import type { App } from "./app.ts";
 import { ConfigError } from "../config/mod.ts";
 import { savePlan } from "../plan/plan_file.ts";
 import type { Io } from "./io.ts";
-import { CliError } from "./exit.ts";
 import { style } from "./style.ts";
+import {
+  runSessionSlash,
+  SESSION_SLASH_HELP,
+  sessionCostText,
+  skillsLine,
+} from "./slash_sessions.ts";
 
 export const SLASH_HELP: [string, string][] = [
   ["/help", "this list"],
@@ -18,9 +23,7 @@ export const SLASH_HELP: [string, string][] = [
   ["/tools", "the tools the agent can use"],
   ["/cost", "tokens used in this session (and cost when prices are configured)"],
   ["/clear", "start a new conversation (the cost so far is kept)"],
-  ["/compact", "summarise the older conversation now (also automatic near the context limit)"],
-  ["/agents", "sub-agents of this session: status, lineage, results"],
-  ["/resume [ID]", "list saved sessions, or continue session ID"],
+  ...SESSION_SLASH_HELP,
   ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
@@ -58,54 +61,6 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
     case "/cost":
       io.out(costText(app));
       return;
-    case "/compact": {
-      const ev = await app.compact(new AbortController().signal);
-      io.out(
-        ev
-          ? `compacted: ~${ev.tokensBefore} → ~${ev.tokensAfter} tokens\n`
-          : "nothing to compact yet\n",
-      );
-      return;
-    }
-    case "/resume": {
-      if (!arg) {
-        const known = await app.sessions.list();
-        if (!known.length) io.out("no saved sessions\n");
-        for (const k of known.slice(0, 10)) {
-          const mark = k.id === app.session.id ? s.green("●") : " ";
-          io.out(`  ${mark} ${s.bold(k.id)} ${s.dim(k.modified.toISOString())}\n`);
-        }
-        return;
-      }
-      try {
-        const saved = await app.resume(arg);
-        const asked = saved.session.userInputs();
-        io.out(
-          `resumed ${saved.session.id}: ${asked.length} questions, ${saved.runs.length} sub-agent results` +
-            `${asked.length ? `; last: ${asked.at(-1)?.slice(0, 80)}` : ""}\n`,
-        );
-      } catch (e) {
-        if (!(e instanceof CliError)) throw e;
-        io.err(s.red(`${e.message}\n`));
-      }
-      return;
-    }
-    case "/agents": {
-      const runs = app.agents.list();
-      if (!runs.length) io.out("no sub-agents in this session\n");
-      for (const r of runs) {
-        const outcome = r.status === "done"
-          ? JSON.stringify(r.result)
-          : r.error ?? (r.status === "running" ? "…" : "");
-        io.out(
-          `  ${s.bold(r.id)} ${r.agent} ${
-            s.dim(`level ${r.level}, from ${r.parentId}`)
-          } ${r.status}` +
-            ` ${s.dim(`${r.turns} calls, ${r.tokens} tokens`)}\n    ${outcome.slice(0, 300)}\n`,
-        );
-      }
-      return;
-    }
     case "/context":
       io.out(await contextText(app));
       return;
@@ -141,6 +96,7 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
       }
       return;
     default:
+      if (await runSessionSlash(cmd, arg, app, io)) return;
       io.err(s.red(`unknown command ${cmd}; /help lists the commands\n`));
       return;
   }
@@ -148,22 +104,10 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
 
 function costText(app: App): string {
   const u = app.session.usage;
-  const t = app.session.lastTurnUsage;
   const m = app.modelInfo;
-  const window = app.contextWindow();
-  const ctx = app.session.lastCallUsage.promptTokens;
-  const runs = app.agents.list();
   let text =
-    `  last turn: ${t.promptTokens} in · ${t.completionTokens} out · ${t.totalTokens} total\n` +
-    `  tokens this session: ${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total\n` +
-    `  context: ${ctx} of ${window} tokens (${
-      ((100 * ctx) / window).toFixed(1)
-    }%), compacted ${app.session.compactions} times\n`;
-  if (runs.length) {
-    const calls = runs.reduce((n, r) => n + r.turns, 0);
-    const tokens = runs.reduce((n, r) => n + r.tokens, 0);
-    text += `  sub-agents: ${runs.length} runs, ${calls} model calls, ${tokens} tokens\n`;
-  }
+    `  tokens this session: ${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total\n`;
+  text += sessionCostText(app);
   if (m.priceIn !== undefined || m.priceOut !== undefined) {
     const usd = (u.promptTokens * (m.priceIn ?? 0) + u.completionTokens * (m.priceOut ?? 0)) / 1e6;
     text += `  cost at ${m.name}'s prices: $${usd.toFixed(4)}\n`;
@@ -190,9 +134,7 @@ async function contextText(app: App): Promise<string> {
       window ? ` of ${window} (${((100 * used) / window).toFixed(1)}%)` : ""
     }`,
     `  tools: ${app.tools.names().join(", ")}`,
-    `  skills: ${app.skills.map((k) => k.name).join(", ") || "none"}; active: ${
-      app.activeSkills().map((k) => k.name).join(", ") || "none"
-    }`,
+    skillsLine(app),
   ];
   return lines.join("\n") + "\n";
 }
