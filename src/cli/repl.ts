@@ -34,6 +34,9 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     `${s.bold("accel-agent")} ${VERSION} · ${app.cs.kind} · model ${m.name} (${m.model})\n` +
       s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
   );
+  if (app.profile.name !== "operator") io.out(s.yellow(`profile ${app.profile.name}\n`));
+  const asked = app.session.userInputs().length;
+  if (asked) io.out(s.dim(`continuing session ${app.session.id} (${asked} questions so far)\n`));
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
   // Clarifying questions are asked here too, the same way.
