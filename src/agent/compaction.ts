@@ -10,7 +10,13 @@
  */
 import type { AgentEvent } from "./events.ts";
 import type { Session } from "./session.ts";
-import type { ChatMessage, ModelClient, ToolCall } from "../llm/types.ts";
+import {
+  addUsage,
+  type ChatMessage,
+  type ModelClient,
+  type ToolCall,
+  ZERO_USAGE,
+} from "../llm/types.ts";
 
 export interface CompactionOptions {
   /** The model's context window in tokens. */
@@ -67,7 +73,13 @@ export async function compactSession(
   force = false,
 ): Promise<Extract<AgentEvent, { type: "compact" }> | undefined> {
   const limit = opts.threshold * opts.contextWindow;
-  const before = estimateTokens(session.messages, systemPrompt);
+  // The endpoint's count of the last prompt, when larger, wins over the estimate;
+  // later estimates are scaled by the same ratio (its tokenizer counts more).
+  const estimated = estimateTokens(session.messages, systemPrompt);
+  const before = Math.max(estimated, session.lastCallUsage.promptTokens);
+  const scale = before / Math.max(1, estimated);
+  const estimate = (m: readonly ChatMessage[]) =>
+    Math.ceil(estimateTokens(m, systemPrompt) * scale);
   if (!force && before <= limit) return undefined;
   const split = tailStart(session.messages, opts.keepUserMessages);
   if (split === 0) return undefined;
@@ -82,10 +94,22 @@ export async function compactSession(
       : m
   );
   session.messages = [...trimmed, ...tail];
-  const afterTrim = estimateTokens(session.messages, systemPrompt);
-  if (!force && afterTrim <= limit) {
-    return { type: "compact", tokensBefore: before, tokensAfter: afterTrim };
-  }
+  session.lastCallUsage = { ...ZERO_USAGE };
+  const afterTrim = estimate(session.messages);
+  const trimmedOnly = afterTrim < before
+    ? { type: "compact" as const, tokensBefore: before, tokensAfter: afterTrim }
+    : undefined;
+  if (!force && afterTrim <= limit) return trimmedOnly;
+  // Only an earlier summary and pinned plans are old: summarising again gains nothing.
+  const pinnedIds = new Set(
+    pinnedPairs(trimmed, pinned).flatMap((m) => m.role === "tool" ? [m.toolCallId] : []),
+  );
+  const fresh = trimmed.filter((m) =>
+    !(m.role === "user" && m.content.startsWith(SUMMARY_PREFIX)) &&
+    !(m.role === "tool" && pinnedIds.has(m.toolCallId)) &&
+    !(m.role === "assistant" && !m.content && m.toolCalls?.every((c) => pinnedIds.has(c.id)))
+  );
+  if (!fresh.length) return trimmedOnly;
 
   // Then summarise the older part, keeping plan calls and their results verbatim.
   let summary: string;
@@ -93,9 +117,7 @@ export async function compactSession(
     summary = await summarise(model, trimmed, session, signal, opts.contextWindow * 2);
   } catch {
     if (signal.aborted) return undefined;
-    return afterTrim < before
-      ? { type: "compact", tokensBefore: before, tokensAfter: afterTrim }
-      : undefined;
+    return trimmedOnly;
   }
   session.messages = [
     { role: "user", content: `${SUMMARY_PREFIX}\n${summary}` },
@@ -105,7 +127,7 @@ export async function compactSession(
   return {
     type: "compact",
     tokensBefore: before,
-    tokensAfter: estimateTokens(session.messages, systemPrompt),
+    tokensAfter: estimate(session.messages),
   };
 }
 
@@ -179,7 +201,8 @@ async function summarise(
     }, signal)
   ) {
     if (ev.type === "done") {
-      session.addUsage(ev.response.usage);
+      // Counted in the session's cost, but it is not the conversation's prompt size.
+      session.usage = addUsage(session.usage, ev.response.usage);
       text = ev.response.text;
     }
   }

@@ -185,3 +185,43 @@ Deno.test("/compact by hand summarises even under the threshold", async () => {
   assert.equal(s.messages[0]?.content, `${SUMMARY_PREFIX}\n- asked q1..q2`);
   assert.deepEqual(s.userInputs().slice(1), ["q3", "q4", "q5"]);
 });
+
+Deno.test("the endpoint's prompt count triggers compaction even when the estimate is low", async () => {
+  const s = longSession(5);
+  s.lastCallUsage = { promptTokens: 7_900, completionTokens: 0, totalTokens: 7_900 };
+  const model = new FakeModel([{ text: "- summary" }]);
+  const ev = await compactSession(
+    s,
+    model,
+    "",
+    { ...OPTS, trimChars: 100_000 },
+    new AbortController().signal,
+  );
+  assert.equal(ev?.tokensBefore, 7_900);
+  assert.equal(model.requests.length, 1);
+  assert.equal(s.lastCallUsage.promptTokens, 0, "the stale count is dropped once compacted");
+});
+
+Deno.test("when only an earlier summary and plan decisions are old, nothing is summarised again", async () => {
+  const s = new Session("s", 0);
+  s.messages.push(
+    { role: "user", content: `${SUMMARY_PREFIX}\n- before` },
+    {
+      role: "assistant",
+      content: "",
+      toolCalls: [{ id: "p", name: "propose_plan", arguments: "{}" }],
+    },
+    { role: "tool", toolCallId: "p", name: "propose_plan", content: '{"status":"rejected"}' },
+  );
+  for (let i = 1; i <= 3; i++) {
+    s.messages.push({ role: "user", content: `q${i}` }, {
+      role: "assistant",
+      content: "y".repeat(12_000),
+    });
+  }
+  const model = new FakeModel([]);
+  const ev = await compactSession(s, model, "", OPTS, new AbortController().signal);
+  assert.equal(model.requests.length, 0);
+  assert.equal(ev, undefined);
+  assert.equal(s.messages.length, 9);
+});
