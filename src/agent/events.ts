@@ -23,6 +23,16 @@ export type AgentEvent =
   | Extract<ModelEvent, { type: "retry" }>
   | PlanEvent
   | { type: "turn_complete"; usage: Usage; model: string }
+  /** Older history was summarised; token counts are estimates of the prompt. */
+  | { type: "compact"; tokensBefore: number; tokensAfter: number }
+  /** A sub-agent started or ended (`parentId` "operator" for the operator's agent). */
+  | {
+    type: "subagent";
+    id: string;
+    agent: string;
+    parentId: string;
+    status: "started" | "done" | "failed" | "cancelled";
+  }
   | { type: "cancelled"; reason: string }
   | { type: "error"; message: string; retryable: boolean };
 

@@ -32,6 +32,13 @@ export interface TurnOptions {
   signal: AbortSignal;
   /** Milliseconds clock, for tool durations. */
   now?: () => number;
+  /**
+   * Called before every model call; may shorten the session (see
+   * `compaction.ts`) and returns the `compact` event when it did.
+   */
+  compact?: (session: Session, systemPrompt: string, signal: AbortSignal) => Promise<
+    AgentEvent | undefined
+  >;
 }
 
 /** The text the model reads for a tool call that was cancelled. */
@@ -52,6 +59,8 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
 
   for (let iteration = 0; iteration < opts.maxIterations; iteration++) {
     if (signal.aborted) return yield cancelled(signal);
+    const compacted = await opts.compact?.(session, opts.systemPrompt, signal);
+    if (compacted) yield compacted;
     let response: ModelResponse | undefined;
     try {
       const messages: ChatMessage[] = [

@@ -13,6 +13,10 @@ export class Session {
   /** Usage of the latest model call: its prompt size is the context in use. */
   lastCallUsage: Usage = { ...ZERO_USAGE };
   turns = 0;
+  /** Usage of the latest completed turn (all its model calls). */
+  lastTurnUsage: Usage = { ...ZERO_USAGE };
+  /** How often the conversation was compacted. */
+  compactions = 0;
 
   constructor(id: string, startedAt: number) {
     this.id = id;

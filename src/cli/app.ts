@@ -9,6 +9,7 @@ import type { ControlSystem } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runTurn } from "../agent/loop.ts";
+import { compactSession } from "../agent/compaction.ts";
 import { Session } from "../agent/session.ts";
 import {
   loadConfig,
@@ -18,8 +19,15 @@ import {
   resolveModel,
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
-import { createRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { ToolRegistry } from "../tools/mod.ts";
 import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
+import type { SubagentManager } from "../agent/subagents/manager.ts";
+import type { Profile } from "../profiles/profile.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { OperatorChannel } from "../tools/ask_user.ts";
+import { checkProfile, createFeatures, createModelClient } from "./app_features.ts";
+import type { SavedSession, SessionStore } from "./session_store.ts";
+import { skillsSection } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
@@ -36,6 +44,24 @@ export interface App {
   session: Session;
   /** The Python sandbox (the REPL and ask prewarm it). */
   sandbox: SandboxDeps;
+  /** Sub-agents of this session (spawned by the operator's agent and theirs). */
+  agents: SubagentManager;
+  /** Who answers `ask_user`: the REPL sets the terminal; undefined means nobody (one-shot). */
+  operator?: OperatorChannel;
+  /** What the agent may do here (observer, operator, sim-eval). */
+  profile: Profile;
+  /** Skills that can be triggered by the operator's words. */
+  skills: Skill[];
+  /** Skills active for this conversation (matched by a question so far, or by `input`). */
+  activeSkills(input?: string): Skill[];
+  /** Where sessions are saved as they go (`<state dir>/sessions`). */
+  sessions: SessionStore;
+  /** Continues a saved session (undefined: the newest) in place of the current one. */
+  resume(id?: string): Promise<SavedSession>;
+  /** Compacts the conversation now (`/compact`); undefined when there was nothing to compact. */
+  compact(signal: AbortSignal): Promise<Extract<AgentEvent, { type: "compact" }> | undefined>;
+  /** The context window of the current model (configured, else `[agent] context_window`). */
+  contextWindow(): number;
   /** The model in use; see {@link App.switchModel}. */
   modelInfo: ResolvedModel;
   /** Creates (once) the client for the current model; throws CliError when unconfigured. */
@@ -52,11 +78,12 @@ export interface App {
 }
 
 export async function createApp(
-  opts: { config?: string; model?: string },
+  opts: { config?: string; model?: string; resume?: string; profile?: string },
   io: Io,
 ): Promise<App> {
   const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
   const { config } = loaded;
+  const profile = checkProfile(config, opts.profile);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
   const cs = openLazily(config.facility.adapter, () => openControlSystem(config));
@@ -80,12 +107,32 @@ export async function createApp(
   } catch (e) {
     throw new CliError((e as Error).message, Exit.USAGE);
   }
-  const tools = createRegistry({ cs, now: () => Date.now(), plans, sandbox }, {
+  const registry = {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
-  });
-  const session = new Session(crypto.randomUUID(), Date.now());
+  };
+  let session = new Session(crypto.randomUUID(), Date.now());
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
+  const features = await createFeatures({
+    config,
+    profile,
+    io,
+    cs,
+    plans,
+    stateDir,
+    registry,
+    resolve,
+    session: () => session,
+    model: () => app.model(),
+    operator: () => app.operator,
+    sandbox,
+  });
+  const tools = new ToolRegistry(
+    features.tools,
+    { cs, now: () => Date.now(), plans, sandbox },
+    registry,
+  );
+  const contextWindow = () => modelInfo.contextWindow ?? config.agent.context_window;
 
   async function contextFiles(): Promise<ContextFile[]> {
     const files: ContextFile[] = [];
@@ -134,32 +181,41 @@ export async function createApp(
     tools,
     plans,
     stateDir,
-    session,
+    get session() {
+      return session;
+    },
     sandbox,
+    agents: features.agents,
+    profile,
+    skills: features.skills,
+    activeSkills: features.activeSkills,
+    sessions: features.sessions,
+    async resume(id?: string) {
+      const saved = await features.sessions.load(id);
+      session = saved.session;
+      features.agents.restore(saved.runs);
+      return saved;
+    },
+    contextWindow,
+    async compact(signal) {
+      const ev = await compactSession(
+        session,
+        await app.model(),
+        await app.systemPrompt(),
+        features.compaction(contextWindow()),
+        signal,
+        true,
+      );
+      if (ev) session.compactions++;
+      return ev;
+    },
     get modelInfo() {
       return modelInfo;
     },
     checkModel,
     async model() {
       if (client) return client;
-      checkModel();
-      const { createOpenAiClient } = await import("../llm/openai_client.ts");
-      client = createOpenAiClient({
-        name: modelInfo.name,
-        model: modelInfo.model,
-        baseUrl: modelInfo.baseUrl,
-        apiKey: io.env(modelInfo.apiKeyEnv) ?? "",
-        stream: modelInfo.stream,
-        contextWindow: modelInfo.contextWindow,
-        temperature: config.llm.temperature,
-        retry: {
-          maxRetries: config.llm.max_retries,
-          baseMs: config.llm.retry_base_ms,
-          maxMs: config.llm.retry_max_ms,
-        },
-        requestTimeoutMs: config.llm.request_timeout_s * 1000,
-        idleTimeoutMs: config.llm.idle_timeout_s * 1000,
-      });
+      client = await createModelClient(modelInfo, config, io);
       return client;
     },
     switchModel(name: string) {
@@ -177,17 +233,43 @@ export async function createApp(
     },
     contextFiles,
     async *turn(input: string, signal: AbortSignal) {
-      yield* runTurn({
-        session,
-        input,
-        model: await app.model(),
-        tools,
-        systemPrompt: await app.systemPrompt(),
-        maxIterations: config.agent.max_iterations,
-        signal,
-      });
+      const model = await app.model();
+      const skillText = skillsSection(features.activeSkills(input));
+      const systemPrompt = await app.systemPrompt();
+      for await (
+        const ev of runTurn({
+          session,
+          input,
+          model,
+          tools,
+          systemPrompt: skillText ? `${systemPrompt}\n\n${skillText}` : systemPrompt,
+          maxIterations: config.agent.max_iterations,
+          signal,
+          compact: async (s, prompt, sig) => {
+            const ev = await compactSession(
+              s,
+              model,
+              prompt,
+              features.compaction(contextWindow()),
+              sig,
+            );
+            if (ev) s.compactions++;
+            return ev;
+          },
+        })
+      ) {
+        if (ev.type === "turn_complete") session.lastTurnUsage = ev.usage;
+        // Saved as it goes: a killed process loses at most the call in flight.
+        await features.sessions.save(session);
+        yield ev;
+      }
+      await features.sessions.save(session);
     },
-    close: () => Promise.all([cs.close(), sandbox.runner.close()]).then(() => {}),
+    async close() {
+      await features.close();
+      await Promise.all([cs.close(), sandbox.runner.close()]);
+    },
   };
+  if (opts.resume !== undefined) await app.resume(opts.resume || undefined);
   return app;
 }

@@ -45,6 +45,10 @@ export interface Invocation {
   json: boolean;
   streamJson: boolean;
   noColor: boolean;
+  /** `--resume [ID]`: continue a saved session; "" means the newest. */
+  resume?: string;
+  /** `--profile NAME`, overriding `[profile] name`. */
+  profile?: string;
 }
 
 const OPTIONS = {
@@ -66,14 +70,16 @@ const OPTIONS = {
   offset: { type: "string" },
   "approved-hash": { type: "string" },
   timeout: { type: "string" },
+  resume: { type: "string" },
+  profile: { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
 
 /** Options each command accepts beyond the global ones. */
 const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
-  start: [],
-  ask: ["stream-json"],
+  start: ["resume"],
+  ask: ["stream-json", "resume"],
   get: [],
   search: ["subsystem", "writable", "read-only", "limit", "offset"],
   logs: ["from", "to", "device", "text", "severity", "limit"],
@@ -84,7 +90,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   exec: ["timeout"],
   scripts: [],
 };
-const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help"];
+const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help", "profile"];
 
 export const USAGE = `accel-agent — a terminal assistant for accelerator control rooms
 
@@ -109,6 +115,8 @@ Options:
       --json            one JSON object on stdout (ask, get, search, logs)
       --stream-json     ask: one JSON line per event, then the result
       --no-color        plain output (also NO_COLOR=1)
+      --resume [ID]     start, ask: continue a saved session (default: the newest)
+      --profile NAME    observer | operator | sim-eval (default [profile] name, operator)
   search:  --subsystem NAME  --writable | --read-only  --limit N  --offset N
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
@@ -123,7 +131,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   let parsed;
   try {
     parsed = parseArgs({
-      args: joinRelativeTimes(args),
+      args: bareResume(joinRelativeTimes(args)),
       options: OPTIONS,
       allowPositionals: true,
       strict: true,
@@ -151,6 +159,8 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
     json: values.json ?? false,
     streamJson: values["stream-json"] ?? false,
     noColor: values["no-color"] ?? false,
+    ...(values.resume !== undefined ? { resume: values.resume } : {}),
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
   };
   if (values.help || name === "help") return { ...base, command: { kind: "help" } };
   if (base.json && base.streamJson) {
@@ -269,6 +279,20 @@ function joinRelativeTimes(args: string[]): string[] {
     }
   }
   return out;
+}
+
+/**
+ * `--resume` without an ID means the newest session: when it comes last, or
+ * before an option, a command, or text that is no session ID (a question).
+ */
+function bareResume(args: string[]): string[] {
+  return args.map((a, i) => {
+    const next = args[i + 1];
+    const bare = a === "--resume" &&
+      (next === undefined || next.startsWith("-") || next in COMMAND_OPTIONS ||
+        !/^[\w-]+$/.test(next));
+    return bare ? "--resume=" : a;
+  });
 }
 
 function noPositionals(name: string, rest: string[]): void {

@@ -101,6 +101,8 @@ export class AskResultBuilder {
         break;
       case "plan_proposed":
       case "plan_progress":
+      case "compact":
+      case "subagent":
         break;
       case "plan_decided":
         this.#plans.push({

@@ -25,7 +25,10 @@ export async function main(args: string[]): Promise<number> {
     if (inv.command.kind === "permissions") {
       return await (await import("./permissions_command.ts")).runPermissions(inv, io);
     }
-    const app = await createApp({ config: inv.config, model: inv.model }, io);
+    const app = await createApp(
+      { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile },
+      io,
+    );
     io = denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color });
     try {
       const cmd = inv.command;
@@ -51,6 +54,9 @@ export async function main(args: string[]): Promise<number> {
             io,
           );
         case "plan_run":
+          if (!app.profile.plans) {
+            throw new CliError(`the ${app.profile.name} profile runs no plans`, Exit.USAGE);
+          }
           return await (await import("./plan_commands.ts")).runPlanRun(
             app,
             cmd.file,

@@ -149,6 +149,18 @@ export class TerminalRenderer {
         }
         return;
       }
+      case "compact":
+        this.pause();
+        this.#io.err(
+          s.dim(`  context compacted: ~${ev.tokensBefore} → ~${ev.tokensAfter} tokens\n`),
+        );
+        this.#spinner.start("thinking…");
+        return;
+      case "subagent":
+        this.pause();
+        this.#io.err(s.dim(`  ${subagentLine(ev)}\n`));
+        this.#spinner.start("thinking…");
+        return;
       default:
         assertNever(ev);
     }
@@ -158,6 +170,11 @@ export class TerminalRenderer {
   end(): void {
     this.pause();
   }
+}
+
+/** "sub-agent agent-1 (device_search) done": for live events and the REPL's notices. */
+export function subagentLine(ev: Extract<AgentEvent, { type: "subagent" }>): string {
+  return `sub-agent ${ev.id} (${ev.agent}) ${ev.status}`;
 }
 
 /** `[██████░░░░]` for step of total. */

@@ -14,7 +14,8 @@ import { Exit } from "./exit.ts";
 import { History } from "./history.ts";
 import { abortOnSigint, type Io } from "./io.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
-import { TerminalRenderer } from "./render.ts";
+import { TerminalOperator } from "./ask_user_prompt.ts";
+import { subagentLine, TerminalRenderer } from "./render.ts";
 import { runSlash } from "./slash.ts";
 import { style } from "./style.ts";
 
@@ -33,14 +34,35 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     `${s.bold("accel-agent")} ${VERSION} · ${app.cs.kind} · model ${m.name} (${m.model})\n` +
       s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
   );
+  if (app.profile.name !== "operator") io.out(s.yellow(`profile ${app.profile.name}\n`));
+  const asked = app.session.userInputs().length;
+  if (asked) io.out(s.dim(`continuing session ${app.session.id} (${asked} questions so far)\n`));
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
-  app.plans.approver = new TerminalApprover(io, () => renderer?.pause());
+  // Clarifying questions are asked here too, the same way.
+  app.operator = new TerminalOperator(io, () => renderer?.pause());
+  // (sim-eval with auto_approve keeps its automatic approver.)
+  if (!app.loaded.config.profile.auto_approve) {
+    app.plans.approver = new TerminalApprover(io, () => renderer?.pause());
+  }
   // Load the model client while the operator types the first question.
   app.model().catch(() => {});
+  // A background sub-agent that ends says so at once, at the prompt or mid-answer.
+  let atPrompt: readline.Interface | undefined;
+  const unsubscribe = app.agents.subscribe((ev) => {
+    if (ev.status === "started" || !app.agents.get(ev.id)?.background) return;
+    const line = s.cyan(`  ⚑ background ${subagentLine(ev)}; /agents shows the result`);
+    if (atPrompt) {
+      io.out(`\r\x1b[2K${line}\n`);
+      atPrompt.prompt(true);
+    } else {
+      renderer?.pause();
+      io.err(`${line}\n`);
+    }
+  });
   let lastInterrupt = false;
   for (;;) {
-    const input = await readLine(s.cyan("accel› "), history.entries);
+    const input = await readLine(s.cyan("accel› "), history.entries, (rl) => (atPrompt = rl));
     if (input.kind === "eof") break;
     if (input.kind === "interrupt") {
       if (input.empty && lastInterrupt) break;
@@ -59,6 +81,7 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     renderer = new TerminalRenderer(io, { showUsage: true });
     await turn(app, io, text, renderer);
   }
+  unsubscribe();
   io.out("\n");
   return Exit.OK;
 }
@@ -80,7 +103,11 @@ async function turn(app: App, io: Io, text: string, renderer: TerminalRenderer):
 }
 
 /** One line from the terminal; the terminal is back in normal mode afterwards. */
-function readLine(prompt: string, history: string[]): Promise<Input> {
+function readLine(
+  prompt: string,
+  history: string[],
+  onOpen: (rl: readline.Interface | undefined) => void,
+): Promise<Input> {
   const rl = readline.createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -94,6 +121,7 @@ function readLine(prompt: string, history: string[]): Promise<Input> {
     const settle = (input: Input) => {
       if (settled) return;
       settled = true;
+      onOpen(undefined);
       rl.close();
       resolve(input);
     };
@@ -103,6 +131,7 @@ function readLine(prompt: string, history: string[]): Promise<Input> {
       settle({ kind: "interrupt", empty });
     });
     rl.on("close", () => settle({ kind: "eof" }));
+    onOpen(rl);
     rl.question(prompt, (text) => settle({ kind: "line", text }));
   });
 }

@@ -8,6 +8,12 @@ import { ConfigError } from "../config/mod.ts";
 import { savePlan } from "../plan/plan_file.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
+import {
+  runSessionSlash,
+  SESSION_SLASH_HELP,
+  sessionCostText,
+  skillsLine,
+} from "./slash_sessions.ts";
 
 export const SLASH_HELP: [string, string][] = [
   ["/help", "this list"],
@@ -17,6 +23,7 @@ export const SLASH_HELP: [string, string][] = [
   ["/tools", "the tools the agent can use"],
   ["/cost", "tokens used in this session (and cost when prices are configured)"],
   ["/clear", "start a new conversation (the cost so far is kept)"],
+  ...SESSION_SLASH_HELP,
   ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
@@ -89,6 +96,7 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
       }
       return;
     default:
+      if (await runSessionSlash(cmd, arg, app, io)) return;
       io.err(s.red(`unknown command ${cmd}; /help lists the commands\n`));
       return;
   }
@@ -99,6 +107,7 @@ function costText(app: App): string {
   const m = app.modelInfo;
   let text =
     `  tokens this session: ${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total\n`;
+  text += sessionCostText(app);
   if (m.priceIn !== undefined || m.priceOut !== undefined) {
     const usd = (u.promptTokens * (m.priceIn ?? 0) + u.completionTokens * (m.priceOut ?? 0)) / 1e6;
     text += `  cost at ${m.name}'s prices: $${usd.toFixed(4)}\n`;
@@ -125,6 +134,7 @@ async function contextText(app: App): Promise<string> {
       window ? ` of ${window} (${((100 * used) / window).toFixed(1)}%)` : ""
     }`,
     `  tools: ${app.tools.names().join(", ")}`,
+    skillsLine(app),
   ];
   return lines.join("\n") + "\n";
 }

@@ -46,6 +46,30 @@ export const ConfigSchema = z.strictObject({
     tool_timeout_s: z.number().positive().default(60),
     agent_md: z.string().default("AGENT.md"),
     context_dirs: z.array(z.string()).default([]),
+    /** Tokens, for models whose [llm.models] entry sets no context_window. */
+    context_window: positiveInt.default(128_000),
+    /** Compact the conversation when the prompt passes this share of the window. */
+    compact_at: z.number().gt(0).lt(1).default(0.8),
+    /** The last this-many questions (and all after them) are never compacted. */
+    compact_keep_user_messages: positiveInt.default(3),
+    /** Older tool results longer than this (characters) are trimmed first. */
+    compact_trim_chars: z.int().min(200).default(2_000),
+  }).prefault({}),
+  agents: z.strictObject({
+    /** More sub-agent definitions (*.md), beside the built-in ones; may replace them by name. */
+    dir: z.string().default(""),
+    /** A named model for sub-agents whose definition names none (default: the operator's). */
+    model: z.string().optional(),
+    /** Model calls shared by all sub-agents of a session. */
+    max_tree_turns: positiveInt.default(200),
+    /** Tokens shared by all sub-agents of a session. */
+    max_tree_tokens: positiveInt.default(2_000_000),
+  }).prefault({}),
+  skills: z.strictObject({
+    /** false: no skill is ever added to the context. */
+    enabled: z.boolean().default(true),
+    /** More skills (NAME/SKILL.md), beside the built-in ones; may replace them by name. */
+    dir: z.string().default(""),
   }).prefault({}),
   facility: z.strictObject({
     adapter: z.enum(["simulator", "epics", "tango"]).default("simulator"),
@@ -73,6 +97,12 @@ export const ConfigSchema = z.strictObject({
   }).prefault({}),
   sandbox: SandboxConfigSchema,
   operator: z.string().optional(),
+  profile: z.strictObject({
+    /** observer (reads only), operator (plans with approval), sim-eval (simulator only). */
+    name: z.enum(["observer", "operator", "sim-eval"]).default("operator"),
+    /** sim-eval on the simulator only: approve plans that pass preflight without asking. */
+    auto_approve: z.boolean().default(false),
+  }).prefault({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

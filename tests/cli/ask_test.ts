@@ -24,6 +24,11 @@ const READ_BPM: Scenario = {
           "execute_code",
           "run_script",
           "list_scripts",
+          "spawn_subagent",
+          "agent_status",
+          "agent_list",
+          "agent_cancel",
+          "ask_user",
         ],
       },
       respond: {

@@ -1,0 +1,31 @@
+/**
+ * The operator's side of `ask_user` in the REPL: the live output is paused
+ * (spinner stopped, partial answer flushed), then the question is asked with
+ * a line prompt, or a list when the model offered choices.
+ *
+ * @module
+ */
+import type { OperatorChannel } from "../tools/ask_user.ts";
+import type { Io } from "./io.ts";
+import { style } from "./style.ts";
+
+export class TerminalOperator implements OperatorChannel {
+  constructor(readonly io: Io, readonly beforePrompt: () => void = () => {}) {}
+
+  async ask(question: string, choices: string[] | undefined, signal: AbortSignal): Promise<string> {
+    this.beforePrompt();
+    const { input, select } = await import("@inquirer/prompts");
+    const s = style(this.io.color);
+    this.io.out(`\n${s.bold("? The assistant asks:")} ${question}\n`);
+    if (choices?.length) {
+      return await select({
+        message: "Your answer",
+        choices: [...choices.map((c) => ({ name: c, value: c })), {
+          name: "(type another answer)",
+          value: "",
+        }],
+      }, { signal }) || await input({ message: "Your answer" }, { signal });
+    }
+    return await input({ message: "Your answer" }, { signal });
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Loads the sub-agent definitions (the built-in ones beside the program, then
+ * `[agents] dir`, which may add or replace by name) and builds the manager
+ * with the tools each run may have.
+ *
+ * @module
+ */
+import { type AgentDefinition, parseAgentDefinition } from "../agent/subagents/definition.ts";
+import { TreeBudget } from "../agent/subagents/budget.ts";
+import { SubagentManager } from "../agent/subagents/manager.ts";
+import type { ModelClient } from "../llm/types.ts";
+import type { Tool, ToolDeps } from "../tools/define.ts";
+import type { RegistryOptions } from "../tools/registry.ts";
+import { buildSubagentTools, subagentMayUse } from "../tools/subagent_tools.ts";
+import { CliError, Exit } from "./exit.ts";
+
+/** The built-in definitions shipped with the program. */
+export const BUILTIN_AGENTS_URL = new URL("../../configs/agents/", import.meta.url);
+
+/**
+ * Reads every `*.md` of the directories in order (later ones replace earlier
+ * ones by name). A definition naming an unknown tool, or one a sub-agent may
+ * never hold, is a usage error (exit 2).
+ */
+export async function loadAgentDefinitions(
+  dirs: string[],
+  catalogue: readonly Tool[],
+): Promise<AgentDefinition[]> {
+  const byName = new Map<string, AgentDefinition>();
+  for (const dir of dirs) {
+    const names: string[] = [];
+    try {
+      for await (const e of Deno.readDir(dir)) {
+        if (e.isFile && e.name.endsWith(".md")) names.push(e.name);
+      }
+    } catch (e) {
+      throw new CliError(`agents dir ${dir}: cannot read it (${(e as Error).message})`, Exit.USAGE);
+    }
+    for (const n of names.sort()) {
+      const path = `${dir.replace(/\/$/, "")}/${n}`;
+      let def: AgentDefinition;
+      try {
+        def = parseAgentDefinition(await Deno.readTextFile(path), path);
+      } catch (e) {
+        if (e instanceof SyntaxError) {
+          throw new CliError(`agent definition ${e.message}`, Exit.USAGE);
+        }
+        throw e;
+      }
+      for (const t of def.tools) {
+        const tool = catalogue.find((c) => c.name === t);
+        if (!tool) throw new CliError(`${path}: unknown tool ${t}`, Exit.USAGE);
+        if (!subagentMayUse(tool)) {
+          throw new CliError(`${path}: ${t} is not read-only; sub-agents only read`, Exit.USAGE);
+        }
+      }
+      byName.set(def.name, def);
+    }
+  }
+  return [...byName.values()];
+}
+
+export interface SubagentWiring {
+  definitions: AgentDefinition[];
+  catalogue: readonly Tool[];
+  deps: ToolDeps;
+  registry: RegistryOptions;
+  modelFor(name: string): Promise<ModelClient>;
+  boundModel?: string;
+  maxTreeTurns: number;
+  maxTreeTokens: number;
+}
+
+/** The session's sub-agent manager. */
+export function createSubagentManager(w: SubagentWiring): SubagentManager {
+  const manager: SubagentManager = new SubagentManager({
+    definitions: w.definitions,
+    buildTools: (ctx) =>
+      buildSubagentTools(ctx, {
+        catalogue: w.catalogue,
+        deps: w.deps,
+        registry: w.registry,
+        manager,
+      }),
+    modelFor: w.modelFor,
+    boundModel: w.boundModel,
+    budget: new TreeBudget(w.maxTreeTurns, w.maxTreeTokens),
+    now: () => Date.now(),
+  });
+  return manager;
+}

@@ -1,0 +1,68 @@
+/**
+ * Budgets of the agent tree: infrastructure retries cost no turns, the turn
+ * budget is shared by every sub-agent, and the parent's stream shows each
+ * run's start and end.
+ */
+import assert from "node:assert/strict";
+import { startScriptedLlm } from "../../support/scripted_llm.ts";
+import { call, routed, setup } from "./harness.ts";
+
+const RESULT = { devices: ["LINAC:GUN:CHARGE"], total: 1, writable: [] };
+
+Deno.test("a model call retried after a server error costs the sub-agent no turn", async () => {
+  let failed = false;
+  await using llm = await startScriptedLlm({
+    scenario: routed(4, (w) => {
+      if (w.agent === "parent") {
+        return w.step === 0
+          ? call("spawn_subagent", { agent: "device_search", task: "the gun charge monitor" })
+          : { text: "done" };
+      }
+      if (!failed) {
+        failed = true;
+        return { fault: "server_error", status: 503 };
+      }
+      return call("return", RESULT);
+    }),
+  });
+  const t = await setup(llm.url, { retries: 2 });
+  const events = await t.ask("find it");
+  assert.deepEqual(llm.failures, []);
+  assert.equal(llm.remaining(), 0);
+  const run = t.manager.get("agent-1");
+  assert.equal(run?.status, "done");
+  assert.equal(run?.turns, 1, "the retry was not a turn");
+  // The parent's stream saw the run start and end, with lineage.
+  assert.deepEqual(
+    events.filter((e) => e.type === "subagent").map((e) =>
+      e.type === "subagent" && [e.id, e.parentId, e.status]
+    ),
+    [["agent-1", "operator", "started"], ["agent-1", "operator", "done"]],
+  );
+});
+
+Deno.test("the turn budget is shared by the whole tree: the second sub-agent stops when it is used up", async () => {
+  await using llm = await startScriptedLlm({
+    scenario: routed(6, (w) => {
+      if (w.agent === "parent") {
+        if (w.step < 2) {
+          return call("spawn_subagent", { agent: "device_search", task: `search ${w.step}` });
+        }
+        return { text: "done" };
+      }
+      return w.step === 0
+        ? call("search_device", { pattern: "LINAC:GUN:*" })
+        : call("return", RESULT);
+    }),
+  });
+  // Three model calls for all sub-agents together: the first run takes two, the second gets one.
+  const t = await setup(llm.url, { maxTreeTurns: 3 });
+  await t.ask("search twice");
+  assert.deepEqual(llm.failures, []);
+  const [first, second] = t.manager.list();
+  assert.equal(first?.status, "done");
+  assert.equal(first?.turns, 2);
+  assert.equal(second?.status, "failed");
+  assert.equal(second?.turns, 1);
+  assert.match(second?.error ?? "", /budget of 3 model calls is used up/);
+});

@@ -1,0 +1,98 @@
+/**
+ * The manager with an in-process model: turn limits, the nudge to finish,
+ * time-outs, and model resolution.
+ */
+import assert from "node:assert/strict";
+import { TreeBudget } from "../../../src/agent/subagents/budget.ts";
+import { parseAgentDefinition } from "../../../src/agent/subagents/definition.ts";
+import { SubagentManager } from "../../../src/agent/subagents/manager.ts";
+import type { ModelClient } from "../../../src/llm/types.ts";
+import { ALL_TOOLS } from "../../../src/tools/mod.ts";
+import { buildSubagentTools } from "../../../src/tools/subagent_tools.ts";
+import { fixture } from "../../plan/fixture.ts";
+import { FakeModel, type FakeStep } from "../../support/fake_model.ts";
+
+const def = (extra: string) =>
+  parseAgentDefinition(
+    `---\nname: finder\ndescription: d\ntools: [search_device]\noutput: "{n: integer}"\n${extra}---\nFind.\n`,
+    "finder.md",
+  );
+
+async function managerWith(extra: string, models: Record<string, ModelClient> = {}) {
+  const f = await fixture();
+  const manager: SubagentManager = new SubagentManager({
+    definitions: [def(extra)],
+    buildTools: (ctx) =>
+      buildSubagentTools(ctx, {
+        catalogue: ALL_TOOLS,
+        deps: { cs: f.cs, now: () => 0 },
+        registry: { maxOutputChars: 5_000, timeoutMs: 5_000 },
+        manager,
+      }),
+    modelFor: (name) => Promise.resolve(models[name] ?? new FakeModel([])),
+    budget: new TreeBudget(50, 1e9),
+    now: () => 0,
+  });
+  return manager;
+}
+
+const parent = (model: ModelClient) => ({
+  id: "operator",
+  level: 1,
+  model: () => Promise.resolve(model),
+});
+const RETURN: FakeStep = { toolCalls: [{ name: "return", arguments: '{"n":1}' }] };
+
+Deno.test("a sub-agent that answers in text is nudged to return, and fails when its turns are used up", async () => {
+  const model = new FakeModel([{ text: "I think 3." }, { text: "Really 3." }]);
+  const m = await managerWith("max_turns: 2\n");
+  const run = await m.spawn(parent(model), { agent: "finder", task: "count" });
+  assert.equal(run.status, "failed");
+  assert.equal(run.error, "used its 2 turns without calling return");
+  assert.match(
+    String(model.requests[1]?.messages.at(-1)?.content),
+    /You have not finished\. Call `return`/,
+  );
+});
+
+Deno.test("a sub-agent whose model hangs past its timeout fails with the timeout", async () => {
+  const m = await managerWith("timeout: 0.05\n");
+  const run = await m.spawn(parent(new FakeModel([{ hang: true }])), {
+    agent: "finder",
+    task: "x",
+  });
+  assert.equal(run.status, "failed");
+  assert.equal(run.error, "timed out after 0.05 s");
+});
+
+Deno.test("model resolution: the definition's model, else the one bound at spawn, else the parent's", async () => {
+  const own = new FakeModel([RETURN]);
+  const bound = new FakeModel([RETURN]);
+  const parents = new FakeModel([RETURN]);
+  const named = { own: own as ModelClient, bound: bound as ModelClient };
+  const withOwn = await managerWith("model: own\n", named);
+  await withOwn.spawn(parent(parents), { agent: "finder", task: "x", model: "bound" });
+  const plain = await managerWith("", named);
+  await plain.spawn(parent(parents), { agent: "finder", task: "x", model: "bound" });
+  await plain.spawn(parent(parents), { agent: "finder", task: "x" });
+  assert.deepEqual([own.requests.length, bound.requests.length, parents.requests.length], [
+    1,
+    1,
+    1,
+  ]);
+  assert.deepEqual(plain.list().map((r) => r.status), ["done", "done"]);
+});
+
+Deno.test("a foreground sub-agent is cancelled with its parent's turn", async () => {
+  const m = await managerWith("");
+  const controller = new AbortController();
+  const running = m.spawn(parent(new FakeModel([{ hang: true }])), {
+    agent: "finder",
+    task: "x",
+    signal: controller.signal,
+  });
+  setTimeout(() => controller.abort(new Error("cancelled by Ctrl-C")), 20);
+  const run = await running;
+  assert.equal(run.status, "cancelled");
+  assert.equal(run.error, "cancelled by Ctrl-C");
+});
