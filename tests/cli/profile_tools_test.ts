@@ -1,0 +1,35 @@
+/** What each profile offers the operator's agent, from the tools actually registered. */
+import assert from "node:assert/strict";
+import { createApp } from "../../src/cli/app.ts";
+import type { Io } from "../../src/cli/io.ts";
+import { tempConfig } from "../support/run_agent.ts";
+
+const io: Io = {
+  out: () => {},
+  err: () => {},
+  stdinIsTerminal: false,
+  stdoutIsTerminal: false,
+  stderrIsTerminal: false,
+  color: false,
+  columns: () => 100,
+  env: (n) => (n === "HOME" ? Deno.makeTempDirSync() : undefined),
+  cwd: "/",
+};
+
+for (
+  const [profile, offered, withheld] of [
+    ["operator", ["propose_plan", "execute_code", "run_script", "list_scripts"], []],
+    ["observer", ["get_parameter", "list_scripts"], ["propose_plan", "execute_code", "run_script"]],
+  ] as const
+) {
+  Deno.test(`the ${profile} profile offers ${offered.join(", ")}${withheld.length ? ` and not ${withheld.join(", ")}` : ""}`, async () => {
+    const app = await createApp({ config: await tempConfig(""), profile }, io);
+    try {
+      const names = app.tools.names();
+      for (const t of offered) assert.ok(names.includes(t), `${t} in ${names}`);
+      for (const t of withheld) assert.ok(!names.includes(t), `${t} not in ${names}`);
+    } finally {
+      await app.close();
+    }
+  });
+}
