@@ -57,6 +57,9 @@ os.chdir(WORK_DIR)
 exec(compile(code, "<code>", "exec"), {"__name__": "__main__", "DATA_DIR": DATA_DIR, "WORK_DIR": WORK_DIR})
 `;
 
+/** The pause before a timed warm run (after its process is ready) and before a seed run. */
+const SETTLE_MS = 500;
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? NaN;
@@ -124,27 +127,34 @@ export async function sandboxBench(pythonName = "python3"): Promise<Figure[]> {
   await first.run({ code: SCRIPT });
   await first.close();
 
+  // The baseline on its own, with no sandbox process alive beside it, each
+  // run after the same pause as a warm sandbox run.
   const seed: number[] = [];
+  for (let i = 0; i < 5; i++) await seedRun(python, dir);
+  for (let i = 0; i < 30; i++) {
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    seed.push(await seedRun(python, dir));
+  }
+
   const warm: number[] = [];
   const sandbox = make();
-  await sandbox.ready();
   for (let i = 0; i < 5; i++) {
+    await sandbox.ready();
     await sandbox.run({ code: SCRIPT });
-    await seedRun(python, dir);
   }
   // Each run has its own process, prewarmed after the last run ends: a warm
-  // run is one on a prewarmed process (as when an operator or the model
-  // pauses between runs). Neither figure is measured while the next process
-  // is still starting beside it.
+  // run is one on a prewarmed process after a pause (as when an operator or
+  // the model pauses between runs). On these machines any run after a pause
+  // is slower than one straight after other work (a cold CPU), so the
+  // baseline pauses as long.
   const backToBack: number[] = [];
   for (let i = 0; i < 30; i++) {
     await sandbox.ready();
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
     const t = performance.now();
     const r = await sandbox.run({ code: SCRIPT });
     warm.push(performance.now() - t);
     if (!r.ok) throw new Error(`sandbox run failed: ${r.error}`);
-    await sandbox.ready();
-    seed.push(await seedRun(python, dir));
   }
   for (let i = 0; i < 7; i++) {
     await sandbox.ready();
