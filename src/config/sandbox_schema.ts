@@ -29,6 +29,10 @@ export const SandboxConfigSchema = z.strictObject({
   max_output_chars: z.int().min(200).default(20_000),
   max_files: z.int().min(0).default(20),
   max_file_bytes: z.int().min(0).default(10_000_000),
+  /** Disk quota of one run's work directory, in MB: the run is killed past it. */
+  max_work_mb: z.int().min(1).default(100),
+  /** Run directories kept (the newest); older ones are removed when a run starts. */
+  keep_runs: z.int().min(1).default(50),
 }).prefault({});
 
 export type SandboxConfig = z.infer<typeof SandboxConfigSchema>;

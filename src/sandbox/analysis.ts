@@ -14,6 +14,7 @@ const BLOCKED: Record<string, string> = {
   js: "the JavaScript bridge is not available to analysis code",
   pyodide_js: "the JavaScript bridge is not available to analysis code",
   "pyodide.ffi": "the JavaScript bridge is not available to analysis code",
+  "pyodide.code": "the JavaScript bridge is not available to analysis code",
   "pyodide.http": "the sandbox has no network",
   socket: "the sandbox has no network",
   ssl: "the sandbox has no network",
@@ -34,7 +35,7 @@ const BLOCKED: Record<string, string> = {
 
 /** Top-level standard-library modules an analysis script commonly uses. */
 const STDLIB = new Set(
-  ("abc argparse array ast base64 bisect builtins bz2 calendar cmath codecs collections " +
+  ("abc argparse array ast asyncio base64 bisect builtins bz2 calendar cmath codecs collections " +
     "colorsys contextlib copy csv dataclasses datetime decimal difflib enum errno fnmatch " +
     "fractions functools gc glob gzip hashlib heapq hmac html io itertools json keyword " +
     "linecache locale logging lzma math numbers operator os pathlib pickle pprint random re " +

@@ -64,6 +64,8 @@ export function createSandboxDeps(cfg: SandboxConfig, baseDir: string, home: str
       maxOutputChars: cfg.max_output_chars,
       maxFiles: cfg.max_files,
       maxFileBytes: cfg.max_file_bytes,
+      maxWorkMb: cfg.max_work_mb,
+      keepRuns: cfg.keep_runs,
     },
   });
   return {

@@ -1,23 +1,25 @@
 /**
  * The sandbox process: started by the agent (as `deno run` with narrow flags,
  * or as the compiled executable in its sandbox role), it holds one
- * interpreter in a worker with narrower permissions still, and answers run
- * requests read as JSON lines on stdin with JSON lines on stdout. It enforces
- * the time limit with Pyodide's interrupt buffer; the agent kills the whole
- * process when that is not enough.
+ * interpreter in a worker with narrower permissions still and runs one piece
+ * of code, read as JSON lines on stdin, answering with nonce-prefixed JSON
+ * lines on stdout. It enforces the time limit with Pyodide's interrupt
+ * buffer; the agent kills the whole process when that is not enough, and
+ * after every run.
  *
  * @module
  */
-import type { RunMessage, SandboxReply, SandboxSetup } from "./protocol.ts";
-
-/** The first line on stdin. */
-interface SetupMessage {
-  type: "setup";
-  setup: SandboxSetup;
-}
+import type { RunMessage, SandboxReply, SetupMessage } from "./protocol.ts";
+import { dropPersistentStorage, persistentStorageLeft } from "./storage.ts";
 
 /** How often a still-running script is interrupted again after its limit. */
 const REINTERRUPT_MS = 50;
+
+/** Persistent storage APIs still present in this process (for tests). */
+export function globalsLeft(): string[] {
+  dropPersistentStorage();
+  return persistentStorageLeft();
+}
 
 /** Runs the sandbox process until stdin closes. */
 export async function sandboxProcess(): Promise<void> {
@@ -27,80 +29,87 @@ export async function sandboxProcess(): Promise<void> {
   for (const name of ["net", "env", "run", "ffi", "sys"] as const) {
     await Deno.permissions.revoke({ name });
   }
+  // The Cache API and localStorage write below DENO_DIR, outside every grant.
+  dropPersistentStorage();
+  const lines = readLines(Deno.stdin.readable);
+  const first = await lines.next();
+  if (first.done) Deno.exit(0);
+  const { setup, nonce } = JSON.parse(first.value) as SetupMessage;
   const encoder = new TextEncoder();
-  const send = (m: SandboxReply) => Deno.stdout.writeSync(encoder.encode(`${JSON.stringify(m)}\n`));
+  const send = (m: SandboxReply) => writeAll(encoder.encode(`${nonce} ${JSON.stringify(m)}\n`));
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
-  let worker: Worker | undefined;
-  let timers: ReturnType<typeof setTimeout>[] = [];
-  let setup: SandboxSetup | undefined;
+  // Replies come only through this port, made before any Python runs and
+  // never put where Python can reach it: `postMessage` from Python goes to
+  // the worker's global channel, which nothing here listens to.
+  const channel = new MessageChannel();
+  const worker = startWorker(setup);
+  worker.onerror = (e) => {
+    e.preventDefault();
+    send({ type: "fatal", message: e.message });
+    Deno.exit(1);
+  };
   let ran = false;
-
-  const onWorker = (e: MessageEvent<SandboxReply & { snapshot?: Uint8Array }>) => {
+  channel.port1.onmessage = (e: MessageEvent<SandboxReply & { snapshot?: Uint8Array }>) => {
     const msg = e.data;
-    if (msg.type === "result") {
-      timers.forEach(clearTimeout);
-      timers = [];
-    }
-    // Only the first message can carry the snapshot: later ones may come from
-    // the code being run (Python can call postMessage) and must not persist.
-    if (msg.type === "ready" && msg.snapshot && setup?.snapshotPath && !ran) {
-      saveSnapshot(setup.snapshotPath, msg.snapshot);
-    }
     if (msg.type === "ready") {
+      if (msg.snapshot && setup.snapshotPath && !ran) {
+        saveSnapshot(setup.snapshotPath, msg.snapshot);
+      }
       send({ type: "ready", ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages });
     } else send(msg);
     if (msg.type === "fatal") Deno.exit(1);
   };
+  worker.postMessage({ type: "init", setup, interrupt: interrupt.buffer, port: channel.port2 }, [
+    channel.port2,
+  ]);
 
-  for await (const line of readLines(Deno.stdin.readable)) {
-    const msg = JSON.parse(line) as SetupMessage | RunMessage;
-    if (msg.type === "setup") {
-      setup = msg.setup;
-      worker = startWorker(setup);
-      worker.onmessage = onWorker;
-      worker.onerror = (e) => {
-        e.preventDefault();
-        send({ type: "fatal", message: e.message });
-        Deno.exit(1);
-      };
-      worker.postMessage({ type: "init", setup, interrupt: interrupt.buffer });
-    } else if (msg.type === "run" && worker) {
-      ran = true;
-      Atomics.store(interrupt, 0, 0);
-      worker.postMessage(msg);
-      // SIGINT (2) at the limit, and again until the script gives up: code
-      // that catches KeyboardInterrupt only delays the agent's hard kill.
-      timers.push(setTimeout(() => {
-        Atomics.store(interrupt, 0, 2);
-        timers.push(setInterval(() => Atomics.store(interrupt, 0, 2), REINTERRUPT_MS));
-      }, msg.timeoutMs));
-    }
+  for await (const line of lines) {
+    const msg = JSON.parse(line) as RunMessage;
+    if (msg.type !== "run" || ran) continue; // one run per process
+    ran = true;
+    Atomics.store(interrupt, 0, 0);
+    channel.port1.postMessage(msg);
+    // SIGINT (2) at the limit, and again until the script gives up: code
+    // that catches KeyboardInterrupt only delays the agent's hard kill.
+    setTimeout(() => {
+      Atomics.store(interrupt, 0, 2);
+      setInterval(() => Atomics.store(interrupt, 0, 2), REINTERRUPT_MS);
+    }, msg.timeoutMs);
   }
   Deno.exit(0);
 }
 
-function startWorker(setup: SandboxSetup): Worker {
+function startWorker(setup: SetupMessage["setup"]): Worker {
+  return new Worker(new URL("./worker.ts", import.meta.url), {
+    type: "module",
+    deno: { permissions: workerPermissions(setup) },
+  });
+}
+
+/** The interpreter worker's grants: its own run directory is the only writable place. */
+export function workerPermissions(setup: SetupMessage["setup"]): Deno.PermissionOptionsObject {
   const read = [
     setup.pyodideDir,
     ...setup.dataDirs,
-    setup.workRoot,
+    setup.workDir,
     ...[setup.scriptsDir, setup.packagesDir, setup.snapshotPath].filter((p): p is string => !!p),
   ];
-  return new Worker(new URL("./worker.ts", import.meta.url), {
-    type: "module",
-    deno: {
-      permissions: {
-        read,
-        write: [setup.workRoot],
-        net: false,
-        env: false,
-        run: false,
-        ffi: false,
-        sys: false,
-        import: false,
-      },
-    },
-  });
+  return {
+    read,
+    write: [setup.workDir],
+    net: false,
+    env: false,
+    run: false,
+    ffi: false,
+    sys: false,
+    import: false,
+  };
+}
+
+/** A pipe may take less than a whole line at once. */
+function writeAll(bytes: Uint8Array): void {
+  let at = 0;
+  while (at < bytes.length) at += Deno.stdout.writeSync(bytes.subarray(at));
 }
 
 /** Written beside its final name and renamed, so a reader never sees half a file. */

@@ -1,8 +1,8 @@
 /**
  * Messages between the agent, the sandbox process and the interpreter's
  * worker. The agent and the sandbox process speak them as JSON lines over
- * the process's stdin and stdout; the process and its worker as
- * `postMessage`s.
+ * the process's stdin and stdout (replies prefixed with the setup's nonce);
+ * the process and its worker over a private MessagePort.
  *
  * @module
  */
@@ -23,10 +23,26 @@ export interface SandboxSetup {
   scriptsDir?: string;
   /** A local Pyodide distribution or plain wheels; never the network. */
   packagesDir?: string;
-  /** Parent of every run's work directory: the one writable place. */
+  /** Parent of every run's work directory (each process gets its own below it). */
   workRoot: string;
   /** Memory snapshot to start from; written there when absent. */
   snapshotPath?: string;
+}
+
+/** One process's setup: the shared one plus the run directory it alone may use. */
+export interface ProcessSetup extends SandboxSetup {
+  /** Host directory mounted at /work: the process's and its worker's only writable place. */
+  workDir: string;
+}
+
+/**
+ * Agent → sandbox process, the first line on stdin, read before the worker
+ * starts: the setup, and the nonce that prefixes every reply line.
+ */
+export interface SetupMessage {
+  type: "setup";
+  setup: ProcessSetup;
+  nonce: string;
 }
 
 /** Agent → sandbox process: run one piece of code. */
@@ -36,8 +52,6 @@ export interface RunMessage {
   code: string;
   /** `sys.argv` (the first is the script's name). */
   argv: string[];
-  /** Host directory mounted at /work for this run (created by the agent). */
-  workDir: string;
   timeoutMs: number;
   /** Characters kept of stdout and of stderr, each (head and tail). */
   maxOutputChars: number;

@@ -1,21 +1,24 @@
 /**
- * {@link SandboxRunner} over Pyodide in a separate OS process. One
- * interpreter serves runs one at a time; a process that was killed (time,
- * memory, crash) is replaced in the background so the next run is warm.
+ * {@link SandboxRunner} over Pyodide in separate OS processes, one per run:
+ * the process that ran a piece of code is killed after its result, so
+ * nothing the code left behind (a scheduled callback, a patched module, a
+ * thread still spinning) reaches the next run. The next process is started
+ * in the background from the memory snapshot, so a run is usually warm.
  *
  * @module
  */
 import type { SandboxSetup } from "./protocol.ts";
 import { collectOutputFiles } from "./output_files.ts";
-import { SandboxProcess } from "./sandbox_process.ts";
+import { FLOOD, pipeLimits, SandboxProcess } from "./sandbox_process.ts";
 import type { RunRequest, RunResult, SandboxLimits, SandboxRunner } from "./types.ts";
+import { dirBytes, pruneRuns } from "./work_dirs.ts";
 
 export interface PyodideSandboxOptions extends SandboxSetup {
   limits: SandboxLimits;
 }
 
-/** How often the process's memory is looked at during a run. */
-const MEMORY_POLL_MS = 50;
+/** How often the process's memory and its work directory's size are looked at. */
+const POLL_MS = 50;
 /**
  * The runtime around the WebAssembly heap (V8, the worker, Pyodide's JS) is
  * about 200 MB; the process is killed when its resident size passes the heap
@@ -23,9 +26,12 @@ const MEMORY_POLL_MS = 50;
  */
 const RSS_HEADROOM_MB = 384;
 
+type Killed = NonNullable<RunResult["killed"]>;
+
 export class PyodideSandbox implements SandboxRunner {
   readonly limits: SandboxLimits;
   readonly #setup: SandboxSetup;
+  /** The prewarmed process the next run takes. */
   #proc?: SandboxProcess;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
@@ -51,10 +57,10 @@ export class PyodideSandbox implements SandboxRunner {
     Deno.unrefTimer(setTimeout(() => this.prewarm(), delayMs));
   }
 
-  /** Resolves when a prewarmed interpreter is ready (for tests and benchmarks). */
-  async ready(): Promise<{ ms: number; fromSnapshot: boolean; pid: number }> {
+  /** Resolves when the prewarmed interpreter (the next run's) is ready. */
+  async ready(): Promise<{ ms: number; fromSnapshot: boolean; pid: number; workDir: string }> {
     const proc = this.#process();
-    return { ...(await proc.ready), pid: proc.pid };
+    return { ...(await proc.ready), pid: proc.pid, workDir: proc.workDir };
   }
 
   run(req: RunRequest): Promise<RunResult> {
@@ -70,19 +76,24 @@ export class PyodideSandbox implements SandboxRunner {
     if (proc) {
       proc.kill("closed");
       await proc.exited;
+      await Deno.remove(proc.workDir).catch(() => {}); // unused: empty
     }
   }
 
+  /** The prewarmed process, started (with its own new run directory) if there is none. */
   #process(): SandboxProcess {
     if (!this.#proc) {
       const { workRoot, snapshotPath } = this.#setup;
       Deno.mkdirSync(workRoot, { recursive: true });
       if (snapshotPath) Deno.mkdirSync(dirname(snapshotPath), { recursive: true });
-      const proc = new SandboxProcess(this.#setup, this.limits.memoryMb);
+      const workDir = Deno.makeTempDirSync({ dir: workRoot, prefix: "run-" });
+      const limits = pipeLimits(this.limits.maxOutputChars);
+      const proc = new SandboxProcess({ ...this.#setup, workDir }, this.limits.memoryMb, limits);
       this.#proc = proc;
       proc.exited.then(() => {
         if (this.#proc === proc) this.#proc = undefined;
       });
+      void pruneRuns(workRoot, this.limits.keepRuns, workDir);
     }
     return this.#proc;
   }
@@ -94,7 +105,7 @@ export class PyodideSandbox implements SandboxRunner {
     const timeoutMs = req.timeoutMs ?? limits.timeoutMs;
     let workDir = "";
     let proc: SandboxProcess;
-    const fail = (error: string, killed?: RunResult["killed"]): RunResult => ({
+    const fail = (error: string, killed?: Killed): RunResult => ({
       ok: false,
       stdout: "",
       stderr: "",
@@ -108,7 +119,9 @@ export class PyodideSandbox implements SandboxRunner {
     });
     try {
       proc = this.#process();
-      workDir = await Deno.makeTempDir({ dir: this.#setup.workRoot, prefix: "run-" });
+      // This run owns the process: the next run gets a new one.
+      this.#proc = undefined;
+      workDir = proc.workDir;
       await proc.ready;
     } catch (e) {
       const message = (e as Error).message;
@@ -117,76 +130,98 @@ export class PyodideSandbox implements SandboxRunner {
       );
     }
     const id = this.#nextId++;
-    let killed: RunResult["killed"];
-    const kill = (why: NonNullable<RunResult["killed"]>) => {
+    let killed: Killed | undefined;
+    const kill = (why: Killed) => {
       killed ??= why;
       proc.kill(why);
     };
-    // The hard stop: the interrupt buffer fires at timeoutMs inside the process.
+    // The watchdog lives until the process is gone, not until a reply: the
+    // interrupt fires at timeoutMs inside the process, this kill later.
     const deadline = setTimeout(() => kill("timeout"), timeoutMs + limits.graceMs);
-    const memory = setInterval(() => {
+    const quota = limits.maxWorkMb * 1024 * 1024;
+    let measuring = false;
+    const poll = setInterval(() => {
       if ((proc.rssMb() ?? 0) > limits.memoryMb + RSS_HEADROOM_MB) kill("memory");
-    }, MEMORY_POLL_MS);
+      if (measuring) return; // a large directory takes longer than one poll
+      measuring = true;
+      dirBytes(workDir, quota).then((bytes) => {
+        if (bytes > quota) kill("disk");
+      }).finally(() => measuring = false);
+    }, POLL_MS);
     const onAbort = () => kill("cancelled");
     req.signal?.addEventListener("abort", onAbort, { once: true });
     if (req.signal?.aborted) onAbort();
+    let reply;
     try {
-      const reply = await Promise.race([
+      reply = await Promise.race([
         proc.run({
           type: "run",
           id,
           code: req.code,
           argv: req.argv ?? ["<code>"],
-          workDir,
           timeoutMs,
           maxOutputChars: limits.maxOutputChars,
         }),
         proc.exited.then(() => undefined),
       ]);
-      if (!reply) {
-        this.prewarm(); // a fresh interpreter for the next run
-        // Output is lost with the process; files written so far are not.
-        const { files, omitted } = await collectOutputFiles(workDir, limits);
-        return {
-          ...fail(killedMessage(killed, timeoutMs, limits.memoryMb), killed ?? "crashed"),
-          files,
-          filesOmitted: omitted,
-        };
-      }
-      if (reply.fatal) {
-        // The interpreter is unusable (e.g. the WebAssembly stack overflowed).
-        proc.kill("crashed");
-        if (this.#proc === proc) this.#proc = undefined;
-        this.prewarm();
-      }
-      const { files, omitted } = await collectOutputFiles(workDir, limits);
-      // Runs that wrote nothing leave nothing behind (non-recursive: only if empty).
-      if (!files.length && !omitted) await Deno.remove(workDir).catch(() => {});
-      return {
-        ok: reply.ok,
-        stdout: reply.stdout,
-        stderr: reply.stderr,
-        ...(reply.error !== undefined ? { error: reply.error } : {}),
-        timedOut: reply.timedOut,
-        files,
-        filesOmitted: omitted,
-        workDir,
-        ms: performance.now() - started,
-      };
     } finally {
-      clearTimeout(deadline);
-      clearInterval(memory);
       req.signal?.removeEventListener("abort", onAbort);
     }
+    // One run per process: whatever the code left running ends here. The
+    // result need not wait for the exit (about 10 ms), but the watchdog does.
+    proc.kill("done");
+    proc.exited.then(async () => {
+      clearTimeout(deadline);
+      clearInterval(poll);
+      // Anything written between the signal and the exit still meets the quota.
+      if (await dirBytes(workDir, quota) > quota) {
+        await Deno.remove(workDir, { recursive: true }).catch(() => {});
+      }
+    });
+    this.prewarm(); // a fresh interpreter for the next run
+    if (proc.killedFor === FLOOD) killed ??= "output";
+    // The final size, as the last poll may have missed the end of the run.
+    if (!killed && await dirBytes(workDir, quota) > quota) killed = "disk";
+    if (killed === "disk") {
+      // Over the quota nothing is kept: the disk is what the limit protects.
+      await Deno.remove(workDir, { recursive: true }).catch(() => {});
+      return fail(killedMessage("disk", timeoutMs, limits), "disk");
+    }
+    const { files, omitted } = await collectOutputFiles(workDir, limits);
+    if (!reply || killed) {
+      // Output is lost with the process; files written so far are not.
+      return {
+        ...fail(killedMessage(killed, timeoutMs, limits), killed ?? "crashed"),
+        files,
+        filesOmitted: omitted,
+      };
+    }
+    // Runs that wrote nothing leave nothing behind (non-recursive: only if empty).
+    if (!files.length && !omitted) await Deno.remove(workDir).catch(() => {});
+    return {
+      ok: reply.ok,
+      stdout: reply.stdout,
+      stderr: reply.stderr,
+      ...(reply.error !== undefined ? { error: reply.error } : {}),
+      timedOut: reply.timedOut,
+      files,
+      filesOmitted: omitted,
+      workDir,
+      ms: performance.now() - started,
+    };
   }
 }
 
-function killedMessage(why: RunResult["killed"], timeoutMs: number, memoryMb: number): string {
+function killedMessage(why: Killed | undefined, timeoutMs: number, limits: SandboxLimits): string {
   switch (why) {
     case "timeout":
       return `stopped by the time limit of ${timeoutMs / 1000} s (the process was killed)`;
     case "memory":
-      return `stopped: the sandbox used more than ${memoryMb} MB of memory (the process was killed)`;
+      return `stopped: the sandbox used more than ${limits.memoryMb} MB of memory (the process was killed)`;
+    case "disk":
+      return `stopped: the run wrote more than ${limits.maxWorkMb} MB to its work directory (the process was killed and its files removed)`;
+    case "output":
+      return "stopped: the code wrote too much to the sandbox's protocol pipe (the process was killed)";
     case "cancelled":
       return "cancelled";
     default:

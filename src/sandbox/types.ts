@@ -20,6 +20,10 @@ export interface SandboxLimits {
   maxFiles: number;
   /** Largest output file returned. */
   maxFileBytes: number;
+  /** Disk quota of one run's work directory; the process is killed past it. */
+  maxWorkMb: number;
+  /** Run directories kept in the work root (the newest); older ones are removed. */
+  keepRuns: number;
 }
 
 export interface RunRequest {
@@ -49,7 +53,7 @@ export interface RunResult {
   /** One line: the Python exception, or why the run was stopped. */
   error?: string;
   /** Why the process was killed, when it was. */
-  killed?: "timeout" | "memory" | "crashed" | "cancelled";
+  killed?: "timeout" | "memory" | "disk" | "output" | "crashed" | "cancelled";
   timedOut: boolean;
   files: OutputFile[];
   /** Files beyond `maxFiles` that were not listed. */

@@ -1,7 +1,8 @@
 /**
  * The interpreter: Pyodide inside a worker whose Deno permissions are
- * narrower than its process's (read: the assets, data, scripts, packages and
- * work directories; write: the work directories; nothing else). This is the
+ * narrower than its process's (read: the assets, data, scripts, packages
+ * directories and this run's work directory; write: that work directory;
+ * nothing else). This is the
  * boundary Python's `from js import Deno, fetch` runs into; nothing here
  * relies on Python being well behaved.
  *
@@ -9,18 +10,37 @@
  */
 /// <reference lib="deno.worker" />
 import { loadPyodide, type PyodideAPI } from "pyodide";
-import { PY_PATHS, type RunMessage, type RunReply, type SandboxSetup } from "./protocol.ts";
+import { type ProcessSetup, PY_PATHS, type RunMessage, type RunReply } from "./protocol.ts";
 import { OutputCap } from "./output_cap.ts";
 import { LocalPackages } from "./packages.ts";
-import { PRELUDE, WARM_MODULES } from "./python_prelude.ts";
+import { PRELUDE, WARM_MODULES, WARM_UP } from "./python_prelude.ts";
+import { dropPersistentStorage } from "./storage.ts";
+
+// Before any Python exists: no storage that outlives the process.
+dropPersistentStorage();
+/**
+ * Replies go out through the port the process handed over, kept here at
+ * module scope where Python cannot reach it, with `postMessage` (and the
+ * `apply` that calls it) taken before Python could replace them.
+ */
+const postOnPort = MessagePort.prototype.postMessage;
+const apply = Reflect.apply;
+let port: MessagePort | undefined;
+function reply(msg: unknown, transfer: Transferable[] = []): void {
+  if (port) apply(postOnPort, port, [msg, transfer]);
+}
 
 // Emscripten's NODEFS turns a Node-style error `code` into an errno; Deno's
 // NotCapable has none, which Pyodide treats as a fatal error. With a code, a
 // refused path is an ordinary PermissionError the script can read.
 Object.defineProperty(Deno.errors.NotCapable.prototype, "code", { value: "EACCES" });
 
-type InitMessage = { type: "init"; setup: SandboxSetup; interrupt: SharedArrayBuffer };
-type Incoming = InitMessage | (RunMessage & { type: "run" });
+type InitMessage = {
+  type: "init";
+  setup: ProcessSetup;
+  interrupt: SharedArrayBuffer;
+  port: MessagePort;
+};
 type SnapshotApi = PyodideAPI & { makeMemorySnapshot(): Uint8Array };
 type LoadOptions = Parameters<typeof loadPyodide>[0];
 
@@ -35,20 +55,28 @@ const errText = new TextDecoder();
 /** Set when Pyodide reported a fatal error: the process must be replaced. */
 let fatal: string | undefined;
 
-self.onmessage = async (e: MessageEvent<Incoming>) => {
-  const msg = e.data;
+// The global channel carries only the init message; runs come on the port.
+self.onmessage = (e: MessageEvent<InitMessage>) => {
+  self.onmessage = null;
+  port = e.data.port;
+  port.onmessage = (m: MessageEvent<RunMessage>) => void guarded(() => runWhenReady(m.data));
+  void guarded(() => started = init(e.data));
+};
+
+async function runWhenReady(msg: RunMessage): Promise<void> {
+  await started; // a run sent before the interpreter is ready waits for it
+  reply(await run(msg));
+}
+
+async function guarded(step: () => Promise<void>): Promise<void> {
   try {
-    if (msg.type === "init") await (started = init(msg));
-    else {
-      await started; // a run sent before the interpreter is ready waits for it
-      self.postMessage(await run(msg));
-    }
+    await step();
   } catch (error) {
     // A fatal Pyodide error leaves the interpreter unusable: say so, and the
     // process is replaced.
-    self.postMessage({ type: "fatal", message: oneLine(error) });
+    reply({ type: "fatal", message: oneLine(error) });
   }
-};
+}
 
 async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
   const started = performance.now();
@@ -74,7 +102,7 @@ async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
   // Mounted after the snapshot: mounts are host state, not heap state.
   setup.dataDirs.forEach((dir, i) => mount(i === 0 ? PY_PATHS.data : `${PY_PATHS.data}${i}`, dir));
   if (setup.scriptsDir) mount(PY_PATHS.scripts, setup.scriptsDir);
-  py.FS.mkdirTree(PY_PATHS.work);
+  mount(PY_PATHS.work, setup.workDir);
   py.setInterruptBuffer(interrupt);
   // Raw writes, not lines: a gigabyte without a newline must stream into the cap.
   py.setStdout({
@@ -92,7 +120,9 @@ async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
     work_dir: PY_PATHS.work,
     packages: packages.names(),
   }));
-  self.postMessage({
+  const runner = py.globals.get("_accel_run") as (code: string, argv: string) => string | null;
+  runner(WARM_UP, '["<warm-up>"]');
+  reply({
     type: "ready",
     ms: performance.now() - started,
     fromSnapshot: snapshot !== undefined,
@@ -107,11 +137,6 @@ async function run(msg: RunMessage): Promise<RunReply> {
   out = new OutputCap(msg.maxOutputChars);
   err = new OutputCap(msg.maxOutputChars);
   Atomics.store(interrupt, 0, 0);
-  // A fresh host directory for each run, mounted where the last one was.
-  if (py.FS.analyzePath(PY_PATHS.work).object?.mount?.mountpoint === PY_PATHS.work) {
-    py.FS.unmount(PY_PATHS.work);
-  }
-  py.mountNodeFS(PY_PATHS.work, msg.workDir);
   let error: string | undefined;
   try {
     await packages.loadFor(py, msg.code);

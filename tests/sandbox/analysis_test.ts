@@ -25,6 +25,9 @@ Deno.test("blocked imports name the reason; the standard library passes quietly"
     ["import subprocess", ["import subprocess: the sandbox cannot start programs"], []],
     ["import tango", ["import tango: control-system clients"], []],
     ["import numpy", [], ["import numpy: not a known standard-library or local package"]],
+    ["import pyodide.code", ["import pyodide.code: the JavaScript bridge"], []],
+    ["from pyodide import code", ["import pyodide.code: the JavaScript bridge"], []],
+    ["import asyncio", [], []],
   ];
   for (const [code, blocked, warnings] of cases) {
     const a = analyse(code);

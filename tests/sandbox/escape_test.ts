@@ -5,9 +5,11 @@
  * environment, and its worker's narrower permissions.
  */
 import assert from "node:assert/strict";
-import { cpuTicks, SNAPSHOT_PATH, startTestSandbox } from "../support/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { ROOT } from "../support/run_agent.ts";
-import { shapeRun } from "../../src/tools/sandbox_result.ts";
+
+/** Runs fetch and Deno.connect in a worker holding the interpreter's grant. */
+const GRANT_PROBE = new URL("./fixtures/grant_probe.ts", import.meta.url).pathname;
 
 const FAKE_KEY = "sk-test-FAKE-KEY-must-not-leak-4242";
 Deno.env.set("OPENAI_API_KEY", FAKE_KEY);
@@ -50,15 +52,41 @@ async function expectBlocked(code: string, times = 1): Promise<string> {
 const TRY = (expr: string) =>
   `try:\n    print("LEAK:", str(${expr})[:80])\nexcept BaseException as e:\n    print("BLOCKED:", type(e).__name__, str(e)[:120])\n`;
 
-attack("js fetch to a loopback server never connects", async () => {
+/** A permission refusal, not a missing feature, is what stopped the attempt. */
+const REFUSED = /NotCapable|Requires \w+ access/;
+
+attack("js fetch and Deno.connect to a loopback server never connect", async () => {
   const before = connections;
-  await expectBlocked(
-    `from js import fetch\nfrom pyodide.ffi import run_sync\n${
-      TRY(`run_sync(fetch("http://127.0.0.1:${PORT}/"))`)
+  // Both return promises Python cannot await here; their refusal is shown
+  // below on the worker's own grant, and here by no connection arriving.
+  const r = await run(
+    `import js\nfrom pyodide.ffi import to_js\njs.fetch("http://127.0.0.1:${PORT}/")\n` +
+      `js.Deno.connect(to_js({"hostname": "127.0.0.1", "port": ${PORT}}, ` +
+      `dict_converter=js.Object.fromEntries))\nprint("sent")`,
+  );
+  assert.equal(r.stdout, "sent\n", r.all);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(connections, before);
+});
+
+attack("the interpreter worker's grant refuses fetch and Deno.connect (NotCapable)", async () => {
+  // Worker permissions need --unstable-worker-options, which tests do not have.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-worker-options", GRANT_PROBE, String(PORT), env.workRoot],
+    stderr: "inherit",
+  }).output();
+  const lines = JSON.parse(new TextDecoder().decode(out.stdout)) as string[];
+  assert.equal(lines.length, 2);
+  for (const line of lines) assert.match(line, REFUSED);
+});
+
+attack("js Deno.listen is refused by the net permission", async () => {
+  const out = await expectBlocked(
+    `import js\nfrom pyodide.ffi import to_js\n${
+      TRY(`js.Deno.listen(to_js({"port": 0}, dict_converter=js.Object.fromEntries))`)
     }`,
   );
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal(connections, before);
+  assert.match(out, REFUSED);
 });
 
 attack("js Deno cannot read /etc/passwd", async () => {
@@ -69,15 +97,19 @@ attack("js Deno cannot read /etc/passwd", async () => {
 });
 
 attack("js Deno.env cannot read the API key", async () => {
-  await expectBlocked(`from js import Deno\n${TRY(`Deno.env.get("OPENAI_API_KEY")`)}`);
+  const out = await expectBlocked(`from js import Deno\n${TRY(`Deno.env.get("OPENAI_API_KEY")`)}`);
+  assert.match(out, REFUSED);
 });
 
 attack("js Deno.Command cannot start a program", async () => {
-  await expectBlocked(
-    `from js import Deno\n${
-      TRY(`Deno.Command.new("/bin/sh", {"args": ["-c", "id"]}).outputSync()`)
+  const out = await expectBlocked(
+    `from js import Deno, Object\nfrom pyodide.ffi import to_js\n${
+      TRY(
+        `Deno.Command.new("/bin/sh", to_js({"args": ["-c", "id"]}, dict_converter=Object.fromEntries)).outputSync()`,
+      )
     }`,
   );
+  assert.match(out, REFUSED);
 });
 
 attack("js process.env does not hold the API key", async () => {
@@ -87,16 +119,24 @@ attack("js process.env does not hold the API key", async () => {
   assert.ok(!r.all.includes(FAKE_KEY), r.all);
 });
 
-attack("js require cannot load child_process", async () => {
-  await expectBlocked(
-    `import js\n${TRY(`js.require("child_process").execSync("id")`)}`,
-  );
-});
+attack(
+  "node's child_process and fs, reached through js.process, meet the permissions",
+  async () => {
+    const out = await expectBlocked(
+      `import js\n${TRY(`js.process.getBuiltinModule("child_process").execSync("id")`)}${
+        TRY(`js.process.getBuiltinModule("fs").readFileSync("/etc/passwd")`)
+      }`,
+      2,
+    );
+    assert.equal(out.match(/NotCapable/g)?.length, 2, out);
+  },
+);
 
 attack("js eval of Deno code is held to the same permissions", async () => {
-  await expectBlocked(
+  const out = await expectBlocked(
     `from js import eval as js_eval\n${TRY(`js_eval("Deno.readTextFileSync('/etc/hostname')")`)}`,
   );
+  assert.match(out, REFUSED);
 });
 
 attack("js Deno.permissions.request cannot widen the grants", async () => {
@@ -106,7 +146,7 @@ attack("js Deno.permissions.request cannot widen the grants", async () => {
   assert.doesNotMatch(r.all, /granted/, r.all);
 });
 
-attack("pyodide.http cannot reach a loopback server", async () => {
+attack("pyodide.http.open_url fails (Pyodide lacks XMLHttpRequest; not a permission)", async () => {
   const before = connections;
   await expectBlocked(
     `import pyodide.http\n${TRY(`pyodide.http.open_url("http://127.0.0.1:${PORT}/")`)}`,
@@ -114,12 +154,9 @@ attack("pyodide.http cannot reach a loopback server", async () => {
   assert.equal(connections, before);
 });
 
-attack("pyodide.ffi cannot reach the host file system", async () => {
-  await expectBlocked(
-    `from pyodide.ffi import JsProxy\nimport js\n${
-      TRY(`js.Deno.readFileSync("${ROOT}/deno.json")`)
-    }`,
-  );
+attack("js Deno cannot read the agent's own files", async () => {
+  const out = await expectBlocked(`import js\n${TRY(`js.Deno.readFileSync("${ROOT}/deno.json")`)}`);
+  assert.match(out, REFUSED);
 });
 
 attack("open('/etc/passwd') sees no host file", async () => {
@@ -197,7 +234,10 @@ attack("writing into the scripts directory is refused", async () => {
 
 attack("writing outside WORK_DIR through js is refused", async () => {
   const target = `${env.outsideDir}/written.txt`;
-  await expectBlocked(`from js import Deno\n${TRY(`Deno.writeTextFileSync("${target}", "x")`)}`);
+  const out = await expectBlocked(
+    `from js import Deno\n${TRY(`Deno.writeTextFileSync("${target}", "x")`)}`,
+  );
+  assert.match(out, REFUSED);
   await assert.rejects(Deno.stat(target));
 });
 
@@ -208,208 +248,56 @@ attack("a symlink from WORK_DIR to /etc/passwd cannot be made", async () => {
 });
 
 attack("a symlink made through js Deno is refused", async () => {
-  await expectBlocked(
-    `from js import Deno\n${TRY(`Deno.symlinkSync("${env.outsideDir}", "${env.workRoot}/out")`)}`,
+  const { workDir } = await sandbox.ready();
+  const out = await expectBlocked(
+    `from js import Deno\n${TRY(`Deno.symlinkSync("${env.outsideDir}", "${workDir}/out")`)}`,
   );
-  await assert.rejects(Deno.lstat(`${env.workRoot}/out`));
+  assert.match(out, REFUSED);
+  await assert.rejects(Deno.lstat(`${workDir}/out`));
 });
 
-attack("a hard link of a data file into WORK_DIR is refused", async () => {
+attack("os.link fails (Pyodide has no hard links; not a permission)", async () => {
   const r = await run(`import os\n${TRY(`os.link(DATA_DIR + "/orbit.csv", "/work/orbit.csv")`)}`);
   assert.match(r.stdout, /BLOCKED/);
 });
 
+attack("a hard link of a data file into WORK_DIR through js is refused", async () => {
+  const { workDir } = await sandbox.ready();
+  const out = await expectBlocked(
+    `from js import Deno\n${TRY(`Deno.linkSync("${env.dataDir}/orbit.csv", "${workDir}/o.csv")`)}`,
+  );
+  assert.match(out, REFUSED);
+  await assert.rejects(Deno.lstat(`${workDir}/o.csv`));
+});
+
 attack("a path with .. out of WORK_DIR meets the same permissions", async () => {
-  await expectBlocked(
+  const out = await expectBlocked(
     `from js import Deno\n${TRY(`Deno.readTextFileSync("${env.workRoot}/../outside/audit.log")`)}`,
   );
+  assert.match(out, REFUSED);
 });
 
-attack("a socket cannot connect to a loopback server", async () => {
-  const before = connections;
-  await expectBlocked(
-    `import socket\n${TRY(`socket.create_connection(("127.0.0.1", ${PORT}), timeout=1)`)}`,
-  );
-  assert.equal(connections, before);
-});
+attack(
+  "socket.create_connection fails (Pyodide has no socket backend; not a permission)",
+  async () => {
+    const before = connections;
+    await expectBlocked(
+      `import socket\n${TRY(`socket.create_connection(("127.0.0.1", ${PORT}), timeout=1)`)}`,
+    );
+    assert.equal(connections, before);
+  },
+);
 
-attack("subprocess cannot start programs", async () => {
+attack("subprocess fails (Pyodide cannot start programs; not a permission)", async () => {
   const marker = `${env.outsideDir}/pwned`;
   await expectBlocked(`import subprocess\n${TRY(`subprocess.run(["touch", "${marker}"])`)}`);
   await assert.rejects(Deno.stat(marker));
 });
 
-attack("os.system cannot start programs", async () => {
+attack("os.system fails (Pyodide cannot start programs; not a permission)", async () => {
   const marker = `${env.outsideDir}/pwned`;
   const r = await run(`import os\nprint("LEAK" if os.system("touch ${marker}") == 0 else "rc")`);
   assert.doesNotMatch(r.all, /LEAK/);
   await assert.rejects(Deno.stat(marker));
   assert.equal((await run("print('alive')")).stdout, "alive\n");
-});
-
-attack(
-  "a busy loop is interrupted at the time limit and the interpreter stays usable",
-  async () => {
-    await sandbox.ready();
-    const r = await sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
-    assert.equal(r.timedOut, true);
-    assert.match(r.error ?? "", /time limit of 1 s/);
-    assert.ok(r.ms < 1_000 + 500, `${r.ms} ms`);
-    assert.equal(r.killed, undefined);
-    const { pid } = await sandbox.ready();
-    // From half a second after the limit to a second after it, the process
-    // must be idle (V8 may finish compiling in the first moments).
-    await new Promise((res) => setTimeout(res, 500));
-    const a = cpuTicks(pid) ?? 0;
-    await new Promise((res) => setTimeout(res, 450));
-    const used = (cpuTicks(pid) ?? 0) - a;
-    assert.ok(used <= 2, `the sandbox used ${used} ticks after the interrupt`);
-    assert.equal((await run("print(6 * 7)")).stdout, "42\n");
-  },
-);
-
-attack("a loop that catches KeyboardInterrupt is killed within a second of its limit", async () => {
-  const { pid } = await sandbox.ready();
-  const r = await sandbox.run({
-    code: "open('/work/partial.txt', 'w').write('kept')\n" +
-      "while True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass",
-    timeoutMs: 1_000,
-  });
-  assert.equal(r.killed, "timeout");
-  assert.ok(r.ms < 2_000, `stopped after ${r.ms} ms`);
-  assert.deepEqual(r.files.map((f) => f.name), ["partial.txt"], "files written before the kill");
-  await new Promise((res) => setTimeout(res, 100));
-  assert.equal(cpuTicks(pid), undefined, "the process is gone");
-  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
-});
-
-attack("the host stays responsive while the sandbox spins", async () => {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last);
-    last = now;
-  }, 10);
-  await sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
-  clearInterval(timer);
-  assert.ok(worst < 100, `the host's event loop stalled ${worst.toFixed(0)} ms`);
-});
-
-attack("deep recursion is a RecursionError", async () => {
-  const r = await run("def f(n):\n    return f(n + 1)\nf(0)");
-  assert.match(r.error ?? "", /^RecursionError/);
-  assert.equal((await run("print('alive')")).stdout, "alive\n");
-});
-
-attack("unbounded recursion past a raised limit is contained", async () => {
-  const r = await run(
-    "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1)\nf(0)",
-  );
-  assert.equal(r.ok, false);
-  assert.equal((await run("print('alive')")).stdout, "alive\n");
-});
-
-attack("a 10 GB allocation fails inside Python", async () => {
-  const r = await run(`${TRY("len(bytearray(10 * 1024**3))")}${TRY("len(bytearray(10**9))")}`);
-  assert.equal((r.stdout.match(/BLOCKED: (MemoryError|OverflowError)/g) ?? []).length, 2, r.all);
-  assert.equal((await run("print('alive')")).stdout, "alive\n");
-});
-
-attack("memory grown in small pieces stops at the cap", async () => {
-  const r = await run("chunks = []\nwhile True:\n    chunks.append(bytearray(10**7))");
-  assert.equal(r.ok, false);
-  assert.match(r.error ?? "", /MemoryError|memory/);
-  assert.equal((await run("print('alive')")).stdout, "alive\n");
-});
-
-attack("a 1 GB print comes back truncated to the output cap, head and tail", async () => {
-  const r = await sandbox.run({
-    code:
-      "import sys\nsys.stdout.write('HEAD')\nfor _ in range(1024):\n    sys.stdout.write('x' * 2**20)\nprint('TAIL')",
-    timeoutMs: 30_000,
-  });
-  assert.ok(r.stdout.length < 4_200, `${r.stdout.length} characters`);
-  assert.ok(r.stdout.startsWith("HEAD"));
-  assert.ok(r.stdout.endsWith("TAIL\n"));
-  assert.match(r.stdout, /\[10737\d+ characters left out\]/);
-});
-
-attack("a million output files are cut off by the time limit and the file cap", async () => {
-  const r = await sandbox.run({
-    code: "i = 0\nwhile i < 10**6:\n    open(f'/work/f{i}', 'w').close()\n    i += 1",
-    timeoutMs: 1_500,
-  });
-  assert.equal(r.timedOut, true);
-  assert.equal(r.files.length, 10);
-  assert.ok(r.filesOmitted > 0);
-  await Deno.remove(r.workDir, { recursive: true });
-});
-
-attack("each run starts with clean globals and builtins", async () => {
-  await run("import builtins\nsecret = 1\nbuiltins.open = None\nbuiltins.len = lambda x: 0");
-  const r = await run(`${TRY("secret")}print(len([1, 2]), open is not None)`);
-  assert.match(r.stdout, /BLOCKED: NameError/);
-  assert.match(r.stdout, /2 True/);
-});
-
-attack("a forged snapshot message from Python is not persisted", async () => {
-  const r = await run(
-    `from js import postMessage, Object, Uint8Array\nfrom pyodide.ffi import to_js\n` +
-      `postMessage(to_js({"type": "ready", "ms": 0, "fromSnapshot": False, "packages": [], "snapshot": Uint8Array.new(8)}, dict_converter=Object.fromEntries))\nprint("sent")`,
-  );
-  assert.match(r.stdout, /sent/);
-  await new Promise((res) => setTimeout(res, 100));
-  assert.ok(Deno.statSync(SNAPSHOT_PATH).size > 1_000_000, "the snapshot file is intact");
-  const fresh = await startTestSandbox();
-  try {
-    assert.equal((await fresh.sandbox.ready()).fromSnapshot, true);
-    assert.equal((await fresh.sandbox.run({ code: "print(1 + 1)" })).stdout, "2\n");
-  } finally {
-    await fresh[Symbol.asyncDispose]();
-  }
-});
-
-attack("memory taken through js outside the WebAssembly heap gets the process killed", async () => {
-  const r = await run(
-    "import js\nkeep = []\nwhile True:\n    keep.append(js.Uint8Array.new(256 * 1024 * 1024).fill(1))",
-  );
-  assert.equal(r.killed, "memory", JSON.stringify(r));
-  assert.match(r.error ?? "", /used more than 512 MB of memory/);
-  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
-});
-
-attack("an output file past the size cap is listed with a note, not returned", async () => {
-  const r = await run(
-    "open('/work/big.bin', 'wb').write(b'x' * 200_000)\nopen('/work/small.txt', 'w').write('ok')",
-  );
-  assert.deepEqual(r.files.map((f) => [f.name, f.bytes, f.note !== undefined]), [
-    ["big.bin", 200_000, true],
-    ["small.txt", 2, false],
-  ]);
-  const shaped = await shapeRun(r);
-  const files = shaped.files as { name: string; preview?: string }[];
-  assert.equal(files[0]?.preview, undefined);
-  assert.equal(files[1]?.preview, "ok");
-});
-
-Deno.test({
-  name: "a prewarmed interpreter starts from the memory snapshot (timing: deno task bench)",
-  ...opts,
-  async fn() {
-    await using fresh = await startTestSandbox();
-    const t = performance.now();
-    fresh.sandbox.prewarm();
-    const ready = await fresh.sandbox.ready();
-    assert.equal(ready.fromSnapshot, true);
-    assert.ok(performance.now() - t < 2_000, `${performance.now() - t} ms`);
-  },
-});
-
-attack("a sleep that ignores the interrupt is killed after the grace period", async () => {
-  await sandbox.ready();
-  const r = await sandbox.run({ code: "import time\ntime.sleep(60)", timeoutMs: 1_000 });
-  assert.equal(r.killed, "timeout");
-  assert.ok(r.ms < 2_000, `${r.ms} ms`);
-  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
 });

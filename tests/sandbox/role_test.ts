@@ -14,6 +14,7 @@ Deno.test("main.ts in the sandbox role drops broad grants before running Python"
   for (const d of ["data", "work", "outside"]) await Deno.mkdir(`${root}/${d}`);
   await Deno.writeTextFile(`${root}/outside/secret.txt`, "SECRET");
   await Deno.mkdir(`${root}/work/run`);
+  await Deno.writeTextFile(`${root}/work/earlier-run.txt`, "EARLIER");
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-worker-options", MAIN, SANDBOX_ROLE_ARG],
     env: { OPENAI_API_KEY: "sk-role-FAKE-123" },
@@ -29,13 +30,16 @@ Deno.test("main.ts in the sandbox role drops broad grants before running Python"
       pyodideDir: defaultPyodideDir(),
       dataDirs: [`${root}/data`],
       workRoot: `${root}/work`,
+      workDir: `${root}/work/run`,
     },
+    nonce: "NONCE",
   });
   const code = [
     "import js",
     "for probe in (lambda: js.Deno.env.get('OPENAI_API_KEY'),",
     `              lambda: js.Deno.readTextFileSync('${root}/outside/secret.txt'),`,
     `              lambda: js.Deno.writeTextFileSync('${root}/outside/new.txt', 'x'),`,
+    `              lambda: js.Deno.readTextFileSync('${root}/work/earlier-run.txt'),`,
     "              lambda: js.Deno.Command.new('/bin/true').outputSync(),",
     "              lambda: js.Deno.permissions.requestSync(js.Object.fromEntries([['name', 'net']])).state):",
     "    try:",
@@ -49,7 +53,6 @@ Deno.test("main.ts in the sandbox role drops broad grants before running Python"
     id: 1,
     code,
     argv: ["<code>"],
-    workDir: `${root}/work/run`,
     timeoutMs: 10_000,
     maxOutputChars: 10_000,
   });
@@ -62,11 +65,11 @@ Deno.test("main.ts in the sandbox role drops broad grants before running Python"
   await w.close(); // the process ends when its stdin does
   await child.status;
   await child.stderr.cancel();
-  const result = text.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => JSON.parse(l))
-    .find((m) => m.type === "result");
+  const result = text.split("\n").filter((l) => l.startsWith("NONCE "))
+    .map((l) => JSON.parse(l.slice("NONCE ".length))).find((m) => m.type === "result");
   assert.ok(result, text);
   assert.equal(result.ok, true, JSON.stringify(result));
-  assert.equal(result.stdout, "refused\nrefused\nrefused\nrefused\ngot denied\n");
+  assert.equal(result.stdout, "refused\nrefused\nrefused\nrefused\nrefused\ngot denied\n");
   assert.equal(await Deno.readTextFile(`${root}/work/run/ok.txt`), "fine");
   await assert.rejects(Deno.stat(`${root}/outside/new.txt`));
   await Deno.remove(root, { recursive: true });

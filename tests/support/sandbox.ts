@@ -21,6 +21,8 @@ export const TEST_LIMITS: SandboxLimits = {
   maxOutputChars: 4_000,
   maxFiles: 10,
   maxFileBytes: 100_000,
+  maxWorkMb: 100,
+  keepRuns: 50,
 };
 
 export interface TestSandbox {

@@ -1,0 +1,196 @@
+/**
+ * Resource limits, run against the real runner: time (interrupt, then the
+ * hard kill), memory (the WebAssembly heap cap, then the RSS kill), output,
+ * files; and what one run leaves for the next. Each run has its own process,
+ * killed after its result.
+ */
+import assert from "node:assert/strict";
+import { cpuTicks, SNAPSHOT_PATH, startTestSandbox } from "../support/sandbox.ts";
+import { shapeRun } from "../../src/tools/sandbox_result.ts";
+
+const env = await startTestSandbox();
+const { sandbox } = env;
+globalThis.addEventListener("unload", () => void env[Symbol.asyncDispose]());
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+function attack(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ...opts, fn });
+}
+
+async function run(code: string) {
+  const r = await sandbox.run({ code });
+  return { ...r, all: `${r.stdout}\n${r.stderr}\n${r.error ?? ""}` };
+}
+
+const TRY = (expr: string) =>
+  `try:\n    print("LEAK:", str(${expr})[:80])\nexcept BaseException as e:\n    print("BLOCKED:", type(e).__name__, str(e)[:120])\n`;
+
+attack(
+  "a busy loop is interrupted at the time limit; its process ends, the next one idles",
+  async () => {
+    const ran = await sandbox.ready();
+    const r = await sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
+    assert.equal(r.timedOut, true);
+    assert.match(r.error ?? "", /time limit of 1 s/);
+    assert.ok(r.ms < 1_000 + 500, `${r.ms} ms`);
+    assert.equal(r.killed, undefined);
+    await new Promise((res) => setTimeout(res, 100)); // killed as the result came in
+    assert.equal(cpuTicks(ran.pid), undefined, "the process that ran the loop is gone");
+    const { pid } = await sandbox.ready();
+    // From half a second after the limit to a second after it, the process
+    // must be idle (V8 may finish compiling in the first moments).
+    await new Promise((res) => setTimeout(res, 500));
+    const a = cpuTicks(pid) ?? 0;
+    await new Promise((res) => setTimeout(res, 450));
+    const used = (cpuTicks(pid) ?? 0) - a;
+    assert.ok(used <= 2, `the sandbox used ${used} ticks after the interrupt`);
+    assert.equal((await run("print(6 * 7)")).stdout, "42\n");
+  },
+);
+
+attack("a loop that catches KeyboardInterrupt is killed within a second of its limit", async () => {
+  const { pid } = await sandbox.ready();
+  const r = await sandbox.run({
+    code: "open('/work/partial.txt', 'w').write('kept')\n" +
+      "while True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass",
+    timeoutMs: 1_000,
+  });
+  assert.equal(r.killed, "timeout");
+  assert.ok(r.ms < 2_000, `stopped after ${r.ms} ms`);
+  assert.deepEqual(r.files.map((f) => f.name), ["partial.txt"], "files written before the kill");
+  await new Promise((res) => setTimeout(res, 100));
+  assert.equal(cpuTicks(pid), undefined, "the process is gone");
+  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
+});
+
+attack("the host stays responsive while the sandbox spins", async () => {
+  let worst = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+  }, 10);
+  await sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
+  clearInterval(timer);
+  assert.ok(worst < 100, `the host's event loop stalled ${worst.toFixed(0)} ms`);
+});
+
+attack("deep recursion is a RecursionError", async () => {
+  const r = await run("def f(n):\n    return f(n + 1)\nf(0)");
+  assert.match(r.error ?? "", /^RecursionError/);
+  assert.equal((await run("print('alive')")).stdout, "alive\n");
+});
+
+attack("unbounded recursion past a raised limit is contained", async () => {
+  const r = await run(
+    "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1)\nf(0)",
+  );
+  assert.equal(r.ok, false);
+  assert.equal((await run("print('alive')")).stdout, "alive\n");
+});
+
+attack("a 10 GB allocation fails inside Python", async () => {
+  const r = await run(`${TRY("len(bytearray(10 * 1024**3))")}${TRY("len(bytearray(10**9))")}`);
+  assert.equal((r.stdout.match(/BLOCKED: (MemoryError|OverflowError)/g) ?? []).length, 2, r.all);
+  assert.equal((await run("print('alive')")).stdout, "alive\n");
+});
+
+attack("memory grown in small pieces stops at the cap", async () => {
+  const r = await run("chunks = []\nwhile True:\n    chunks.append(bytearray(10**7))");
+  assert.equal(r.ok, false);
+  assert.match(r.error ?? "", /MemoryError|memory/);
+  assert.equal((await run("print('alive')")).stdout, "alive\n");
+});
+
+attack("a 1 GB print comes back truncated to the output cap, head and tail", async () => {
+  const r = await sandbox.run({
+    code:
+      "import sys\nsys.stdout.write('HEAD')\nfor _ in range(1024):\n    sys.stdout.write('x' * 2**20)\nprint('TAIL')",
+    timeoutMs: 30_000,
+  });
+  assert.ok(r.stdout.length < 4_200, `${r.stdout.length} characters`);
+  assert.ok(r.stdout.startsWith("HEAD"));
+  assert.ok(r.stdout.endsWith("TAIL\n"));
+  assert.match(r.stdout, /\[10737\d+ characters left out\]/);
+});
+
+attack("a million output files are cut off by the time limit and the file cap", async () => {
+  const r = await sandbox.run({
+    code: "i = 0\nwhile i < 10**6:\n    open(f'/work/f{i}', 'w').close()\n    i += 1",
+    timeoutMs: 1_500,
+  });
+  assert.equal(r.timedOut, true);
+  assert.equal(r.files.length, 10);
+  assert.ok(r.filesOmitted > 0);
+  await Deno.remove(r.workDir, { recursive: true });
+});
+
+attack("each run starts with clean globals and builtins", async () => {
+  await run("import builtins\nsecret = 1\nbuiltins.open = None\nbuiltins.len = lambda x: 0");
+  const r = await run(`${TRY("secret")}print(len([1, 2]), open is not None)`);
+  assert.match(r.stdout, /BLOCKED: NameError/);
+  assert.match(r.stdout, /2 True/);
+});
+
+attack("a forged snapshot message from Python is not persisted", async () => {
+  const r = await run(
+    `from js import postMessage, Object, Uint8Array\nfrom pyodide.ffi import to_js\n` +
+      `postMessage(to_js({"type": "ready", "ms": 0, "fromSnapshot": False, "packages": [], "snapshot": Uint8Array.new(8)}, dict_converter=Object.fromEntries))\nprint("sent")`,
+  );
+  assert.match(r.stdout, /sent/);
+  await new Promise((res) => setTimeout(res, 100));
+  assert.ok(Deno.statSync(SNAPSHOT_PATH).size > 1_000_000, "the snapshot file is intact");
+  const fresh = await startTestSandbox();
+  try {
+    assert.equal((await fresh.sandbox.ready()).fromSnapshot, true);
+    assert.equal((await fresh.sandbox.run({ code: "print(1 + 1)" })).stdout, "2\n");
+  } finally {
+    await fresh[Symbol.asyncDispose]();
+  }
+});
+
+attack("memory taken through js outside the WebAssembly heap gets the process killed", async () => {
+  const r = await run(
+    "import js\nkeep = []\nwhile True:\n    keep.append(js.Uint8Array.new(256 * 1024 * 1024).fill(1))",
+  );
+  assert.equal(r.killed, "memory", JSON.stringify(r));
+  assert.match(r.error ?? "", /used more than 512 MB of memory/);
+  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
+});
+
+attack("an output file past the size cap is listed with a note, not returned", async () => {
+  const r = await run(
+    "open('/work/big.bin', 'wb').write(b'x' * 200_000)\nopen('/work/small.txt', 'w').write('ok')",
+  );
+  assert.deepEqual(r.files.map((f) => [f.name, f.bytes, f.note !== undefined]), [
+    ["big.bin", 200_000, true],
+    ["small.txt", 2, false],
+  ]);
+  const shaped = await shapeRun(r);
+  const files = shaped.files as { name: string; preview?: string }[];
+  assert.equal(files[0]?.preview, undefined);
+  assert.equal(files[1]?.preview, "ok");
+});
+
+Deno.test({
+  name: "a prewarmed interpreter starts from the memory snapshot (timing: deno task bench)",
+  ...opts,
+  async fn() {
+    await using fresh = await startTestSandbox();
+    const t = performance.now();
+    fresh.sandbox.prewarm();
+    const ready = await fresh.sandbox.ready();
+    assert.equal(ready.fromSnapshot, true);
+    assert.ok(performance.now() - t < 2_000, `${performance.now() - t} ms`);
+  },
+});
+
+attack("a sleep that ignores the interrupt is killed after the grace period", async () => {
+  await sandbox.ready();
+  const r = await sandbox.run({ code: "import time\ntime.sleep(60)", timeoutMs: 1_000 });
+  assert.equal(r.killed, "timeout");
+  assert.ok(r.ms < 2_000, `${r.ms} ms`);
+  assert.equal((await run("print('fresh')")).stdout, "fresh\n");
+});
