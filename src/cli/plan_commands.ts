@@ -110,7 +110,11 @@ export async function runPlanRun(
   }
   const code = exitCodeOf(outcome);
   if (json) {
-    io.out(`${JSON.stringify({ ...forModel(outcome), exit_code: code }, null, 2)}\n`);
+    io.out(
+      `${
+        JSON.stringify({ ...forModel(outcome, app.plans.sandboxPath), exit_code: code }, null, 2)
+      }\n`,
+    );
   } else {
     io.out(summary(outcome, io));
   }

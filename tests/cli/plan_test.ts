@@ -238,3 +238,42 @@ reason = "read-only"
   assert.match(r.stdout, /actions\[1\]: LINAC:BPM:01:X is read-only/);
   assert.match(r.stdout, /plan hash [0-9a-f]{64}/);
 });
+
+Deno.test("a scan's CSV can be read by Python in the sandbox at the path the result names", async () => {
+  const h = await home();
+  const file = `${h.dir}/scan.json`;
+  const live =
+    JSON.parse((await runAgent(["get", "RF:PHASE:SETPT", "--json"], { env: h.env })).stdout)
+      .readings[0].value;
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      description: "short phase scan",
+      actions: [{
+        type: "scan",
+        writeDevice: "RF:PHASE:SETPT",
+        start: live,
+        stop: live - 1,
+        steps: 3,
+        readDevices: ["DIAG:ENERGY:MEAS"],
+        dwellSeconds: 0,
+      }],
+      rollback: [{ type: "write", device: "RF:PHASE:SETPT", value: live, reason: "back" }],
+    }),
+  );
+  const hash =
+    JSON.parse((await runAgent(["plan", "show", file, "--json"], { env: h.env })).stdout).plan_hash;
+  const run = JSON.parse(
+    (await runAgent(["plan", "run", file, "--approved-hash", hash, "--json"], { env: h.env }))
+      .stdout,
+  );
+  assert.equal(run.status, "completed");
+  const [inPython] = run.csv_files_in_python;
+  assert.match(inPython, /^\/data\/scan-[0-9a-f]{12}-0-.*\.csv$/);
+  const code = `import csv\nrows = list(csv.reader(open(${
+    JSON.stringify(inPython)
+  })))\nprint(len(rows) - 1, rows[0][3])\n`;
+  const py = await runAgent(["exec", "-", "--json"], { env: h.env, stdin: code });
+  assert.equal(py.code, 0, py.stdout + py.stderr);
+  assert.match(JSON.parse(py.stdout).stdout, /^3 DIAG:ENERGY:MEAS/);
+});
