@@ -1,20 +1,10 @@
 /** What each profile offers the operator's agent, from the tools actually registered. */
 import assert from "node:assert/strict";
 import { createApp } from "../../src/cli/app.ts";
-import type { Io } from "../../src/cli/io.ts";
+import { captureIo } from "../support/capture_io.ts";
 import { tempConfig } from "../support/run_agent.ts";
 
-const io: Io = {
-  out: () => {},
-  err: () => {},
-  stdinIsTerminal: false,
-  stdoutIsTerminal: false,
-  stderrIsTerminal: false,
-  color: false,
-  columns: () => 100,
-  env: (n) => (n === "HOME" ? Deno.makeTempDirSync() : undefined),
-  cwd: "/",
-};
+const io = captureIo({ HOME: Deno.makeTempDirSync() });
 
 for (
   const [profile, offered, withheld] of [

@@ -1,29 +1,9 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../src/cli/app.ts";
-import type { Io } from "../../src/cli/io.ts";
 import { runSlash } from "../../src/cli/slash.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { tempConfig } from "../support/run_agent.ts";
-
-function captureIo(env: Record<string, string>): Io & { text: () => string } {
-  let out = "";
-  return {
-    out: (t) => void (out += t),
-    err: (t) => void (out += t),
-    stdinIsTerminal: false,
-    stdoutIsTerminal: false,
-    stderrIsTerminal: false,
-    color: false,
-    columns: () => 100,
-    env: (n) => env[n],
-    cwd: "/",
-    text: () => {
-      const t = out;
-      out = "";
-      return t;
-    },
-  };
-}
+import { captureIo } from "../support/capture_io.ts";
 
 Deno.test("/compact summarises by hand, /agents lists restored runs, /resume lists and continues sessions, /cost and /context say more", async () => {
   await using llm = await startScriptedLlm({
@@ -38,7 +18,11 @@ Deno.test("/compact summarises by hand, /agents lists restored runs, /resume lis
   const path = await tempConfig(
     `[state]\ndir = "${state}"\n[agent]\nagent_md = ""\n[llm.models]\nmain = "m"\n`,
   );
-  const io = captureIo({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" });
+  const io = captureIo({
+    OPENAI_BASE_URL: llm.url,
+    OPENAI_API_KEY: "k",
+    HOME: Deno.makeTempDirSync(),
+  });
   const app = await createApp({ config: path }, io);
   try {
     await runSlash("/compact", app, io);

@@ -1,28 +1,8 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../src/cli/app.ts";
-import type { Io } from "../../src/cli/io.ts";
 import { runSlash } from "../../src/cli/slash.ts";
 import { tempConfig } from "../support/run_agent.ts";
-
-function captureIo(cwd: string): Io & { text: () => string } {
-  let out = "";
-  return {
-    out: (t) => void (out += t),
-    err: (t) => void (out += t),
-    stdinIsTerminal: false,
-    stdoutIsTerminal: false,
-    stderrIsTerminal: false,
-    color: false,
-    columns: () => 100,
-    env: (n) => ({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } as Record<string, string>)[n],
-    cwd,
-    text: () => {
-      const t = out;
-      out = "";
-      return t;
-    },
-  };
-}
+import { captureIo } from "../support/capture_io.ts";
 
 const CONFIG = `
 [llm]
@@ -34,7 +14,7 @@ fast = { model = "small-model", context_window = 8000, price_in = 1.0, price_out
 
 Deno.test("slash commands: /provider lists and switches models, /cost uses the model's prices", async () => {
   const path = await tempConfig(CONFIG);
-  const io = captureIo("/");
+  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: Deno.makeTempDirSync() });
   const app = await createApp({ config: path }, io);
   try {
     await runSlash("/provider", app, io);
@@ -58,7 +38,7 @@ Deno.test("slash commands: /provider lists and switches models, /cost uses the m
 });
 
 Deno.test("slash commands: /tools, /context, /history, /clear, /quit and an unknown command", async () => {
-  const io = captureIo("/");
+  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: Deno.makeTempDirSync() });
   const app = await createApp({ config: await tempConfig("") }, io);
   try {
     await runSlash("/tools", app, io);
