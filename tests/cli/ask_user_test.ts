@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
-import { AGENT_FLAGS, childEnv, MAIN, ROOT, runAgent } from "../support/run_agent.ts";
-import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
+import { runAgent } from "../support/run_agent.ts";
+import { HAS_TMUX } from "../support/tmux.ts";
+import { startRepl } from "../support/repl_session.ts";
 
 const ASK = {
   respond: {
@@ -45,12 +46,7 @@ Deno.test({
       },
     });
     const home = await Deno.makeTempDir();
-    await using term = await TmuxSession.start(
-      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
-      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home }),
-      ROOT,
-    );
-    await term.waitFor(/accel›\s*$/m);
+    await using term = await startRepl(llm.url, home);
     await term.type("check the RF station");
     await term.send("Enter");
     await term.waitFor(/The assistant asks: Which RF station do you mean\?[\s\S]*Your answer/);

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { childEnv, ROOT, waitFor } from "../support/run_agent.ts";
-import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
+import { HAS_TMUX } from "../support/tmux.ts";
+import { startRepl } from "../support/repl_session.ts";
 
 Deno.test("SIGINT to the launcher (no terminal) cancels the answer with exit 130", async () => {
   await using llm = await startScriptedLlm({
@@ -44,12 +45,14 @@ Deno.test({
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using llm = await startScriptedLlm({ scenario: { turns: [] } });
-    await using term = await TmuxSession.start(
-      [Deno.execPath(), "run", "--allow-read", "--allow-env", "--allow-run", `${ROOT}/launch.ts`],
-      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: await Deno.makeTempDir() }),
-      ROOT,
-    );
-    await term.waitFor(/accel›\s*$/m);
+    await using term = await startRepl(llm.url, await Deno.makeTempDir(), [
+      Deno.execPath(),
+      "run",
+      "--allow-read",
+      "--allow-env",
+      "--allow-run",
+      `${ROOT}/launch.ts`,
+    ]);
     await term.send("C-c");
     await term.waitFor(/Ctrl-C again to leave/);
     await term.send("C-c");

@@ -3,6 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
+import { auditEntries } from "../support/audit_entries.ts";
 import { agentCommand, childEnv, runAgent, waitFor } from "../support/run_agent.ts";
 
 const H01 = "LINAC:COR:H01:SETPT";
@@ -11,16 +12,6 @@ const H01 = "LINAC:COR:H01:SETPT";
 async function home() {
   const dir = await Deno.makeTempDir({ prefix: "accel-home-" });
   return { dir, state: `${dir}/.local/state/accel-agent`, env: { HOME: dir } };
-}
-
-async function auditEntries(state: string) {
-  const out: Record<string, unknown>[] = [];
-  for await (const e of Deno.readDir(`${state}/audit`)) {
-    if (!e.name.endsWith(".jsonl")) continue;
-    const text = await Deno.readTextFile(`${state}/audit/${e.name}`);
-    for (const line of text.split("\n").filter(Boolean)) out.push(JSON.parse(line));
-  }
-  return out;
 }
 
 Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approved-hash then executes it", async () => {

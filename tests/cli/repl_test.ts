@@ -3,10 +3,9 @@
  */
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
-import { AGENT_FLAGS, childEnv, MAIN, ROOT } from "../support/run_agent.ts";
-import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
-
-const PROMPT = /accel›\s*$/m;
+import { HAS_TMUX } from "../support/tmux.ts";
+import { startRepl } from "../support/repl_session.ts";
+import { auditEntries } from "../support/audit_entries.ts";
 
 Deno.test({
   name:
@@ -36,12 +35,7 @@ Deno.test({
       },
     });
     const home = await Deno.makeTempDir();
-    await using term = await TmuxSession.start(
-      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
-      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home }),
-      ROOT,
-    );
-    await term.waitFor(PROMPT);
+    await using term = await startRepl(llm.url, home);
     await term.type("what is the RF phase?");
     await term.send("Enter");
     let screen = await term.waitFor(/The phase is \S+ deg\.[\s\S]*accel›\s*$/m);
@@ -87,12 +81,7 @@ Deno.test({
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using llm = await startScriptedLlm({ scenario: { turns: [] } });
-    await using term = await TmuxSession.start(
-      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
-      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: await Deno.makeTempDir() }),
-      ROOT,
-    );
-    await term.waitFor(PROMPT);
+    await using term = await startRepl(llm.url, await Deno.makeTempDir());
     await term.send("C-c");
     await term.waitFor(/Ctrl-C again to leave/);
     await term.send("C-c");
@@ -134,12 +123,7 @@ Deno.test({
         ],
       },
     });
-    await using term = await TmuxSession.start(
-      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
-      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home }),
-      ROOT,
-    );
-    await term.waitFor(PROMPT);
+    await using term = await startRepl(llm.url, home);
     await term.type("scan the RF phase from -4 to -8 deg");
     await term.send("Enter");
     let screen = await term.waitFor(/Run this plan\?[\s\S]*all: run it as shown/);
@@ -159,13 +143,7 @@ Deno.test({
     await term.send("Enter");
     await term.waitFor(/\[exit 0\]/);
     assert.deepEqual(llm.failures, []);
-    const auditDir = `${home}/.local/state/accel-agent/audit`;
-    const [file] = [...Deno.readDirSync(auditDir)].filter((e) => e.name.endsWith(".jsonl")).map((
-      e,
-    ) => `${auditDir}/${e.name}`);
-    const entries = (await Deno.readTextFile(file as string)).trim().split("\n").map((l) =>
-      JSON.parse(l)
-    );
+    const entries = await auditEntries(`${home}/.local/state/accel-agent`);
     assert.deepEqual(entries.map((e) => [e.decidedBy, e.status]), [["terminal", "started"], [
       "terminal",
       "completed",
@@ -221,12 +199,7 @@ Deno.test({
         ],
       },
     });
-    await using term = await TmuxSession.start(
-      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
-      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home }),
-      ROOT,
-    );
-    await term.waitFor(PROMPT);
+    await using term = await startRepl(llm.url, home);
     await term.type("bump H01");
     await term.send("Enter");
     await term.waitFor(/Run this plan\? \(y\/N\)/);
@@ -249,20 +222,14 @@ Deno.test({
     await term.send("Enter");
     await term.waitFor(/One bump done\.[\s\S]*accel›\s*$/m);
     assert.deepEqual(llm.failures, []);
-    const auditDir = `${home}/.local/state/accel-agent/audit`;
-    const [file] = [...Deno.readDirSync(auditDir)].filter((e) => e.name.endsWith(".jsonl")).map((
-      e,
-    ) => `${auditDir}/${e.name}`);
-    const entries = (await Deno.readTextFile(file as string)).trim().split("\n").map((l) =>
-      JSON.parse(l)
-    );
+    const entries = await auditEntries(`${home}/.local/state/accel-agent`);
     assert.deepEqual(entries.map((e) => [e.decision, e.decidedBy, e.status ?? null]), [
       ["rejected", "terminal", null],
       ["partial", "terminal", "started"],
       ["partial", "terminal", "completed"],
     ]);
     assert.deepEqual(
-      entries[2].plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),
+      entries[2]?.plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),
       [
         "wait",
         "LINAC:COR:H02:SETPT",

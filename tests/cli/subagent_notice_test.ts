@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
-import { AGENT_FLAGS, childEnv, MAIN, ROOT } from "../support/run_agent.ts";
-import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
+import { HAS_TMUX } from "../support/tmux.ts";
+import { startRepl } from "../support/repl_session.ts";
 import { call, routed } from "../agent/subagents/harness.ts";
 
 Deno.test({
@@ -33,12 +33,7 @@ Deno.test({
       }),
     });
     const home = await Deno.makeTempDir();
-    await using term = await TmuxSession.start(
-      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
-      childEnv({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home }),
-      ROOT,
-    );
-    await term.waitFor(/accel›\s*$/m);
+    await using term = await startRepl(llm.url, home);
     await term.type("find the gun charge monitor");
     await term.send("Enter");
     await term.waitFor(/Searching in the background\.[\s\S]*accel›\s*$/m);

@@ -8,7 +8,7 @@ import { PlanService } from "../../src/plan/service.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
 import { LimitsTable } from "../../src/safety/limits.ts";
 import { startFakeEpics } from "../support/facility/fake_epics.ts";
-import { ApproveAll } from "./fixture.ts";
+import { ApproveAll, assertExecuted } from "./fixture.ts";
 
 Deno.test("a plan whose write the gateway cannot confirm is restored", async () => {
   await using fake = startFakeEpics();
@@ -61,8 +61,7 @@ Deno.test("a plan whose write the gateway cannot confirm is restored", async () 
     new ApproveAll(),
     new AbortController().signal,
   );
-  assert.equal(outcome.status, "failed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "failed");
   assert.match(outcome.execution.errors[0] ?? "", /SR:COR:H02:SETPT not confirmed within 400 ms/);
   assert.deepEqual(outcome.execution.restores.map((r) => [r.device, r.ok]), [
     ["SR:COR:H02:SETPT", true],

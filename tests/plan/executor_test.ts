@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AuditLog, verifyAudit } from "../../src/safety/audit.ts";
-import { ApproveAll, fixture, valueOf } from "./fixture.ts";
+import { ApproveAll, assertExecuted, fixture, valueOf } from "./fixture.ts";
 
 const H = (n: number) => `LINAC:COR:H0${n}:SETPT`;
 const BPMS = ["LINAC:BPM:05:X", "LINAC:BPM:06:X"];
@@ -36,8 +36,7 @@ Deno.test("a failure on write 3 of 5 restores the two devices written, newest fi
   const devices = [1, 2, 3, 4, 5].map(H);
   const before = await originals(f.sim, devices);
   const outcome = await f.service.propose(fiveWrites(before), new ApproveAll(), never());
-  assert.equal(outcome.status, "failed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "failed");
   const e = outcome.execution;
   assert.match(
     e.errors[0] ?? "",
@@ -75,8 +74,7 @@ Deno.test("a readback that never matches fails the write and restores the origin
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "failed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "failed");
   assert.match(
     outcome.execution.errors[0] ?? "",
     /readback of LINAC:COR:H02:SETPT is .*, not .* within ±0\.001/,
@@ -108,8 +106,7 @@ Deno.test("an abort mid-scan stops the scan, restores the original and saves the
     new ApproveAll(),
     controller.signal,
   );
-  assert.equal(outcome.status, "aborted");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "aborted");
   const e = outcome.execution;
   assert.match(e.errors[0] ?? "", /aborted: cancelled by Ctrl-C/);
   assert.equal(e.restores.length, 1);
@@ -162,8 +159,7 @@ Deno.test("a completed plan runs its rollback; without a failure nothing else is
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "completed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "completed");
   assert.equal(outcome.execution.rollback.length, 1);
   assert.equal(outcome.execution.restores.length, 0);
   assert.equal(outcome.execution.results[2]?.readings?.length, 2);
@@ -183,8 +179,7 @@ Deno.test("a plan that says so aborts when a read device goes MAJOR, and restore
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "aborted", JSON.stringify(outcome));
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "aborted");
   assert.match(
     outcome.execution.errors[0] ?? "",
     /LINAC:BPM:13:X went MAJOR \((HIHI|LOLO)\); the plan aborts at MAJOR/,
@@ -209,8 +204,7 @@ Deno.test("a plan that no longer passes preflight at execution time writes nothi
     },
   };
   const outcome = await f.service.propose(plan, approver, never());
-  assert.equal(outcome.status, "refused");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "refused");
   assert.match(
     outcome.execution.violations[0]?.message ?? "",
     /step of 0\.7 mrad .* exceeds max_step/,

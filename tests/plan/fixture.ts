@@ -9,7 +9,9 @@ import { ManualClock } from "../../src/adapters/clock.ts";
 import { createSimulator } from "../../src/adapters/simulator/mod.ts";
 import type { Plan } from "../../src/plan/model.ts";
 import type { PreflightedPlan, SafetyPolicy } from "../../src/plan/preflight.ts";
-import { PlanService } from "../../src/plan/service.ts";
+import assert from "node:assert/strict";
+import type { ExecutionResult } from "../../src/plan/executor.ts";
+import { PlanService, type ProposeOutcome } from "../../src/plan/service.ts";
 import type { ApprovalContext, Approver, Decision } from "../../src/safety/approval.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
 import { loadLimits } from "../../src/safety/limits.ts";
@@ -87,4 +89,13 @@ export async function valueOf(
 ) {
   const [r] = await cs.read([device]);
   return r?.value;
+}
+
+/** Asserts the plan reached the executor with this status, narrowing `outcome` to carry its execution. */
+export function assertExecuted(
+  outcome: ProposeOutcome,
+  status: ExecutionResult["status"],
+): asserts outcome is Extract<ProposeOutcome, { execution: ExecutionResult }> {
+  assert.equal(outcome.status, status, JSON.stringify(outcome));
+  assert.ok("execution" in outcome);
 }

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { AuditLog } from "../../src/safety/audit.ts";
-import { ApproveAll, fixture, valueOf } from "./fixture.ts";
+import { ApproveAll, assertExecuted, fixture, valueOf } from "./fixture.ts";
 
 const H = (n: number) => `LINAC:COR:H0${n}:SETPT`;
 const never = () => new AbortController().signal;
@@ -28,8 +28,7 @@ Deno.test("after an abort, a rollback checked from the plan's end that does not 
     new ApproveAll(),
     controller.signal,
   );
-  assert.equal(outcome.status, "aborted");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "aborted");
   assert.match(
     outcome.execution.errors.join("\n"),
     /rollback not run: rollback\[0\] would move LINAC:COR:H01:SETPT away from its original -0\.154 \(to 1\.346, from 0\.846\); the originals are restored instead/,
@@ -56,8 +55,7 @@ Deno.test("after a failure, a rollback that fits runs, and devices it does not c
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "failed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "failed");
   assert.equal(outcome.execution.rollback.length, 1);
   assert.deepEqual(outcome.execution.restores.map((r) => r.device), [H(3), H(2)]);
   assert.deepEqual([await valueOf(f.sim, H(1)), await valueOf(f.sim, H(2))], [h1, h2]);
@@ -75,8 +73,7 @@ Deno.test("a rollback that fails makes a completed plan failed, and the original
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "failed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "failed");
   assert.match(outcome.execution.errors.join("\n"), /rollback\[0\]: gateway refused/);
   assert.deepEqual([await valueOf(f.sim, H(1)), await valueOf(f.sim, H(2))], [h1, h2]);
 });
@@ -97,8 +94,7 @@ Deno.test("a rollback that uses up its time does not starve the restores", async
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "failed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "failed");
   // The rollback's own waits are added to its budget, so this one completes...
   assert.equal(outcome.execution.rollback.length, 3);
   // ...and every device it did not write is restored on a deadline of its own.
@@ -141,8 +137,7 @@ Deno.test("a device moved by someone else during the plan is not stepped past ma
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "failed");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "failed");
   assert.match(
     outcome.execution.errors[0] ?? "",
     /refused to write LINAC:COR:H01:SETPT = 0\.246: a step of 0\.7 from the live -0\.454 exceeds max_step 0\.5/,
@@ -168,8 +163,7 @@ Deno.test("a damaged last audit line stops every plan before anything is written
     new ApproveAll(),
     never(),
   );
-  assert.equal(outcome.status, "refused");
-  assert.ok("execution" in outcome);
+  assertExecuted(outcome, "refused");
   assert.match(
     outcome.execution.errors[0] ?? "",
     /cannot write the audit log \(.*its last line is damaged.*\); nothing was written/,

@@ -1,0 +1,32 @@
+/**
+ * The real REPL in a real terminal (tmux), talking to a scripted model.
+ *
+ * @module
+ */
+import { AGENT_FLAGS, childEnv, MAIN, ROOT } from "./run_agent.ts";
+import { TmuxSession } from "./tmux.ts";
+
+export const PROMPT = /accel›\s*$/m;
+
+/**
+ * Starts `main.ts` (or `argv`) with the model at `modelUrl` and `home` as
+ * HOME, and returns once the prompt is shown.
+ */
+export async function startRepl(
+  modelUrl: string,
+  home: string,
+  argv: string[] = [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
+): Promise<TmuxSession> {
+  const term = await TmuxSession.start(
+    argv,
+    childEnv({ OPENAI_BASE_URL: modelUrl, OPENAI_API_KEY: "k", HOME: home }),
+    ROOT,
+  );
+  try {
+    await term.waitFor(PROMPT);
+  } catch (e) {
+    await term[Symbol.asyncDispose]();
+    throw e;
+  }
+  return term;
+}
