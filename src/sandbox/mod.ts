@@ -57,6 +57,7 @@ export function createSandboxDeps(cfg: SandboxConfig, baseDir: string, home: str
     ...(packagesDir ? { packagesDir } : {}),
     workRoot: at(cfg.work_dir),
     ...(cfg.snapshot ? { snapshotPath: `${at(cfg.cache_dir)}/${SNAPSHOT_NAME}` } : {}),
+    optimize: cfg.optimize,
     limits: {
       timeoutMs: cfg.timeout_s * 1000,
       graceMs: cfg.grace_ms,

@@ -27,6 +27,14 @@ export interface SandboxSetup {
   workRoot: string;
   /** Memory snapshot to start from; written there when absent. */
   snapshotPath?: string;
+  /**
+   * How V8 compiles the interpreter's WebAssembly: "eager" (the default)
+   * optimizes every function as soon as it is first called, in the
+   * background while the prewarmed process waits, so a run meets optimized
+   * code; "hot" optimizes only functions that turn out hot, during the run
+   * itself (less CPU per process, slower runs). See docs/architecture.md.
+   */
+  optimize?: "eager" | "hot";
 }
 
 /** One process's setup: the shared one plus the run directory it alone may use. */

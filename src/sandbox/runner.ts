@@ -35,6 +35,8 @@ export class PyodideSandbox implements SandboxRunner {
   #proc?: SandboxProcess;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
+  /** Runs asked for and not yet finished. */
+  #queued = 0;
   #closed = false;
 
   constructor(opts: PyodideSandboxOptions) {
@@ -64,7 +66,16 @@ export class PyodideSandbox implements SandboxRunner {
   }
 
   run(req: RunRequest): Promise<RunResult> {
-    const result = this.#queue.then(() => this.#run(req));
+    this.#queued++;
+    const result = this.#queue.then(() => this.#run(req)).finally(() => {
+      this.#queued--;
+      // A fresh interpreter for the next run, started once this result is
+      // out (starting it competes for the CPU the result still needs), and
+      // only if no run is waiting (that one starts its own).
+      Deno.unrefTimer(setTimeout(() => {
+        if (this.#queued === 0) this.prewarm();
+      }, 0));
+    });
     this.#queue = result.catch(() => {});
     return result;
   }
@@ -178,7 +189,6 @@ export class PyodideSandbox implements SandboxRunner {
         await Deno.remove(workDir, { recursive: true }).catch(() => {});
       }
     });
-    this.prewarm(); // a fresh interpreter for the next run
     if (proc.killedFor === FLOOD) killed ??= "output";
     // The final size, as the last poll may have missed the end of the run.
     if (!killed && await dirBytes(workDir, quota) > quota) killed = "disk";

@@ -38,8 +38,7 @@ export function sandboxCommand(setup: ProcessSetup, memoryMb: number): Deno.Comm
     ...[setup.scriptsDir, setup.packagesDir, snapshotDir].filter((p): p is string => !!p),
   ];
   const write = [setup.workDir, ...(snapshotDir ? [snapshotDir] : [])];
-  // 64 KiB WebAssembly pages: a MemoryError in Python instead of a kill.
-  const v8 = `--v8-flags=--wasm-max-mem-pages=${Math.max(256, Math.floor(memoryMb * 16))}`;
+  const v8 = `--v8-flags=${v8Flags(setup, memoryMb).join(",")}`;
   const args = isCompiled() ? [SANDBOX_ROLE_ARG] : [
     "run",
     "--quiet",
@@ -61,6 +60,17 @@ export function sandboxCommand(setup: ProcessSetup, memoryMb: number): Deno.Comm
     stdout: "piped",
     stderr: "piped",
   });
+}
+
+/** The sandbox process's V8 flags (the compiled executable needs them baked in). */
+export function v8Flags(setup: Pick<ProcessSetup, "optimize">, memoryMb: number): string[] {
+  // 64 KiB WebAssembly pages: a MemoryError in Python instead of a kill.
+  const flags = [`--wasm-max-mem-pages=${Math.max(256, Math.floor(memoryMb * 16))}`];
+  // Without dynamic tiering V8 optimizes each function when it is first
+  // compiled, on background threads: done while the prewarmed process waits,
+  // instead of half-way through the next run (measured in bench/sandbox.ts).
+  if ((setup.optimize ?? "eager") === "eager") flags.push("--no-wasm-dynamic-tiering");
+  return flags;
 }
 
 /** `DENO_DIR` recovered from the cached package's path, without reading the environment. */

@@ -48,6 +48,11 @@ const BAD: [string, string, RegExp][] = [
     /key facility\.adapter: expected one of "simulator", "epics", "tango", got the string "epics2"/,
   ],
   [
+    "the sandbox's optimize mode is one of two",
+    '[sandbox]\noptimize = "fast"\n',
+    /bad\.toml:2: key sandbox\.optimize: expected one of "eager", "hot", got the string "fast"/,
+  ],
+  [
     "a bound is stated",
     "[agent]\nmax_iterations = 0\n",
     /key agent\.max_iterations: must be greater than 0, got number 0/,

@@ -39,7 +39,7 @@ export interface TestSandbox {
 /** A sandbox with a data dir holding `orbit.csv`, an empty scripts dir and a work root. */
 export async function startTestSandbox(
   limits: Partial<SandboxLimits> = {},
-  extra: { packagesDir?: string; scriptsDir?: string } = {},
+  extra: { packagesDir?: string; scriptsDir?: string; optimize?: "eager" | "hot" } = {},
 ): Promise<TestSandbox> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "accel-agent-sbx-" }));
   const dataDir = `${root}/data`;
@@ -58,6 +58,7 @@ export async function startTestSandbox(
     dataDirs: [dataDir],
     scriptsDir,
     ...(extra.packagesDir ? { packagesDir: extra.packagesDir } : {}),
+    ...(extra.optimize ? { optimize: extra.optimize } : {}),
     workRoot,
     snapshotPath: SNAPSHOT_PATH,
     limits: { ...TEST_LIMITS, ...limits },

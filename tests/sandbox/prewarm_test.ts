@@ -1,0 +1,72 @@
+/**
+ * When sandbox processes start, and with which V8 flags: the next run's
+ * process is prewarmed once a result is out (not while a run still waits
+ * for its own), and `optimize` decides whether V8 optimizes the interpreter
+ * eagerly. Timings are in `deno task bench`.
+ */
+import assert from "node:assert/strict";
+import { startTestSandbox } from "../support/sandbox.ts";
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+/** The command line the kernel has for a process. */
+function cmdline(pid: number): string[] {
+  return Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").filter(Boolean);
+}
+
+async function runDirs(workRoot: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(workRoot)) if (e.name.startsWith("run-")) names.push(e.name);
+  return names;
+}
+
+Deno.test({
+  name: "optimize = eager starts the sandbox process without V8's dynamic tiering; hot keeps it",
+  ...opts,
+  async fn() {
+    await using eager = await startTestSandbox({ memoryMb: 256 }, { optimize: "eager" });
+    await using hot = await startTestSandbox({ memoryMb: 256 }, { optimize: "hot" });
+    const flagsOf = async (s: typeof eager) => {
+      const args = cmdline((await s.sandbox.ready()).pid);
+      return args.find((a) => a.startsWith("--v8-flags="))?.slice("--v8-flags=".length).split(",");
+    };
+    assert.deepEqual(await flagsOf(eager), [
+      "--wasm-max-mem-pages=4096",
+      "--no-wasm-dynamic-tiering",
+    ]);
+    assert.deepEqual(await flagsOf(hot), ["--wasm-max-mem-pages=4096"]);
+    // Both run Python the same way.
+    for (const s of [eager, hot]) {
+      const r = await s.sandbox.run({ code: "print(sum(range(10)))" });
+      assert.equal(r.stdout, "45\n");
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "the next process is prewarmed after a result, never beside a run still waiting for its own",
+  ...opts,
+  async fn() {
+    await using env = await startTestSandbox();
+    const { sandbox, workRoot } = env;
+    await sandbox.ready();
+    // The next run is asked for the moment the first result is out (as the
+    // model's next tool call can be); it starts its own process.
+    assert.equal((await sandbox.run({ code: "print('first')" })).stdout, "first\n");
+    const second = sandbox.run({ code: "import time\ntime.sleep(1.5)\nprint('second')" });
+    await new Promise((r) => setTimeout(r, 300));
+    // The first run wrote nothing, so its directory is gone: only the second's process exists.
+    assert.equal(
+      (await runDirs(workRoot)).length,
+      1,
+      "a process was prewarmed beside the waiting run",
+    );
+    const r = await second;
+    assert.equal(r.stdout, "second\n");
+    // Once that result is out, one process is prewarmed for the next run.
+    const next = await sandbox.ready();
+    assert.deepEqual(await runDirs(workRoot), [next.workDir.slice(workRoot.length + 1)]);
+    assert.notEqual(next.workDir, r.workDir);
+  },
+});
