@@ -232,7 +232,7 @@ export class Epics implements ControlSystem {
       // What a probe left of the read timeout (the whole of it, in messages, when no probe ran).
       const left = Math.round(deadline - performance.now());
       const budget = left >= this.#o.readTimeoutMs - 2 ? this.#o.readTimeoutMs : Math.max(1, left);
-      got = await this.pvws.acquire(pvs, budget, signal);
+      got = await this.pvws.acquire(pvs, budget, signal, this.#o.readTimeoutMs);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       for (const n of unique) out.set(n, e as Error);

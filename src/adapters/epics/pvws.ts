@@ -85,12 +85,14 @@ export class PvwsClient {
    * Subscribes to `names` in one message (new ones only) and resolves with
    * each PV's merged state, or an Error for a PV with no update before the
    * deadline or when the socket drops. Throws when the gateway is down.
-   * Every name must later be given back with {@link release}.
+   * Every name must later be given back with {@link release}. `statedMs` is
+   * the timeout an error names, when the caller spent part of it already.
    */
   async acquire(
     names: string[],
     timeoutMs: number,
     signal?: AbortSignal,
+    statedMs = timeoutMs,
   ): Promise<Map<string, PvState | Error>> {
     const ws = await this.#connect(signal);
     const fresh: string[] = [];
@@ -105,7 +107,7 @@ export class PvwsClient {
     }
     this.#subscribe(ws, fresh);
     this.#flushClears();
-    return await this.#firstUpdates(names, timeoutMs, signal);
+    return await this.#firstUpdates(names, timeoutMs, statedMs, signal);
   }
 
   /** Gives names back; a PV nobody uses any more is cleared on the server. */
@@ -311,6 +313,7 @@ export class PvwsClient {
   #firstUpdates(
     names: string[],
     timeoutMs: number,
+    statedMs: number,
     signal?: AbortSignal,
   ): Promise<Map<string, PvState | Error>> {
     return new Promise((resolve) => {
@@ -338,7 +341,7 @@ export class PvwsClient {
           out.set(
             name,
             new Error(
-              `no value within ${timeoutMs} ms: the PV did not connect through the gateway`,
+              `no value within ${statedMs} ms: the PV did not connect through the gateway`,
             ),
           );
         }
