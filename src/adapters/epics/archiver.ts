@@ -4,6 +4,11 @@
  * the bare NaN/Infinity tokens its serializer writes, 404 as "not archived";
  * and getMatchingPVs, the name search used when no ChannelFinder is set.
  *
+ * The appliance also returns the last sample from before `from` (a PV
+ * archived on change may have none inside the window): it becomes the value
+ * held at `from`. Enum samples carry the state's index; the `ENUM_n` labels
+ * in `meta` turn it into the state's name, as a live read shows it.
+ *
  * @module
  */
 import type { ArchiveQuery, Sample, Series } from "../adapter.ts";
@@ -73,17 +78,26 @@ async function oneSeries(
   const first = Array.isArray(body) ? body[0] : undefined;
   const meta = (first?.meta ?? {}) as Record<string, unknown>;
   const events = (Array.isArray(first?.data) ? first.data : []) as ArchiverEvent[];
+  const labels = enumLabels(meta);
   const samples: Sample[] = [];
+  /** The latest sample from before the window: what the PV held at `from`. */
+  let held: { ms: number; sample: Sample } | undefined;
   for (const ev of events) {
-    const value = sampleValue(ev.val);
+    const value = sampleValue(ev.val, labels);
     if (value === undefined || typeof ev.secs !== "number") continue;
     const ms = ev.secs * 1000 + Math.floor((typeof ev.nanos === "number" ? ev.nanos : 0) / 1e6);
-    if (ms < fromMs || ms >= toMs) continue;
-    samples.push({
+    if (ms >= toMs) continue;
+    const sample = {
       time: new Date(ms).toISOString(),
       value,
       severity: severityFromNumber(ev.severity),
-    });
+    };
+    if (ms >= fromMs) samples.push(sample);
+    else if (!held || ms >= held.ms) held = { ms, sample };
+  }
+  const firstMs = samples[0] ? Date.parse(samples[0].time) : Infinity;
+  if (held && firstMs > fromMs) {
+    samples.unshift({ ...held.sample, time: new Date(fromMs).toISOString() });
   }
   return {
     device,
@@ -103,8 +117,23 @@ async function getData(
   return text.trim() ? parseLenientJson(text) : [];
 }
 
-/** Numbers, strings and waveforms; non-finite samples (parsed as null) are left out. */
-function sampleValue(v: unknown): Sample["value"] | undefined {
+/** `ENUM_0`, `ENUM_1`… of an enum PV's meta, by index; undefined for other PVs. */
+function enumLabels(meta: Record<string, unknown>): string[] | undefined {
+  const labels: string[] = [];
+  for (const [key, label] of Object.entries(meta)) {
+    const m = /^ENUM_(\d+)$/.exec(key);
+    if (m && typeof label === "string") labels[Number(m[1])] = label;
+  }
+  return labels.length ? labels : undefined;
+}
+
+/**
+ * Numbers, strings and waveforms; an enum's index becomes its label (an
+ * index without one, or a binned mean between states, stays a number).
+ * Non-finite samples (parsed as null) are left out.
+ */
+function sampleValue(v: unknown, labels?: string[]): Sample["value"] | undefined {
+  if (typeof v === "number" && labels && Number.isInteger(v)) return labels[v] ?? v;
   if (typeof v === "number" || typeof v === "string") return v;
   if (Array.isArray(v)) return v.map((x) => (typeof x === "number" ? x : NaN));
   return undefined;

@@ -70,8 +70,35 @@ Deno.test("string, enum and waveform histories come back as such; strings fall b
   assert.deepEqual(series.map((s) => s.ok), [true, true, true]);
   assert.equal(series[0]?.samples[0]?.value, "Beam for users");
   assert.ok((series[0]?.samples.length ?? 0) <= 100, "thinned to the budget");
-  assert.equal(typeof series[1]?.samples[0]?.value, "number");
   assert.ok(Array.isArray(series[2]?.samples[0]?.value));
+});
+
+Deno.test("an enum's history comes back as its state names, from the meta's ENUM_n labels", async () => {
+  await using fake = startFakeEpics();
+  const [mode] = await epicsOn(fake).archive({ devices: ["SR:MODE"], ...range(fake, 3) });
+  const labels = ["Off", "On", "Standby"];
+  assert.ok((mode?.samples.length ?? 0) >= 3);
+  for (const s of mode?.samples ?? []) {
+    // The fake's enum changes on the hour to index (hour % 3).
+    const hour = Math.floor(Date.parse(s.time) / HOUR);
+    assert.equal(s.value, labels[hour % 3], s.time);
+  }
+});
+
+Deno.test("a PV unchanged in the window comes back with the value it held at the window's start", async () => {
+  await using fake = startFakeEpics();
+  const { from, to } = range(fake, 0.5);
+  const [msg, mode] = await epicsOn(fake).archive({
+    devices: ["SR:OPERATOR:MSG", "SR:MODE"],
+    from,
+    to,
+  });
+  // Archived on change: the appliance sends only the sample from before `from`.
+  assert.deepEqual(msg?.samples, [{ time: from, value: "Beam for users", severity: "NONE" }]);
+  assert.equal(mode?.samples[0]?.time, from, "the held state is the first sample, at `from`");
+  const held = ["Off", "On", "Standby"][Math.floor(Date.parse(from) / HOUR) % 3];
+  assert.equal(mode?.samples[0]?.value, held);
+  assert.ok(mode?.samples.every((s) => s.time >= from && s.time < to));
 });
 
 Deno.test("a PV the archiver does not hold is 'not archived', the others still come back", async () => {

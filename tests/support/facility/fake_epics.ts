@@ -111,13 +111,15 @@ function archiverRoute(url: URL, pvs: Record<string, FakePv>): Response {
   if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) {
     return new Response("Cannot parse time", { status: 400 });
   }
-  // Means of a string PV are refused, as some appliances do; the client must ask for raw data.
-  if (m && typeof pv.value === "string") {
-    return new Response("Cannot compute mean of a string PV", { status: 400 });
+  // String and enum PVs are archived on change; means of them are refused, as some
+  // appliances do: the client must ask for raw data.
+  const onChange = typeof pv.value === "string" || pv.vtype === "VEnum";
+  if (m && onChange) {
+    return new Response("Cannot compute mean of a string or enum PV", { status: 400 });
   }
   const step = m ? Number(m[1]) : 1;
   const events: string[] = [];
-  for (let t = Math.ceil(fromMs / 1000 / step) * step; t * 1000 < toMs; t += step) {
+  for (const t of archivedTimes(onChange ? pv : undefined, fromMs, toMs, step)) {
     const v = archivedValue(name, pv, t);
     // The Java serializer writes non-finite doubles as bare tokens: invalid JSON, on purpose.
     const val = name === "SR:VAC:GAUGE:01" && t % 97 === 0
@@ -132,6 +134,24 @@ function archiverRoute(url: URL, pvs: Record<string, FakePv>): Response {
   if (pv.units) meta.EGU = pv.units;
   pv.labels?.forEach((l, i) => (meta[`ENUM_${i}`] = l));
   return jsonText(`[{"meta":${JSON.stringify(meta)},"data":[${events.join(",")}]}]`);
+}
+
+/** The string PVs' one sample: set long before any window asked for (2020-01-01). */
+const STRING_SET_S = 1_577_836_800;
+
+/**
+ * Seconds of the samples the appliance returns for [from, to): as it does,
+ * the last one from before `from` first. Periodic samples every `step` s;
+ * an on-change PV's only when it changed (strings never; enums each hour).
+ */
+function archivedTimes(onChange: FakePv | undefined, fromMs: number, toMs: number, step: number) {
+  const times: number[] = [];
+  if (onChange && typeof onChange.value === "string") return [STRING_SET_S];
+  const every = onChange ? 3600 : step;
+  const first = Math.ceil(fromMs / 1000 / every) * every;
+  if (first * 1000 > fromMs) times.push(first - every);
+  for (let t = first; t * 1000 < toMs; t += every) times.push(t);
+  return times;
 }
 
 // ---- ChannelFinder (spec §e) --------------------------------------------------
