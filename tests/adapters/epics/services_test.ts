@@ -1,6 +1,6 @@
 /** History, names and logs from the EPICS services: archiver, ChannelFinder, Olog, alarm logger. */
 import assert from "node:assert/strict";
-import { binnedName } from "../../../src/adapters/epics/archiver.ts";
+import { archiverData, binnedName } from "../../../src/adapters/epics/archiver.ts";
 import { createEpics, type EpicsOptions } from "../../../src/adapters/epics/mod.ts";
 import { parseLenientJson } from "../../../src/adapters/http.ts";
 import { type FakeEpics, startFakeEpics } from "../../support/facility/fake_epics.ts";
@@ -219,4 +219,27 @@ Deno.test("alarm-logger events accept both time formats, drop _ACK, and filter b
     createEpics({}).logs({ source: "alarm", ...range(fake, 1) }),
     /set \[epics\] alarm_logger_url/,
   );
+});
+
+Deno.test("the appliance's real enum capture reads as the state held at the window's start", async () => {
+  // spec §d.2: a Diamond appliance's answer (aapy's enum_event.json), one sample at 1625883918 s.
+  const body = await Deno.readTextFile(
+    new URL("./fixtures/archiver_getData_enum.json", import.meta.url),
+  );
+  const asked: URL[] = [];
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    asked.push(new URL(req.url));
+    return new Response(body, { headers: { "content-type": "application/json" } });
+  });
+  const base = `http://127.0.0.1:${server.addr.port}/retrieval`;
+  const svc = { label: "archiver", base, timeoutMs: 2000 };
+  const from = "2021-07-10T06:00:00.000Z", to = "2021-07-10T06:10:00.000Z";
+  const [s] = await archiverData(svc, { devices: ["CS-CS-MSTAT-01:MODE"], from, to });
+  assert.equal(asked[0]?.pathname, "/retrieval/data/getData.json");
+  assert.deepEqual(s, {
+    device: "CS-CS-MSTAT-01:MODE",
+    units: "",
+    samples: [{ time: from, value: "User", severity: "NONE" }],
+    ok: true,
+  });
 });
