@@ -64,6 +64,8 @@ export class PvwsClient {
   readonly stats = { sent: 0, subscribes: 0 };
   #ws?: WebSocket;
   #opening?: Promise<WebSocket>;
+  /** Ends the opening in progress (when the adapter is closed). */
+  #cancelOpening?: () => void;
   #pvs = new Map<string, Entry>();
   #errorListeners = new Set<(message: string) => void>();
   #backoffMs: number;
@@ -176,6 +178,7 @@ export class PvwsClient {
     clearTimeout(this.#reconnectTimer);
     clearTimeout(this.#clearTimer);
     clearInterval(this.#keepalive);
+    this.#cancelOpening?.();
     this.#ws?.close();
     this.#ws = undefined;
   }
@@ -183,23 +186,26 @@ export class PvwsClient {
   async #connect(signal?: AbortSignal): Promise<WebSocket> {
     if (this.#closed) throw new Error("the EPICS adapter is closed");
     if (this.#ws?.readyState === WebSocket.OPEN) return this.#ws;
-    this.#opening ??= this.#open(signal).finally(() => (this.#opening = undefined));
-    return await this.#opening;
+    signal?.throwIfAborted();
+    // One opening is shared by every caller, so one caller's abort does not
+    // end it (it ends by itself within connectTimeoutMs): that caller stops waiting.
+    this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
+    return await untilAborted(this.#opening, signal);
   }
 
-  async #open(signal?: AbortSignal): Promise<WebSocket> {
+  async #open(): Promise<WebSocket> {
     // Inside the backoff window fail at once: waiting could outlast the caller's timeout.
     const wait = this.#retryAt - Date.now();
     if (wait > 0 && this.#lastError) {
       throw new Error(`${this.#lastError.message} (next attempt in ${Math.ceil(wait)} ms)`);
     }
-    signal?.throwIfAborted();
     const url = this.opts.url;
     try {
       const ws = await new Promise<WebSocket>((resolve, reject) => {
         const ws = new WebSocket(url);
         const fail = (why: string) => {
           clearTimeout(timer);
+          this.#cancelOpening = undefined;
           ws.onopen = ws.onerror = ws.onclose = null;
           try {
             ws.close();
@@ -214,8 +220,10 @@ export class PvwsClient {
         );
         ws.onopen = () => {
           clearTimeout(timer);
+          this.#cancelOpening = undefined;
           resolve(ws);
         };
+        this.#cancelOpening = () => fail("was closed: the EPICS adapter is closed");
         ws.onerror = (e) => fail(`is unreachable (${(e as ErrorEvent).message ?? "error"})`);
         ws.onclose = () => fail("closed the connection");
       });
@@ -379,4 +387,14 @@ function* chunks(names: string[]): Generator<string[]> {
 
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it is aborted. */
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -275,3 +275,46 @@ Deno.test("a gateway that accepts connections and never answers costs each read 
     await accepting;
   }
 });
+
+Deno.test("an abort stops a read still waiting for the gateway to accept the connection", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })().catch(() => {});
+  const port = (listener.addr as Deno.NetAddr).port;
+  const cs = createEpics({
+    pvwsUrl: `http://127.0.0.1:${port}/pvws`,
+    readTimeoutMs: 5_000,
+    connectTimeoutMs: 5_000,
+    monitorLingerMs: 0,
+    pvget: "off", // the socket, not the HTTP path (whose fetch takes the signal itself)
+  });
+  try {
+    const stop = new AbortController();
+    const t = performance.now();
+    setTimeout(() => stop.abort(new Error("cancelled by the operator")), 100);
+    await assert.rejects(cs.read(["SR:BPM:01:X"], stop.signal), /cancelled by the operator/);
+    const ms = performance.now() - t;
+    assert.ok(
+      ms < 2_000,
+      `the read ended ${ms.toFixed(0)} ms after it began (connect timeout 5 s)`,
+    );
+    // Closing the adapter ends the connection still opening in the background.
+    await waitFor(() => held.length === 1, 2000, "the gateway's connection");
+    await cs.close();
+    const conn = held[0] as Deno.Conn;
+    const buf = new Uint8Array(4096);
+    const untilEof = async () => {
+      while (await conn.read(buf) !== null) { /* the handshake request */ }
+      return "closed";
+    };
+    const timeout = new Promise((r) => setTimeout(() => r("still open"), 2000));
+    assert.equal(await Promise.race([untilEof(), timeout]), "closed");
+  } finally {
+    await cs.close();
+    listener.close();
+    for (const c of held) c.close();
+    await accepting;
+  }
+});
