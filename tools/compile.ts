@@ -1,0 +1,122 @@
+/**
+ * `deno task compile [--config FILE] [--output PATH] [--install-path PATH]`:
+ * the single executable. `deno compile` cannot be given flags at run time,
+ * so what `launch.ts` and the sandbox decide at start is baked in here from
+ * the configuration: the grants (net only to the configured hosts; run only
+ * to the executable itself, at `--install-path`, by default where it is
+ * written), the worker permissions option, the interpreter's worker module,
+ * and the sandbox's V8 flags (`[sandbox] memory_mb` and `optimize`).
+ *
+ * `deno compile` needs Deno's `denort` runtime, which it downloads from
+ * dl.deno.land; where that host is unreachable, `DENORT_BIN` must name a
+ * local copy. This says so in one line instead of failing in the download.
+ *
+ * @module
+ */
+import { BASE_GRANTS, netHosts } from "../src/cli/permissions.ts";
+import { loadConfig } from "../src/config/mod.ts";
+import { v8Flags } from "../src/sandbox/sandbox_process.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const DOWNLOAD_HOST = "https://dl.deno.land";
+
+interface Options {
+  config?: string;
+  output: string;
+  installPath?: string;
+}
+
+function fail(message: string): never {
+  console.error(`compile: ${message}`);
+  Deno.exit(2);
+}
+
+function parseArgs(args: string[]): Options {
+  const opts: Options = { output: `${ROOT}/dist/accel-agent` };
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = (args[i] as string).split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = () => inline ?? args[++i] ?? fail(`${flag} needs a value`);
+    if (flag === "--config" || flag === "-c") opts.config = value();
+    else if (flag === "--output" || flag === "-o") opts.output = value();
+    else if (flag === "--install-path") opts.installPath = value();
+    else fail(`unknown argument ${args[i]}: use --config FILE, --output PATH, --install-path PATH`);
+  }
+  return opts;
+}
+
+function absolute(path: string): string {
+  return path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+}
+
+/** Why no runtime can be had, or undefined when `deno compile` will find one. */
+async function runtimeProblem(): Promise<string | undefined> {
+  const local = Deno.env.get("DENORT_BIN");
+  if (local) {
+    try {
+      if (Deno.statSync(local).isFile) return undefined;
+    } catch {
+      // reported below
+    }
+    return `DENORT_BIN=${local} is not a file: point it at a local denort ${Deno.version.deno}`;
+  }
+  try {
+    await fetch(DOWNLOAD_HOST, { method: "HEAD", signal: AbortSignal.timeout(3000) });
+    return undefined;
+  } catch {
+    return `deno compile downloads its denort runtime from ${DOWNLOAD_HOST}, which is unreachable: ` +
+      `set DENORT_BIN to a local denort ${Deno.version.deno} for ${Deno.build.target}`;
+  }
+}
+
+/** The `deno compile` arguments for a configuration. */
+export function compileArgs(
+  grants: { hosts: string[]; runPath: string },
+  sandbox: { memory_mb: number; optimize: "eager" | "hot" },
+  output: string,
+): string[] {
+  return [
+    "compile",
+    "--quiet",
+    ...BASE_GRANTS,
+    `--allow-run=${grants.runPath}`,
+    `--allow-net=${grants.hosts.join(",")}`,
+    "--unstable-worker-options",
+    // Started with `new Worker(new URL(...))`: not found by the module graph.
+    `--include=${ROOT}/src/sandbox/worker.ts`,
+    `--v8-flags=${v8Flags({ optimize: sandbox.optimize }, sandbox.memory_mb).join(",")}`,
+    `--config=${ROOT}/deno.json`,
+    `--output=${output}`,
+    `${ROOT}/main.ts`,
+  ];
+}
+
+if (import.meta.main) {
+  const opts = parseArgs(Deno.args);
+  let config;
+  try {
+    ({ config } = await loadConfig({
+      path: opts.config,
+      env: { get: (n) => Deno.env.get(n) },
+      cwd: Deno.cwd(),
+    }));
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const problem = await runtimeProblem();
+  if (problem) fail(problem);
+  const output = absolute(opts.output);
+  await Deno.mkdir(output.slice(0, output.lastIndexOf("/")) || "/", { recursive: true });
+  const args = compileArgs(
+    { hosts: netHosts(config), runPath: absolute(opts.installPath ?? output) },
+    config.sandbox,
+    output,
+  );
+  const status = await new Deno.Command(Deno.execPath(), {
+    args,
+    stdout: "inherit",
+    stderr: "inherit",
+  })
+    .spawn().status;
+  if (!status.success) fail(`deno compile failed (exit ${status.code}); see above`);
+  console.log(output);
+}
