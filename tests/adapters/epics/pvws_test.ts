@@ -247,15 +247,28 @@ Deno.test("writing the value a PV already holds is confirmed though the monitor 
   await cs.close();
 });
 
-Deno.test("a gateway that accepts connections and never answers costs each read one read timeout", async () => {
+/** A gateway that accepts TCP connections and never answers (not even the WebSocket handshake). */
+function silentGateway() {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {
     for await (const conn of listener) held.push(conn);
   })().catch(() => {});
-  const port = (listener.addr as Deno.NetAddr).port;
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/pvws`,
+    held,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      for (const c of held) c.close();
+      await accepting;
+    },
+  };
+}
+
+Deno.test("a gateway that accepts connections and never answers costs each read one read timeout", async () => {
+  await using gateway = silentGateway();
   const cs = createEpics({
-    pvwsUrl: `http://127.0.0.1:${port}/pvws`,
+    pvwsUrl: gateway.url,
     readTimeoutMs: 400,
     writeTimeoutMs: 400,
     monitorLingerMs: 0,
@@ -270,21 +283,13 @@ Deno.test("a gateway that accepts connections and never answers costs each read 
     }
   } finally {
     await cs.close();
-    listener.close();
-    for (const c of held) c.close();
-    await accepting;
   }
 });
 
 Deno.test("an abort stops a read still waiting for the gateway to accept the connection", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })().catch(() => {});
-  const port = (listener.addr as Deno.NetAddr).port;
+  await using gateway = silentGateway();
   const cs = createEpics({
-    pvwsUrl: `http://127.0.0.1:${port}/pvws`,
+    pvwsUrl: gateway.url,
     readTimeoutMs: 5_000,
     connectTimeoutMs: 5_000,
     monitorLingerMs: 0,
@@ -301,9 +306,9 @@ Deno.test("an abort stops a read still waiting for the gateway to accept the con
       `the read ended ${ms.toFixed(0)} ms after it began (connect timeout 5 s)`,
     );
     // Closing the adapter ends the connection still opening in the background.
-    await waitFor(() => held.length === 1, 2000, "the gateway's connection");
+    await waitFor(() => gateway.held.length === 1, 2000, "the gateway's connection");
     await cs.close();
-    const conn = held[0] as Deno.Conn;
+    const conn = gateway.held[0] as Deno.Conn;
     const buf = new Uint8Array(4096);
     const untilEof = async () => {
       while (await conn.read(buf) !== null) { /* the handshake request */ }
@@ -313,8 +318,5 @@ Deno.test("an abort stops a read still waiting for the gateway to accept the con
     assert.equal(await Promise.race([untilEof(), timeout]), "closed");
   } finally {
     await cs.close();
-    listener.close();
-    for (const c of held) c.close();
-    await accepting;
   }
 });
