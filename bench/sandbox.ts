@@ -103,7 +103,7 @@ async function settle(sandbox: PyodideSandbox): Promise<Settled> {
   return { cpuMs: last, ms: lastChange - t, rssMb: rssMb(pid) };
 }
 
-/** User and system CPU time of a process, from /proc (clock ticks of 10 ms). */
+/** User and system CPU time of a process, from /proc (in USER_HZ ticks, 100 a second on Linux). */
 function cpuMs(pid: number): number {
   const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]?.split(" ") ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10;

@@ -37,6 +37,8 @@ export class PyodideSandbox implements SandboxRunner {
   #nextId = 1;
   /** Runs asked for and not yet finished. */
   #queued = 0;
+  /** The processes of runs in progress (killed by close). */
+  readonly #running = new Set<SandboxProcess>();
   #closed = false;
 
   constructor(opts: PyodideSandboxOptions) {
@@ -84,6 +86,8 @@ export class PyodideSandbox implements SandboxRunner {
     this.#closed = true;
     const proc = this.#proc;
     this.#proc = undefined;
+    for (const running of this.#running) running.kill("closed");
+    await Promise.all([...this.#running].map((p) => p.exited));
     if (proc) {
       proc.kill("closed");
       await proc.exited;
@@ -93,6 +97,7 @@ export class PyodideSandbox implements SandboxRunner {
 
   /** The prewarmed process, started (with its own new run directory) if there is none. */
   #process(): SandboxProcess {
+    if (this.#closed) throw new Error("the sandbox is closed");
     if (!this.#proc) {
       const { workRoot, snapshotPath } = this.#setup;
       Deno.mkdirSync(workRoot, { recursive: true });
@@ -132,9 +137,12 @@ export class PyodideSandbox implements SandboxRunner {
       proc = this.#process();
       // This run owns the process: the next run gets a new one.
       this.#proc = undefined;
+      this.#running.add(proc);
+      proc.exited.then(() => this.#running.delete(proc));
       workDir = proc.workDir;
       await proc.ready;
     } catch (e) {
+      if (this.#closed) return fail("the sandbox is closed", "cancelled");
       const message = (e as Error).message;
       return fail(
         message.startsWith("the sandbox") ? message : `the sandbox could not start: ${message}`,
@@ -190,6 +198,7 @@ export class PyodideSandbox implements SandboxRunner {
       }
     });
     if (proc.killedFor === FLOOD) killed ??= "output";
+    if (proc.killedFor === "closed") killed ??= "cancelled";
     // The final size, as the last poll may have missed the end of the run.
     if (!killed && await dirBytes(workDir, quota) > quota) killed = "disk";
     if (killed === "disk") {
@@ -198,6 +207,8 @@ export class PyodideSandbox implements SandboxRunner {
       return fail(killedMessage("disk", timeoutMs, limits), "disk");
     }
     const { files, omitted } = await collectOutputFiles(workDir, limits);
+    // Runs that wrote nothing leave nothing behind (non-recursive: only if empty).
+    if (!files.length && !omitted) await Deno.remove(workDir).catch(() => {});
     if (!reply || killed) {
       // Output is lost with the process; files written so far are not.
       return {
@@ -206,8 +217,6 @@ export class PyodideSandbox implements SandboxRunner {
         filesOmitted: omitted,
       };
     }
-    // Runs that wrote nothing leave nothing behind (non-recursive: only if empty).
-    if (!files.length && !omitted) await Deno.remove(workDir).catch(() => {});
     return {
       ok: reply.ok,
       stdout: reply.stdout,

@@ -1,11 +1,12 @@
 /**
- * When sandbox processes start, and with which V8 flags: the next run's
- * process is prewarmed once a result is out (not while a run still waits
- * for its own), and `optimize` decides whether V8 optimizes the interpreter
- * eagerly. Timings are in `deno task bench`.
+ * When sandbox processes start and end, and with which V8 flags: the next
+ * run's process is prewarmed once a result is out (not while a run still
+ * waits for its own), closing the sandbox ends every process it started,
+ * and `optimize` decides whether V8 optimizes the interpreter eagerly.
+ * Timings are in `deno task bench`.
  */
 import assert from "node:assert/strict";
-import { startTestSandbox } from "../support/sandbox.ts";
+import { cpuTicks, startTestSandbox } from "../support/sandbox.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
@@ -54,7 +55,10 @@ Deno.test({
     // The next run is asked for the moment the first result is out (as the
     // model's next tool call can be); it starts its own process.
     assert.equal((await sandbox.run({ code: "print('first')" })).stdout, "first\n");
-    const second = sandbox.run({ code: "import time\ntime.sleep(1.5)\nprint('second')" });
+    const second = sandbox.run({
+      code: "import time\ntime.sleep(1.5)\nprint('second')",
+      timeoutMs: 10_000,
+    });
     await new Promise((r) => setTimeout(r, 300));
     // The first run wrote nothing, so its directory is gone: only the second's process exists.
     assert.equal(
@@ -64,9 +68,37 @@ Deno.test({
     );
     const r = await second;
     assert.equal(r.stdout, "second\n");
-    // Once that result is out, one process is prewarmed for the next run.
-    const next = await sandbox.ready();
-    assert.deepEqual(await runDirs(workRoot), [next.workDir.slice(workRoot.length + 1)]);
-    assert.notEqual(next.workDir, r.workDir);
+    // Once that result is out, one process is prewarmed for the next run, unasked.
+    const t = performance.now();
+    while ((await runDirs(workRoot)).length === 0 && performance.now() - t < 5_000) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const dirs = await runDirs(workRoot);
+    assert.equal(dirs.length, 1, "no process was prewarmed after the result");
+    // It is the one the next run takes.
+    assert.equal((await sandbox.ready()).workDir, `${workRoot}/${dirs[0]}`);
+  },
+});
+
+Deno.test({
+  name: "closing the sandbox stops a run in progress, and nothing starts afterwards",
+  ...opts,
+  async fn() {
+    await using env = await startTestSandbox({ timeoutMs: 30_000 });
+    const { sandbox, workRoot } = env;
+    const { pid } = await sandbox.ready();
+    const running = sandbox.run({ code: "while True:\n    pass" });
+    await new Promise((r) => setTimeout(r, 300));
+    const t = performance.now();
+    await sandbox.close();
+    const r = await running;
+    assert.equal(r.killed, "cancelled");
+    assert.equal(r.ok, false);
+    assert.ok(performance.now() - t < 5_000, "close waits for the kill, not the time limit");
+    assert.equal(cpuTicks(pid), undefined, "the run's process is gone");
+    await assert.rejects(sandbox.ready(), /the sandbox is closed/);
+    sandbox.prewarm();
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await runDirs(workRoot), [], "no process was started after close");
   },
 });
