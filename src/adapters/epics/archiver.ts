@@ -6,8 +6,10 @@
  *
  * The appliance also returns the last sample from before `from` (a PV
  * archived on change may have none inside the window): it becomes the value
- * held at `from`. Enum samples carry the state's index; the `ENUM_n` labels
- * in `meta` turn it into the state's name, as a live read shows it.
+ * held at `from`, stamped `from` (when it was set is not kept). Enum samples
+ * carry the state's index; the `ENUM_n` labels in `meta` turn it into the
+ * state's name, as a live read shows it. Enums are never binned: a mean of
+ * indices names no state.
  *
  * @module
  */
@@ -67,36 +69,44 @@ async function oneSeries(
 ): Promise<Series> {
   const range = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
   const name = binnedName(device, fromMs, toMs, budget);
-  let body: unknown;
+  let answer: { meta: Record<string, unknown>; events: ArchiverEvent[] };
   try {
-    body = await getData(svc, name, range, signal);
+    answer = parseAnswer(await getData(svc, name, range, signal));
   } catch (e) {
     // Means of strings or enums are refused by some appliances: ask for raw data once.
     if (name === device || !(e instanceof HttpStatusError) || e.status === 404) throw e;
-    body = await getData(svc, device, range, signal);
+    answer = parseAnswer(await getData(svc, device, range, signal));
   }
-  const first = Array.isArray(body) ? body[0] : undefined;
-  const meta = (first?.meta ?? {}) as Record<string, unknown>;
-  const events = (Array.isArray(first?.data) ? first.data : []) as ArchiverEvent[];
-  const labels = enumLabels(meta);
+  let labels = enumLabels(answer.meta);
+  if (labels && name !== device) {
+    // A mean of enum indices is no state at all (between Shutdown and User is not "No Beam"):
+    // an enum's history is its raw changes, thinned below.
+    answer = parseAnswer(await getData(svc, device, range, signal));
+    labels = enumLabels(answer.meta);
+  }
+  const { meta, events } = answer;
   const samples: Sample[] = [];
-  /** The latest sample from before the window: what the PV held at `from`. */
-  let held: { ms: number; sample: Sample } | undefined;
+  /** The latest event from before the window (its sample, or none when not finite). */
+  let held: { ms: number; sample?: Sample } | undefined;
+  /** The first event inside the window, finite or not. */
+  let firstInWindowMs = Infinity;
   for (const ev of events) {
-    const value = sampleValue(ev.val, labels);
-    if (value === undefined || typeof ev.secs !== "number") continue;
+    if (typeof ev.secs !== "number") continue;
     const ms = ev.secs * 1000 + Math.floor((typeof ev.nanos === "number" ? ev.nanos : 0) / 1e6);
     if (ms >= toMs) continue;
-    const sample = {
+    const value = sampleValue(ev.val, labels);
+    const sample = value === undefined ? undefined : {
       time: new Date(ms).toISOString(),
       value,
       severity: severityFromNumber(ev.severity),
     };
-    if (ms >= fromMs) samples.push(sample);
-    else if (!held || ms >= held.ms) held = { ms, sample };
+    if (ms >= fromMs) {
+      firstInWindowMs = Math.min(firstInWindowMs, ms);
+      if (sample) samples.push(sample);
+    } else if (!held || ms >= held.ms) held = { ms, ...(sample ? { sample } : {}) };
   }
-  const firstMs = samples[0] ? Date.parse(samples[0].time) : Infinity;
-  if (held && firstMs > fromMs) {
+  // What the PV held at `from`, unless the window has its own sample there (or the held one was NaN).
+  if (held?.sample && firstInWindowMs > fromMs) {
     samples.unshift({ ...held.sample, time: new Date(fromMs).toISOString() });
   }
   return {
@@ -104,6 +114,15 @@ async function oneSeries(
     units: typeof meta.EGU === "string" ? meta.EGU : "",
     samples: thin(samples, budget),
     ok: true,
+  };
+}
+
+/** The first (only) PV's meta and events of a getData.json answer. */
+function parseAnswer(body: unknown): { meta: Record<string, unknown>; events: ArchiverEvent[] } {
+  const first = Array.isArray(body) ? body[0] : undefined;
+  return {
+    meta: (first?.meta ?? {}) as Record<string, unknown>,
+    events: (Array.isArray(first?.data) ? first.data : []) as ArchiverEvent[],
   };
 }
 

@@ -221,25 +221,95 @@ Deno.test("alarm-logger events accept both time formats, drop _ACK, and filter b
   );
 });
 
+/** An archiver on loopback answering getData.json with `answer(pv)`, recording each pv asked. */
+function scriptedArchiver(answer: (pv: string) => string) {
+  const asked: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    const url = new URL(req.url);
+    if (url.pathname !== "/retrieval/data/getData.json") return new Response("", { status: 404 });
+    const pv = url.searchParams.get("pv") ?? "";
+    asked.push(pv);
+    return new Response(answer(pv), { headers: { "content-type": "application/json" } });
+  });
+  const base = `http://127.0.0.1:${server.addr.port}/retrieval`;
+  return {
+    svc: { label: "archiver", base, timeoutMs: 2000 },
+    asked,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
 Deno.test("the appliance's real enum capture reads as the state held at the window's start", async () => {
   // spec §d.2: a Diamond appliance's answer (aapy's enum_event.json), one sample at 1625883918 s.
   const body = await Deno.readTextFile(
     new URL("./fixtures/archiver_getData_enum.json", import.meta.url),
   );
-  const asked: URL[] = [];
-  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
-    asked.push(new URL(req.url));
-    return new Response(body, { headers: { "content-type": "application/json" } });
-  });
-  const base = `http://127.0.0.1:${server.addr.port}/retrieval`;
-  const svc = { label: "archiver", base, timeoutMs: 2000 };
+  await using archiver = scriptedArchiver(() => body);
   const from = "2021-07-10T06:00:00.000Z", to = "2021-07-10T06:10:00.000Z";
-  const [s] = await archiverData(svc, { devices: ["CS-CS-MSTAT-01:MODE"], from, to });
-  assert.equal(asked[0]?.pathname, "/retrieval/data/getData.json");
+  const [s] = await archiverData(archiver.svc, { devices: ["CS-CS-MSTAT-01:MODE"], from, to });
+  assert.deepEqual(archiver.asked, ["CS-CS-MSTAT-01:MODE"]);
   assert.deepEqual(s, {
     device: "CS-CS-MSTAT-01:MODE",
     units: "",
     samples: [{ time: from, value: "User", severity: "NONE" }],
     ok: true,
   });
+});
+
+/** Window [1000 s, 1100 s); events as [secs, val] with val written as the appliance writes it. */
+const HELD_CASES: [string, [number, string][], [number, number][]][] = [
+  ["the latest of several samples before the window is the one held", [[900, "5"], [990, "7"]], [[
+    1000,
+    7,
+  ]]],
+  ["a sample exactly at the window's start wins over the held one", [[990, "7"], [1000, "8"], [
+    1050,
+    "9",
+  ]], [[1000, 8], [1050, 9]]],
+  ["a NaN as the last sample before the window holds nothing", [[900, "5"], [990, "NaN"], [
+    1050,
+    "9",
+  ]], [[1050, 9]]],
+  ["a NaN at the window's start ends the held value", [[990, "5"], [1000, "NaN"], [1050, "6"]], [[
+    1050,
+    6,
+  ]]],
+];
+for (const [name, events, expected] of HELD_CASES) {
+  Deno.test(`archiver: ${name}`, async () => {
+    const data = events.map(([secs, val]) =>
+      `{"secs":${secs},"val":${val},"nanos":0,"severity":0,"status":0}`
+    );
+    await using archiver = scriptedArchiver(() =>
+      `[{"meta":{"name":"X","PREC":"3"},"data":[${data.join(",")}]}]`
+    );
+    const [s] = await archiverData(archiver.svc, {
+      devices: ["X"],
+      from: new Date(1_000_000).toISOString(),
+      to: new Date(1_100_000).toISOString(),
+    });
+    assert.deepEqual(s?.samples.map((p) => [Date.parse(p.time) / 1000, p.value]), expected);
+  });
+}
+
+Deno.test("an enum's history is never a mean of indices: binned data is asked again raw", async () => {
+  const meta =
+    `{"name":"MODE","ENUM_0":"Shutdown","ENUM_1":"Injection","ENUM_2":"No Beam","ENUM_4":"User"}`;
+  const ev = (secs: number, val: number | string) =>
+    `{"secs":${secs},"val":${val},"nanos":0,"severity":0,"status":0}`;
+  await using archiver = scriptedArchiver((pv) =>
+    pv.startsWith("mean_")
+      ? `[{"meta":${meta},"data":[${ev(0, 2.0)},${ev(86_400, 1.5)}]}]` // Shutdown/User halves: 2, "No Beam"
+      : `[{"meta":${meta},"data":[${ev(3_600, 0)},${ev(43_200, 4)}]}]`
+  );
+  const [s] = await archiverData(archiver.svc, {
+    devices: ["MODE"],
+    from: new Date(0).toISOString(),
+    to: new Date(2 * 86_400_000).toISOString(),
+    maxPoints: 100,
+  });
+  assert.equal(archiver.asked.length, 2);
+  assert.match(archiver.asked[0] ?? "", /^mean_\d+\(MODE\)$/);
+  assert.equal(archiver.asked[1], "MODE");
+  assert.deepEqual(s?.samples.map((p) => p.value), ["Shutdown", "User"]);
 });
