@@ -203,16 +203,14 @@ export class PvwsClient {
     try {
       const ws = await new Promise<WebSocket>((resolve, reject) => {
         const ws = new WebSocket(url);
-        const fail = (why: string) => {
+        const fail = (why: string, hint = "; check [epics] pvws_url and the gateway") => {
           clearTimeout(timer);
           this.#cancelOpening = undefined;
           ws.onopen = ws.onerror = ws.onclose = null;
           try {
             ws.close();
           } catch { /* never opened */ }
-          reject(
-            new Error(`pvws gateway at ${url} ${why}; check [epics] pvws_url and the gateway`),
-          );
+          reject(new Error(`pvws gateway at ${url} ${why}${hint}`));
         };
         const timer = setTimeout(
           () => fail(`did not accept a connection within ${this.opts.connectTimeoutMs} ms`),
@@ -223,10 +221,16 @@ export class PvwsClient {
           this.#cancelOpening = undefined;
           resolve(ws);
         };
-        this.#cancelOpening = () => fail("was closed: the EPICS adapter is closed");
+        this.#cancelOpening = () => fail("was not connected: the EPICS adapter was closed", "");
         ws.onerror = (e) => fail(`is unreachable (${(e as ErrorEvent).message ?? "error"})`);
         ws.onclose = () => fail("closed the connection");
       });
+      if (this.#closed) {
+        // Closed between the socket opening and this continuation.
+        ws.onopen = ws.onerror = ws.onclose = null;
+        ws.close();
+        throw new Error("the EPICS adapter is closed");
+      }
       ws.onmessage = (ev) => this.#onMessage(ev.data);
       ws.onclose = () => this.#onClose(ws);
       ws.onerror = () => {};
@@ -364,7 +368,8 @@ export class PvwsClient {
         }));
       }
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (pending.size === 0) finish();
+      if (signal?.aborted) onAbort(); // aborted while the socket was opening
+      else if (pending.size === 0) finish();
     });
   }
 }
