@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { type Scenario, startScriptedLlm } from "../support/scripted_llm.ts";
 import { runAgent, tempConfig, waitFor } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
 
 const QUESTION = "What is the horizontal position at LINAC:BPM:01:X?";
 
@@ -121,8 +122,8 @@ Deno.test("an unreachable model exits 1 with a one-line reason in the JSON", asy
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
-  const config = await tempConfig("[llm]\nmax_retries = 2\nretry_base_ms = 10\n");
-  const r = await runAgent(["ask", "--json", "--config", config, QUESTION], {
+  await using config = await tempConfig("[llm]\nmax_retries = 2\nretry_base_ms = 10\n");
+  const r = await runAgent(["ask", "--json", "--config", config.path, QUESTION], {
     env: modelEnv(`http://127.0.0.1:${port}/v1`),
   });
   assert.equal(r.code, 1);
@@ -190,7 +191,8 @@ Deno.test("a 429 with Retry-After is waited out and the answer still arrives", a
 });
 
 Deno.test("the system prompt carries the base prompt, AGENT.md and the context directories' files", async () => {
-  const dir = await Deno.makeTempDir();
+  await using tmp = await tempDir();
+  const dir = tmp.path;
   await Deno.mkdir(`${dir}/context`);
   await Deno.writeTextFile(`${dir}/context/b_shift.md`, "Tonight: RF station 3 conditioning.\n");
   await Deno.writeTextFile(`${dir}/context/a_notes.md`, "Quad Q2 is on a spare supply.\n");
@@ -221,12 +223,14 @@ Deno.test("the system prompt carries the base prompt, AGENT.md and the context d
 });
 
 Deno.test("a turn that never ends in an answer stops at max_iterations and exits 1", async () => {
-  const path = await tempConfig("[agent]\nmax_iterations = 2\n");
+  await using config = await tempConfig("[agent]\nmax_iterations = 2\n");
   const call = {
     respond: { toolCalls: [{ name: "search_device", arguments: { pattern: "RF:*" } }] },
   };
   await using llm = await startScriptedLlm({ scenario: { turns: [call, call] } });
-  const r = await runAgent(["ask", "--json", "--config", path, "loop"], { env: modelEnv(llm.url) });
+  const r = await runAgent(["ask", "--json", "--config", config.path, "loop"], {
+    env: modelEnv(llm.url),
+  });
   assert.equal(r.code, 1);
   assert.match(JSON.parse(r.stdout).error.message, /stopped after 2 model calls/);
 });

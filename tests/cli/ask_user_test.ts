@@ -7,6 +7,7 @@ import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { runAgent } from "../support/run_agent.ts";
 import { HAS_TMUX } from "../support/tmux.ts";
 import { startRepl } from "../support/repl_session.ts";
+import { tempDir } from "../support/temp.ts";
 
 const ASK = {
   respond: {
@@ -45,8 +46,8 @@ Deno.test({
         }],
       },
     });
-    const home = await Deno.makeTempDir();
-    await using term = await startRepl(llm.url, home);
+    await using home = await tempDir();
+    await using term = await startRepl(llm.url, home.path);
     await term.type("check the RF station");
     await term.send("Enter");
     await term.waitFor(/The assistant asks: Which RF station do you mean\?[\s\S]*Your answer/);

@@ -101,7 +101,8 @@ Deno.test("usage errors exit 2 with one line", async () => {
 });
 
 Deno.test("a config file with a type error exits 2 naming the file, line and key", async () => {
-  const path = await tempConfig('[agent]\nmax_iterations = "many"\n');
+  await using config = await tempConfig('[agent]\nmax_iterations = "many"\n');
+  const path = config.path;
   const r = await runAgent(["get", "LINAC:BPM:01:X", "--config", path]);
   assert.equal(r.code, 2);
   assert.equal(

@@ -11,8 +11,8 @@ import { childEnv, MAIN, ROOT, runAgent, tempConfig } from "../support/run_agent
 
 Deno.test("EPICS: get, search and logs archive|elog|alarm work against the fakes", async () => {
   await using fake = startFakeEpics();
-  const config = await tempConfig(fake.config({ read_timeout_ms: 500 }));
-  const get = await runAgent(["get", "SR:BPM:01:X", "SR:MODE", "--config", config, "--json"]);
+  await using config = await tempConfig(fake.config({ read_timeout_ms: 500 }));
+  const get = await runAgent(["get", "SR:BPM:01:X", "SR:MODE", "--config", config.path, "--json"]);
   assert.equal(get.code, 0, get.stderr);
   const g = JSON.parse(get.stdout);
   assert.deepEqual(g.readings.map((r: { device: string }) => r.device), ["SR:BPM:01:X", "SR:MODE"]);
@@ -25,7 +25,7 @@ Deno.test("EPICS: get, search and logs archive|elog|alarm work against the fakes
     "--limit",
     "5",
     "--config",
-    config,
+    config.path,
     "--json",
   ]);
   assert.equal(search.code, 0, search.stderr);
@@ -41,7 +41,7 @@ Deno.test("EPICS: get, search and logs archive|elog|alarm work against the fakes
     "--from",
     "-6h",
     "--config",
-    config,
+    config.path,
     "--json",
   ]);
   assert.equal(archive.code, 0, archive.stderr);
@@ -50,7 +50,7 @@ Deno.test("EPICS: get, search and logs archive|elog|alarm work against the fakes
   assert.ok(a.points > 1000 && a.points <= 2000);
 
   for (const source of ["elog", "alarm"]) {
-    const r = await runAgent(["logs", source, "--from", "-1d", "--config", config, "--json"]);
+    const r = await runAgent(["logs", source, "--from", "-1d", "--config", config.path, "--json"]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(JSON.parse(r.stdout).entries.length > 0, source);
   }
@@ -62,7 +62,7 @@ Deno.test("EPICS: get, search and logs archive|elog|alarm work against the fakes
     "--severity",
     "MAJOR",
     "--config",
-    config,
+    config.path,
   ]);
   assert.equal(human.code, 0, human.stderr);
   assert.match(human.stdout, /SR:\S+ MAJOR/);
@@ -71,8 +71,8 @@ Deno.test("EPICS: get, search and logs archive|elog|alarm work against the fakes
 Deno.test("EPICS: a gateway that is down fails get with one line per device, within the timeout", async () => {
   await using fake = startFakeEpics();
   await fake.pvws.close();
-  const config = await tempConfig(fake.config({ connect_timeout_ms: 500, pvget: "off" }));
-  const r = await runAgent(["get", "SR:BPM:01:X", "SR:BPM:02:X", "--config", config]);
+  await using config = await tempConfig(fake.config({ connect_timeout_ms: 500, pvget: "off" }));
+  const r = await runAgent(["get", "SR:BPM:01:X", "SR:BPM:02:X", "--config", config.path]);
   assert.equal(r.code, 1);
   const lines = r.stderr.trim().split("\n");
   assert.equal(lines.length, 2);
@@ -87,8 +87,8 @@ Deno.test("EPICS: a gateway that is down fails get with one line per device, wit
 Deno.test("EPICS: an archiver answering 500 fails logs archive with a clear line", async () => {
   await using fake = startFakeEpics();
   fake.archiver.faults.fail500 = true;
-  const config = await tempConfig(fake.config());
-  const r = await runAgent(["logs", "archive", "--device", "SR:BPM:01:X", "--config", config]);
+  await using config = await tempConfig(fake.config());
+  const r = await runAgent(["logs", "archive", "--device", "SR:BPM:01:X", "--config", config.path]);
   assert.equal(r.code, 0, "a per-device error inside the summary");
   assert.match(r.stdout, /archiver answered HTTP 500/);
 });
@@ -99,7 +99,7 @@ Deno.test({
   ignore: !HAS_TANGO && !Deno.env.get("CI"),
   async fn() {
     await using tango = await startTango();
-    const config = await tempConfig(tango.config());
+    await using config = await tempConfig(tango.config());
     const opts = { env: tango.env };
     const get = await runAgent([
       "get",
@@ -107,7 +107,7 @@ Deno.test({
       "sys/tg_test/1/double_scalar",
       "sys/tg_test/1",
       "--config",
-      config,
+      config.path,
       "--json",
     ], opts);
     assert.equal(get.code, 0, get.stderr);
@@ -116,7 +116,10 @@ Deno.test({
     assert.equal(typeof g.readings[1].value, "number");
     assert.equal(g.readings[2].value, "RUNNING");
 
-    const bad = await runAgent(["get", "sys/tg_test/1/throw_exception", "--config", config], opts);
+    const bad = await runAgent(
+      ["get", "sys/tg_test/1/throw_exception", "--config", config.path],
+      opts,
+    );
     assert.equal(bad.code, 1);
     assert.match(
       bad.stderr,
@@ -131,7 +134,7 @@ Deno.test({
         "--limit",
         "3",
         "--config",
-        config,
+        config.path,
         "--json",
       ],
       opts,
@@ -145,12 +148,12 @@ Deno.test({
       "get",
       "sys/tg_test/1/string_scalar",
       "--config",
-      config,
+      config.path,
     ]);
     assert.equal(noCredentials.code, 1);
     assert.match(noCredentials.stderr, /HTTP 401.*username_env and password_env/);
 
-    const logs = await runAgent(["logs", "elog", "--config", config], opts);
+    const logs = await runAgent(["logs", "elog", "--config", config.path], opts);
     assert.equal(logs.code, 1);
     assert.match(logs.stderr, /the TANGO adapter has no e-log/);
   },
@@ -158,10 +161,10 @@ Deno.test({
 
 Deno.test("permissions prints the grant flags with the hosts of the model and the facility services", async () => {
   await using fake = startFakeEpics();
-  const config = await tempConfig(
+  await using config = await tempConfig(
     `[llm]\nbase_url = "http://127.0.0.1:11434/v1"\n\n${fake.config()}`,
   );
-  const r = await runAgent(["permissions", "--config", config]);
+  const r = await runAgent(["permissions", "--config", config.path]);
   assert.equal(r.code, 0, r.stderr);
   const net = /--allow-net=(\S+)/.exec(r.stdout)?.[1]?.split(",") ?? [];
   const ports = [fake.pvws, fake.archiver, fake.channelfinder, fake.olog, fake.alarm].map((s) =>
@@ -177,8 +180,10 @@ Deno.test("permissions prints the grant flags with the hosts of the model and th
 Deno.test("a request to a host outside the config is refused by Deno, not by our code", async () => {
   await using fake = startFakeEpics();
   await using other = startFakePvws({ pvs: { "SR:BPM:01:X": { value: 1, units: "mm" } } });
-  const granted = await tempConfig(fake.config());
-  const flags = (await runAgent(["permissions", "--config", granted])).stdout.trim().split(" ");
+  await using granted = await tempConfig(fake.config());
+  const flags = (await runAgent(["permissions", "--config", granted.path])).stdout.trim().split(
+    " ",
+  );
   const run = async (config: string) => {
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", ...flags, MAIN, "get", "SR:BPM:01:X", "--config", config],
@@ -190,10 +195,10 @@ Deno.test("a request to a host outside the config is refused by Deno, not by our
     }).output();
     return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
   };
-  assert.equal((await run(granted)).code, 0, "the configured gateway is reachable");
+  assert.equal((await run(granted.path)).code, 0, "the configured gateway is reachable");
   // Same grants, but a config that names another gateway: Deno itself refuses the connection.
-  const elsewhere = await tempConfig(fake.config({ pvws_url: other.url, pvget: "off" }));
-  const refused = await run(elsewhere);
+  await using elsewhere = await tempConfig(fake.config({ pvws_url: other.url, pvget: "off" }));
+  const refused = await run(elsewhere.path);
   assert.equal(refused.code, 1);
   const port = new URL(other.url).port;
   assert.match(refused.stderr, new RegExp(`Requires net access to "127\\.0\\.0\\.1:${port}"`));
@@ -202,7 +207,7 @@ Deno.test("a request to a host outside the config is refused by Deno, not by our
 
 Deno.test("the agent task's launcher runs main.ts with the config's grants and passes the exit code", async () => {
   await using fake = startFakeEpics();
-  const config = await tempConfig(fake.config());
+  await using config = await tempConfig(fake.config());
   const launch = (args: string[]) =>
     new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-read", "--allow-env", "--allow-run", `${ROOT}/launch.ts`, ...args],
@@ -213,7 +218,7 @@ Deno.test("the agent task's launcher runs main.ts with the config's grants and p
       stdout: "piped",
       stderr: "piped",
     }).output();
-  const ok = await launch(["get", "SR:DCCT:CURRENT", "--config", config, "--json"]);
+  const ok = await launch(["get", "SR:DCCT:CURRENT", "--config", config.path, "--json"]);
   assert.equal(ok.code, 0, new TextDecoder().decode(ok.stderr));
   assert.equal(JSON.parse(new TextDecoder().decode(ok.stdout)).readings[0].value, 301.5);
   const usage = await launch(["frobnicate"]);

@@ -4,6 +4,7 @@ import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { childEnv, ROOT, waitFor } from "../support/run_agent.ts";
 import { HAS_TMUX } from "../support/tmux.ts";
 import { startRepl } from "../support/repl_session.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("SIGINT to the launcher (no terminal) cancels the answer with exit 130", async () => {
   await using llm = await startScriptedLlm({
@@ -45,7 +46,8 @@ Deno.test({
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using llm = await startScriptedLlm({ scenario: { turns: [] } });
-    await using term = await startRepl(llm.url, await Deno.makeTempDir(), [
+    await using home = await tempDir();
+    await using term = await startRepl(llm.url, home.path, [
       Deno.execPath(),
       "run",
       "--allow-read",

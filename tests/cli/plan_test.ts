@@ -5,17 +5,24 @@ import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 import { agentCommand, childEnv, runAgent, waitFor } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
 
 const H01 = "LINAC:COR:H01:SETPT";
 
-/** A fresh HOME, so each test has its own state directory (audit, plans, work). */
+/** A fresh HOME, so each test has its own state directory (audit, plans, work); removed when disposed. */
 async function home() {
-  const dir = await Deno.makeTempDir({ prefix: "accel-home-" });
-  return { dir, state: `${dir}/.local/state/accel-agent`, env: { HOME: dir } };
+  const tmp = await tempDir("accel-home-");
+  const dir = tmp.path;
+  return {
+    dir,
+    state: `${dir}/.local/state/accel-agent`,
+    env: { HOME: dir },
+    [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose](),
+  };
 }
 
 Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approved-hash then executes it", async () => {
-  const h = await home();
+  await using h = await home();
   const live =
     JSON.parse((await runAgent(["get", H01, "--json"], { env: h.env })).stdout).readings[0].value;
   await using llm = await startScriptedLlm({
@@ -96,7 +103,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approv
 });
 
 Deno.test("plan run without a terminal or a hash exits 3 saying how to approve", async () => {
-  const h = await home();
+  await using h = await home();
   const file = `${h.dir}/p.json`;
   await Deno.writeTextFile(
     file,
@@ -114,7 +121,7 @@ Deno.test("plan run without a terminal or a hash exits 3 saying how to approve",
 });
 
 Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and the chain intact", async () => {
-  const h = await home();
+  await using h = await home();
   const live =
     JSON.parse((await runAgent(["get", H01, "--json"], { env: h.env })).stdout).readings[0].value;
   const file = `${h.dir}/scan.json`;
@@ -165,7 +172,7 @@ Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and th
 });
 
 Deno.test("audit verify fails on the line where one byte was changed", async () => {
-  const h = await home();
+  await using h = await home();
   const file = `${h.dir}/read.json`;
   await Deno.writeTextFile(
     file,
@@ -205,7 +212,7 @@ Deno.test("audit verify fails on the line where one byte was changed", async () 
 });
 
 Deno.test("plan show lists every violation at once and exits 1", async () => {
-  const h = await home();
+  await using h = await home();
   const file = `${h.dir}/bad.toml`;
   await Deno.writeTextFile(
     file,
@@ -231,7 +238,7 @@ reason = "read-only"
 });
 
 Deno.test("a scan's CSV can be read by Python in the sandbox at the path the result names", async () => {
-  const h = await home();
+  await using h = await home();
   const file = `${h.dir}/scan.json`;
   const live =
     JSON.parse((await runAgent(["get", "RF:PHASE:SETPT", "--json"], { env: h.env })).stdout)

@@ -3,8 +3,9 @@ import assert from "node:assert/strict";
 import { createApp } from "../../src/cli/app.ts";
 import { captureIo } from "../support/capture_io.ts";
 import { tempConfig } from "../support/run_agent.ts";
+import { fileTempDir } from "../support/temp.ts";
 
-const io = captureIo({ HOME: Deno.makeTempDirSync() });
+const io = captureIo({ HOME: fileTempDir() });
 
 for (
   const [profile, offered, withheld] of [
@@ -13,7 +14,8 @@ for (
   ] as const
 ) {
   Deno.test(`the ${profile} profile offers ${offered.join(", ")}${withheld.length ? ` and not ${withheld.join(", ")}` : ""}`, async () => {
-    const app = await createApp({ config: await tempConfig(""), profile }, io);
+    await using config = await tempConfig("");
+    const app = await createApp({ config: config.path, profile }, io);
     try {
       const names = app.tools.names();
       for (const t of offered) assert.ok(names.includes(t), `${t} in ${names}`);

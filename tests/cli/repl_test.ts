@@ -6,6 +6,7 @@ import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { HAS_TMUX } from "../support/tmux.ts";
 import { startRepl } from "../support/repl_session.ts";
 import { auditEntries } from "../support/audit_entries.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test({
   name:
@@ -34,7 +35,8 @@ Deno.test({
         ],
       },
     });
-    const home = await Deno.makeTempDir();
+    await using homeDir = await tempDir();
+    const home = homeDir.path;
     await using term = await startRepl(llm.url, home);
     await term.type("what is the RF phase?");
     await term.send("Enter");
@@ -81,7 +83,8 @@ Deno.test({
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using llm = await startScriptedLlm({ scenario: { turns: [] } });
-    await using term = await startRepl(llm.url, await Deno.makeTempDir());
+    await using home = await tempDir();
+    await using term = await startRepl(llm.url, home.path);
     await term.send("C-c");
     await term.waitFor(/Ctrl-C again to leave/);
     await term.send("C-c");
@@ -94,7 +97,8 @@ Deno.test({
     "REPL: a scan plan's approval prompt is shown, answered, and the plan runs with a progress bar",
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
-    const home = await Deno.makeTempDir();
+    await using homeDir = await tempDir();
+    const home = homeDir.path;
     const scanPlan = {
       description: "RF phase scan around the operating point",
       actions: [{
@@ -155,7 +159,8 @@ Deno.test({
   name: "REPL: a single write defaults to no; choose runs only the changes picked",
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
-    const home = await Deno.makeTempDir();
+    await using homeDir = await tempDir();
+    const home = homeDir.path;
     const write = (device: string, value: number) => ({
       type: "write",
       device,

@@ -6,10 +6,12 @@ import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { runAgent, tempConfig, waitFor } from "../support/run_agent.ts";
 import { call, routed } from "../agent/subagents/harness.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("killing the process mid-session and running --resume continues the same conversation", async () => {
-  const state = await Deno.makeTempDir({ prefix: "accel-agent-state-" });
-  const config = await tempConfig(
+  await using stateDir = await tempDir("accel-agent-state-");
+  const state = stateDir.path;
+  await using config = await tempConfig(
     `[state]\ndir = "${state}"\n[agent]\nagent_md = ""\n[llm.models]\nmain = "scripted"\n`,
   );
   const env = (url: string) => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: "k" });
@@ -29,7 +31,7 @@ Deno.test("killing the process mid-session and running --resume continues the sa
   });
   const killed = await runAgent([
     "--config",
-    config,
+    config.path,
     "ask",
     "--json",
     "Where is the beam at LINAC:BPM:01:X?",
@@ -54,7 +56,14 @@ Deno.test("killing the process mid-session and running --resume continues the sa
       }],
     },
   });
-  const resumed = await runAgent(["--config", config, "ask", "--json", "--resume", "And BPM 02?"], {
+  const resumed = await runAgent([
+    "--config",
+    config.path,
+    "ask",
+    "--json",
+    "--resume",
+    "And BPM 02?",
+  ], {
     env: env(second.url),
   });
   assert.equal(resumed.code, 0, resumed.stderr);
@@ -70,7 +79,7 @@ Deno.test("killing the process mid-session and running --resume continues the sa
   );
   // The same session file grew; an explicit ID works too, and an unknown one is a usage error.
   assert.deepEqual([...Deno.readDirSync(`${state}/sessions`)].map((e) => e.name), [`${id}.jsonl`]);
-  const unknown = await runAgent(["--config", config, "ask", "--resume", "nope", "x"], {
+  const unknown = await runAgent(["--config", config.path, "ask", "--resume", "nope", "x"], {
     env: env(second.url),
   });
   assert.equal(unknown.code, 2);
@@ -78,8 +87,9 @@ Deno.test("killing the process mid-session and running --resume continues the sa
 });
 
 Deno.test("--resume brings back the sub-agents' final results with the conversation", async () => {
-  const state = await Deno.makeTempDir({ prefix: "accel-agent-state-" });
-  const config = await tempConfig(
+  await using stateDir = await tempDir("accel-agent-state-");
+  const state = stateDir.path;
+  await using config = await tempConfig(
     `[state]\ndir = "${state}"\n[agent]\nagent_md = ""\n[llm.models]\nmain = "scripted"\n`,
   );
   const env = (url: string) => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: "k" });
@@ -98,7 +108,7 @@ Deno.test("--resume brings back the sub-agents' final results with the conversat
       return { text: "found it" };
     }),
   });
-  const a = await runAgent(["--config", config, "ask", "find the gun charge monitor"], {
+  const a = await runAgent(["--config", config.path, "ask", "find the gun charge monitor"], {
     env: env(first.url),
   });
   assert.equal(a.code, 0, a.stderr);
@@ -112,9 +122,12 @@ Deno.test("--resume brings back the sub-agents' final results with the conversat
       ],
     },
   });
-  const b = await runAgent(["--config", config, "ask", "--json", "--resume", "which was it?"], {
-    env: env(second.url),
-  });
+  const b = await runAgent(
+    ["--config", config.path, "ask", "--json", "--resume", "which was it?"],
+    {
+      env: env(second.url),
+    },
+  );
   assert.equal(b.code, 0, b.stderr);
   const out = JSON.parse(b.stdout);
   assert.equal(out.answer, "LINAC:GUN:CHARGE");

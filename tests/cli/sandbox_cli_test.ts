@@ -5,12 +5,19 @@
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { ROOT, runAgent } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
 
 const FAKE_KEY = "sk-test-FAKE-KEY-from-the-agent-env-777";
 
-/** A config with a data directory holding orbit.csv, and the shipped scripts. */
-async function sandboxConfig(): Promise<{ config: string; dataDir: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "accel-agent-cli-sbx-" });
+/**
+ * A config with a data directory holding orbit.csv, and the shipped scripts;
+ * its directory (with the runs' work directories) is removed when disposed.
+ */
+async function sandboxConfig(): Promise<
+  { config: string; dataDir: string } & AsyncDisposable
+> {
+  const tmp = await tempDir("accel-agent-cli-sbx-");
+  const dir = tmp.path;
   const dataDir = `${dir}/data`;
   await Deno.mkdir(dataDir);
   await Deno.writeTextFile(
@@ -22,12 +29,14 @@ async function sandboxConfig(): Promise<{ config: string; dataDir: string }> {
     config,
     `[sandbox]\ndata_dirs = ["data"]\nscripts_dir = "${ROOT}/scripts"\nwork_dir = "work"\ntimeout_s = 20\n`,
   );
-  return { config, dataDir };
+  return { config, dataDir, [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose]() };
 }
 
 Deno.test("exec runs a file, prints its output and lists the files it wrote", async () => {
-  const { config } = await sandboxConfig();
-  const file = `${await Deno.makeTempDir()}/stats.py`;
+  await using sbx = await sandboxConfig();
+  const { config } = sbx;
+  await using tmp = await tempDir();
+  const file = `${tmp.path}/stats.py`;
   await Deno.writeTextFile(
     file,
     "import csv, statistics\nxs = [float(r['x_mm']) for r in csv.DictReader(open(DATA_DIR + '/orbit.csv'))]\n" +
@@ -43,7 +52,8 @@ Deno.test("exec runs a file, prints its output and lists the files it wrote", as
 });
 
 Deno.test("exec - --json reads stdin and prints the result; a Python error exits 1", async () => {
-  const { config } = await sandboxConfig();
+  await using sbx = await sandboxConfig();
+  const { config } = sbx;
   const ok = await runAgent(["exec", "-", "--json", "--config", config], {
     stdin: "print(2 ** 10)\n",
   });
@@ -57,7 +67,8 @@ Deno.test("exec - --json reads stdin and prints the result; a Python error exits
 });
 
 Deno.test("the agent's API key is invisible to exec'd code, however it looks", async () => {
-  const { config } = await sandboxConfig();
+  await using sbx = await sandboxConfig();
+  const { config } = sbx;
   const code = [
     "import os",
     "print(dict(os.environ))",
@@ -83,7 +94,8 @@ Deno.test("the agent's API key is invisible to exec'd code, however it looks", a
 });
 
 Deno.test("exec --timeout stops a busy loop with one line and exit 1", async () => {
-  const { config } = await sandboxConfig();
+  await using sbx = await sandboxConfig();
+  const { config } = sbx;
   const r = await runAgent(["exec", "-", "--timeout", "1", "--config", config], {
     stdin: "while True:\n    pass\n",
   });
@@ -101,7 +113,8 @@ Deno.test("exec refuses a control-system client import before running anything",
 });
 
 Deno.test("scripts list shows descriptions; scripts run passes arguments", async () => {
-  const { config } = await sandboxConfig();
+  await using sbx = await sandboxConfig();
+  const { config } = sbx;
   const list = await runAgent(["scripts", "list", "orbit", "--json", "--config", config]);
   assert.equal(list.code, 0, list.stderr);
   assert.deepEqual(JSON.parse(list.stdout).scripts.map((s: { name: string }) => s.name), [
@@ -145,7 +158,8 @@ Deno.test("exec and scripts usage errors exit 2 with one line", async () => {
 });
 
 Deno.test("ask: the model's execute_code call runs in the sandbox and its output reaches the model", async () => {
-  const { config } = await sandboxConfig();
+  await using sbx = await sandboxConfig();
+  const { config } = sbx;
   await using llm = await startScriptedLlm({
     scenario: {
       turns: [
@@ -209,7 +223,8 @@ Deno.test("scripts run takes arguments that look like options after --", async (
 });
 
 Deno.test("a data directory that does not exist is a configuration error naming it", async () => {
-  const dir = await Deno.makeTempDir();
+  await using tmp = await tempDir();
+  const dir = tmp.path;
   await Deno.writeTextFile(`${dir}/c.toml`, '[sandbox]\ndata_dirs = ["missing"]\n');
   const r = await runAgent(["exec", "-", "--config", `${dir}/c.toml`], { stdin: "print(1)" });
   assert.equal(r.code, 2);

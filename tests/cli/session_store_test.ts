@@ -3,6 +3,7 @@ import { Session } from "../../src/agent/session.ts";
 import type { RunInfo } from "../../src/agent/subagents/manager.ts";
 import { parseInvocation } from "../../src/cli/args.ts";
 import { SessionStore } from "../../src/cli/session_store.ts";
+import { tempDir } from "../support/temp.ts";
 
 const RUN: RunInfo = {
   id: "agent-3",
@@ -22,7 +23,8 @@ const RUN: RunInfo = {
 };
 
 Deno.test("a session is appended as it grows, rewritten after compaction, and read back with sub-agent results", async () => {
-  const dir = await Deno.makeTempDir();
+  await using tmp = await tempDir();
+  const dir = tmp.path;
   const store = new SessionStore(dir);
   const s = new Session("s1", 5);
   s.messages.push({ role: "user", content: "q1" });

@@ -4,6 +4,7 @@ import { runSlash } from "../../src/cli/slash.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { tempConfig } from "../support/run_agent.ts";
 import { captureIo } from "../support/capture_io.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("/compact summarises by hand, /agents lists restored runs, /resume lists and continues sessions, /cost and /context say more", async () => {
   await using llm = await startScriptedLlm({
@@ -14,16 +15,17 @@ Deno.test("/compact summarises by hand, /agents lists restored runs, /resume lis
       }],
     },
   });
-  const state = await Deno.makeTempDir();
-  const path = await tempConfig(
-    `[state]\ndir = "${state}"\n[agent]\nagent_md = ""\n[llm.models]\nmain = "m"\n`,
+  await using state = await tempDir();
+  await using config = await tempConfig(
+    `[state]\ndir = "${state.path}"\n[agent]\nagent_md = ""\n[llm.models]\nmain = "m"\n`,
   );
+  await using home = await tempDir();
   const io = captureIo({
     OPENAI_BASE_URL: llm.url,
     OPENAI_API_KEY: "k",
-    HOME: Deno.makeTempDirSync(),
+    HOME: home.path,
   });
-  const app = await createApp({ config: path }, io);
+  const app = await createApp({ config: config.path }, io);
   try {
     await runSlash("/compact", app, io);
     assert.equal(io.text(), "nothing to compact yet\n");

@@ -3,6 +3,7 @@ import { createApp } from "../../src/cli/app.ts";
 import { runSlash } from "../../src/cli/slash.ts";
 import { tempConfig } from "../support/run_agent.ts";
 import { captureIo } from "../support/capture_io.ts";
+import { tempDir } from "../support/temp.ts";
 
 const CONFIG = `
 [llm]
@@ -13,9 +14,10 @@ fast = { model = "small-model", context_window = 8000, price_in = 1.0, price_out
 `;
 
 Deno.test("slash commands: /provider lists and switches models, /cost uses the model's prices", async () => {
-  const path = await tempConfig(CONFIG);
-  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: Deno.makeTempDirSync() });
-  const app = await createApp({ config: path }, io);
+  await using config = await tempConfig(CONFIG);
+  await using home = await tempDir();
+  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: home.path });
+  const app = await createApp({ config: config.path }, io);
   try {
     await runSlash("/provider", app, io);
     assert.match(io.text(), /● main big-model\n\s+fast small-model/);
@@ -38,8 +40,10 @@ Deno.test("slash commands: /provider lists and switches models, /cost uses the m
 });
 
 Deno.test("slash commands: /tools, /context, /history, /clear, /quit and an unknown command", async () => {
-  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: Deno.makeTempDirSync() });
-  const app = await createApp({ config: await tempConfig("") }, io);
+  await using config = await tempConfig("");
+  await using home = await tempDir();
+  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: home.path });
+  const app = await createApp({ config: config.path }, io);
   try {
     await runSlash("/tools", app, io);
     assert.match(io.text(), /get_parameter \(read-only\)[\s\S]*search_device[\s\S]*read_log/);

@@ -7,6 +7,7 @@ import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { HAS_TMUX } from "../support/tmux.ts";
 import { startRepl } from "../support/repl_session.ts";
 import { call, routed } from "../agent/subagents/harness.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test({
   name:
@@ -32,8 +33,8 @@ Deno.test({
           : { text: "Searching in the background." };
       }),
     });
-    const home = await Deno.makeTempDir();
-    await using term = await startRepl(llm.url, home);
+    await using home = await tempDir();
+    await using term = await startRepl(llm.url, home.path);
     await term.type("find the gun charge monitor");
     await term.send("Enter");
     await term.waitFor(/Searching in the background\.[\s\S]*accel›\s*$/m);

@@ -339,7 +339,7 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   Deno.test(`adversarial plan refused: ${c.name}`, async () => {
-    const f = await fixture({ policy: c.policy });
+    await using f = await fixture({ policy: c.policy });
     if (c.limits) (f.service.deps as { limits: LimitsTable }).limits = c.limits;
     const before = await f.sim.read([H01, "TIMING:INJ:ENABLE"]);
     const live = { h01: before[0]?.value as number };
@@ -361,7 +361,7 @@ Deno.test("the adversarial suite has at least 40 plans", () => {
 });
 
 Deno.test("adversarial plan refused: ten billion scan steps are refused without expanding them", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const outcome = await f.service.propose(
     { description: "huge", actions: [scan(0, 0.1, 10_000_000_000)] },
     new ApproveAll(),
@@ -373,7 +373,7 @@ Deno.test("adversarial plan refused: ten billion scan steps are refused without 
 });
 
 Deno.test("adversarial plan refused: a plan the model sends as strings goes through the registry's coercion and still fails preflight", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const { createRegistry } = await import("../../src/tools/mod.ts");
   const tools = createRegistry({
     cs: f.cs,

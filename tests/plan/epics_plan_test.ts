@@ -9,6 +9,7 @@ import { AuditLog } from "../../src/safety/audit.ts";
 import { LimitsTable } from "../../src/safety/limits.ts";
 import { startFakeEpics } from "../support/facility/fake_epics.ts";
 import { ApproveAll, assertExecuted } from "./fixture.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("a plan whose write the gateway cannot confirm is restored", async () => {
   await using fake = startFakeEpics();
@@ -18,7 +19,8 @@ Deno.test("a plan whose write the gateway cannot confirm is restored", async () 
     writeTimeoutMs: 400,
     monitorLingerMs: 0,
   });
-  const dir = await Deno.makeTempDir();
+  await using tmp = await tempDir();
+  const dir = tmp.path;
   const service = new PlanService({
     cs,
     limits: new LimitsTable({

@@ -32,7 +32,7 @@ function fiveWrites(start: number[]) {
 }
 
 Deno.test("a failure on write 3 of 5 restores the two devices written, newest first, with readbacks", async () => {
-  const f = await fixture({ faults: { failOnWrite: 3 } });
+  await using f = await fixture({ faults: { failOnWrite: 3 } });
   const devices = [1, 2, 3, 4, 5].map(H);
   const before = await originals(f.sim, devices);
   const outcome = await f.service.propose(fiveWrites(before), new ApproveAll(), never());
@@ -61,7 +61,7 @@ Deno.test("a failure on write 3 of 5 restores the two devices written, newest fi
 });
 
 Deno.test("a readback that never matches fails the write and restores the original", async () => {
-  const f = await fixture({ faults: { stuck: H(2) } });
+  await using f = await fixture({ faults: { stuck: H(2) } });
   const [h1, h2] = await originals(f.sim, [H(1), H(2)]);
   const outcome = await f.service.propose(
     {
@@ -86,7 +86,7 @@ Deno.test("a readback that never matches fails the write and restores the origin
 
 Deno.test("an abort mid-scan stops the scan, restores the original and saves the data taken", async () => {
   const controller = new AbortController();
-  const f = await fixture({
+  await using f = await fixture({
     faults: { afterWrite: (n) => n === 3 && controller.abort(new Error("cancelled by Ctrl-C")) },
   });
   const h1 = (await valueOf(f.sim, H(1))) as number;
@@ -121,7 +121,7 @@ Deno.test("an abort mid-scan stops the scan, restores the original and saves the
 
 Deno.test("a restore never jumps further than max_step: it ramps back", async () => {
   const controller = new AbortController();
-  const f = await fixture({
+  await using f = await fixture({
     faults: { afterWrite: (n) => n === 5 && controller.abort(new Error("stop")) },
   });
   const h1 = (await valueOf(f.sim, H(1))) as number;
@@ -144,7 +144,7 @@ Deno.test("a restore never jumps further than max_step: it ramps back", async ()
 });
 
 Deno.test("a completed plan runs its rollback; without a failure nothing else is restored", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const h1 = (await valueOf(f.sim, H(1))) as number;
   const outcome = await f.service.propose(
     {
@@ -167,7 +167,7 @@ Deno.test("a completed plan runs its rollback; without a failure nothing else is
 });
 
 Deno.test("a plan that says so aborts when a read device goes MAJOR, and restores", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const h4 = (await valueOf(f.sim, H(4))) as number;
   // LINAC:BPM:13:X moves about -7 mm per mrad of H04: it leaves its ±2 mm band within 0.3 mrad.
   const actions = Array.from({ length: 5 }, (_, i) => [
@@ -190,7 +190,7 @@ Deno.test("a plan that says so aborts when a read device goes MAJOR, and restore
 });
 
 Deno.test("a plan that no longer passes preflight at execution time writes nothing", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const h1 = (await valueOf(f.sim, H(1))) as number;
   const plan = {
     description: "bump",
@@ -213,7 +213,7 @@ Deno.test("a plan that no longer passes preflight at execution time writes nothi
 });
 
 Deno.test("read-only plans run without asking, and are audited", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const approver = new ApproveAll();
   const outcome = await f.service.propose(
     {
@@ -230,7 +230,7 @@ Deno.test("read-only plans run without asking, and are audited", async () => {
 });
 
 Deno.test("progress is reported per action and per scan point", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const h1 = (await valueOf(f.sim, H(1))) as number;
   const progress: string[] = [];
   await f.service.propose(

@@ -16,6 +16,7 @@ import type { ApprovalContext, Approver, Decision } from "../../src/safety/appro
 import { AuditLog } from "../../src/safety/audit.ts";
 import { loadLimits } from "../../src/safety/limits.ts";
 import { SpyControlSystem, type SpyFaults } from "../support/spy_cs.ts";
+import { tempDir } from "../support/temp.ts";
 
 export const LIMITS_FILE = new URL("../../configs/safety_limits.toml", import.meta.url).pathname;
 export const T0 = Date.parse("2026-11-20T12:00:00Z");
@@ -58,11 +59,13 @@ export async function fixture(
   const clock = new ManualClock(T0);
   const sim = createSimulator({ seed: 1, clock });
   const cs = new SpyControlSystem(sim, opts.faults);
-  const dir = await Deno.makeTempDir({ prefix: "accel-plan-" });
+  const limits = await loadLimits(LIMITS_FILE);
+  const tmp = await tempDir("accel-plan-");
+  const dir = tmp.path;
   const audit = new AuditLog(`${dir}/audit`, () => clock.now());
   const service = new PlanService({
     cs,
-    limits: await loadLimits(LIMITS_FILE),
+    limits,
     policy: {
       writesEnabled: true,
       maxScanPoints: 100,
@@ -79,7 +82,16 @@ export async function fixture(
     readbackTimeoutMs: 200,
     rollbackTimeoutMs: opts.rollbackTimeoutMs,
   });
-  return { clock, sim, cs, dir, audit, service };
+  return {
+    clock,
+    sim,
+    cs,
+    dir,
+    audit,
+    service,
+    /** Removes the temporary directory (audit, plans, work): `await using f = await fixture()`. */
+    [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose](),
+  };
 }
 
 /** Reads one device's current value. */

@@ -26,7 +26,7 @@ const INJECTED: LogEntry = {
 };
 
 Deno.test("an e-log entry instructing a write leads at most to a proposal that nothing executes", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   f.cs.logs = (q: LogQuery) => Promise.resolve(q.source === "elog" ? [INJECTED] : []);
   const plans = { service: f.service, approver: new DeferringApprover() };
   const tools = createRegistry({ cs: f.cs, now: () => f.clock.now(), plans }, {

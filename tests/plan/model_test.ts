@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parsePlan, planHash, scanPoints } from "../../src/plan/model.ts";
 import { readPlanFile, savePlan } from "../../src/plan/plan_file.ts";
+import { tempDir } from "../support/temp.ts";
 
 const FLAT = {
   description: "bump",
@@ -54,7 +55,8 @@ Deno.test("the hash covers content: key order does not matter, any change does",
 });
 
 Deno.test("a plan in TOML and the same plan saved as JSON hash the same", async () => {
-  const dir = await Deno.makeTempDir();
+  await using tmp = await tempDir();
+  const dir = tmp.path;
   await Deno.writeTextFile(
     `${dir}/p.toml`,
     `description = "bump"

@@ -12,7 +12,7 @@ const write = (device: string, value: number) => ({ type: "write", device, value
 
 Deno.test("after an abort, a rollback checked from the plan's end that does not fit the live values is not run", async () => {
   const controller = new AbortController();
-  const f = await fixture({
+  await using f = await fixture({
     faults: { afterWrite: (n) => n === 2 && controller.abort(new Error("stop")) },
   });
   const h1 = (await valueOf(f.sim, H(1))) as number;
@@ -44,7 +44,7 @@ Deno.test("after an abort, a rollback checked from the plan's end that does not 
 });
 
 Deno.test("after a failure, a rollback that fits runs, and devices it does not cover are restored", async () => {
-  const f = await fixture({ faults: { failOnWrite: 3 } });
+  await using f = await fixture({ faults: { failOnWrite: 3 } });
   const [h1, h2] = [(await valueOf(f.sim, H(1))) as number, (await valueOf(f.sim, H(2))) as number];
   const outcome = await f.service.propose(
     {
@@ -62,7 +62,7 @@ Deno.test("after a failure, a rollback that fits runs, and devices it does not c
 });
 
 Deno.test("a rollback that fails makes a completed plan failed, and the originals are restored", async () => {
-  const f = await fixture({ faults: { failOnWrite: 3 } });
+  await using f = await fixture({ faults: { failOnWrite: 3 } });
   const [h1, h2] = [(await valueOf(f.sim, H(1))) as number, (await valueOf(f.sim, H(2))) as number];
   const outcome = await f.service.propose(
     {
@@ -79,7 +79,7 @@ Deno.test("a rollback that fails makes a completed plan failed, and the original
 });
 
 Deno.test("a rollback that uses up its time does not starve the restores", async () => {
-  const f = await fixture({ faults: { failOnWrite: 2 }, rollbackTimeoutMs: 50 });
+  await using f = await fixture({ faults: { failOnWrite: 2 }, rollbackTimeoutMs: 50 });
   const h1 = (await valueOf(f.sim, H(1))) as number;
   const started = performance.now();
   const outcome = await f.service.propose(
@@ -107,7 +107,7 @@ Deno.test("a rollback that uses up its time does not starve the restores", async
 });
 
 Deno.test("a written device whose live value cannot be read fails preflight: its step cannot be checked", async () => {
-  const f = await fixture({ faults: { unreadable: H(1) } });
+  await using f = await fixture({ faults: { unreadable: H(1) } });
   const outcome = await f.service.propose(
     { description: "x", actions: [write(H(1), 1.9)] },
     new ApproveAll(),
@@ -123,7 +123,7 @@ Deno.test("a written device whose live value cannot be read fails preflight: its
 });
 
 Deno.test("a device moved by someone else during the plan is not stepped past max_step", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const h1 = (await valueOf(f.sim, H(1))) as number;
   // After our first write, another console moves the corrector 0.4 down.
   f.cs.faults.afterWrite = (n) => {
@@ -145,7 +145,7 @@ Deno.test("a device moved by someone else during the plan is not stepped past ma
 });
 
 Deno.test("a damaged last audit line stops every plan before anything is written", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const h1 = (await valueOf(f.sim, H(1))) as number;
   await f.audit.append({
     operator: "o",
@@ -172,7 +172,7 @@ Deno.test("a damaged last audit line stops every plan before anything is written
 });
 
 Deno.test("two audit logs on one directory appending at once keep one chain", async () => {
-  const f = await fixture();
+  await using f = await fixture();
   const other = new AuditLog(f.audit.dir, () => f.clock.now());
   const record = {
     operator: "o",

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { type ProfileName, profileRefusal, PROFILES } from "../../src/profiles/profile.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { runAgent, tempConfig } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("profile rules: automatic approval only for sim-eval on the simulator; sim-eval only on the simulator", () => {
   // [profile, adapter, auto_approve, refused because…]
@@ -38,21 +39,21 @@ const MODEL = `[agent]\nagent_md = ""\n[llm.models]\nmain = "scripted"\n`;
 
 Deno.test("a profile allowing automatic approval on a real machine adapter is refused at start-up with exit 2", async () => {
   for (const adapter of ["epics", "tango"]) {
-    const config = await tempConfig(
+    await using config = await tempConfig(
       `${MODEL}[facility]\nadapter = "${adapter}"\n[profile]\nname = "sim-eval"\nauto_approve = true\n`,
     );
-    const r = await runAgent(["--config", config, "search", "RING:BPM:*"]);
+    const r = await runAgent(["--config", config.path, "search", "RING:BPM:*"]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(
       r.stderr,
       new RegExp(`automatic approval on a real machine \\(adapter "${adapter}"\\) is refused`),
     );
   }
-  const config = await tempConfig(`${MODEL}[facility]\nadapter = "epics"\n`);
-  const r = await runAgent(["--config", config, "--profile", "sim-eval", "search", "X"]);
+  await using config = await tempConfig(`${MODEL}[facility]\nadapter = "epics"\n`);
+  const r = await runAgent(["--config", config.path, "--profile", "sim-eval", "search", "X"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /sim-eval profile runs on the simulator only/);
-  const unknown = await runAgent(["--config", config, "--profile", "admin", "search", "X"]);
+  const unknown = await runAgent(["--config", config.path, "--profile", "admin", "search", "X"]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown profile "admin"; profiles: observer, operator, sim-eval/);
 });
@@ -66,13 +67,13 @@ Deno.test("the observer is never offered propose_plan and cannot run a plan file
       }],
     },
   });
-  const config = await tempConfig(`${MODEL}[profile]\nname = "observer"\n`);
-  const r = await runAgent(["--config", config, "ask", "hello"], {
+  await using config = await tempConfig(`${MODEL}[profile]\nname = "observer"\n`);
+  const r = await runAgent(["--config", config.path, "ask", "hello"], {
     env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
   });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(llm.failures, []);
-  const plan = await runAgent(["--config", config, "plan", "run", "whatever.toml"]);
+  const plan = await runAgent(["--config", config.path, "plan", "run", "whatever.toml"]);
   assert.equal(plan.code, 2);
   assert.match(plan.stderr, /observer profile runs no plans/);
 });
@@ -101,11 +102,11 @@ Deno.test("sim-eval with auto_approve runs a plan that passes preflight on the s
       ],
     },
   });
-  const state = await Deno.makeTempDir();
-  const config = await tempConfig(
-    `${MODEL}[state]\ndir = "${state}"\n[safety]\nlimits_file = "${LIMITS}"\n[profile]\nname = "sim-eval"\nauto_approve = true\n`,
+  await using state = await tempDir();
+  await using config = await tempConfig(
+    `${MODEL}[state]\ndir = "${state.path}"\n[safety]\nlimits_file = "${LIMITS}"\n[profile]\nname = "sim-eval"\nauto_approve = true\n`,
   );
-  const r = await runAgent(["--config", config, "ask", "--json", "nudge H02"], {
+  const r = await runAgent(["--config", config.path, "ask", "--json", "nudge H02"], {
     env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
   });
   assert.equal(r.code, 0, r.stderr);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { AuditLog, GENESIS, verifyAudit } from "../../src/safety/audit.ts";
+import { tempDir } from "../support/temp.ts";
 
 const RECORD = {
   operator: "op",
@@ -12,16 +13,17 @@ const RECORD = {
   status: "completed",
 };
 
-async function logWithDays(days: string[]) {
-  const dir = await Deno.makeTempDir();
+/** A log in a temporary directory with one entry per day given; disposing it removes the directory. */
+async function logWithDays(days: string[]): Promise<AuditLog & AsyncDisposable> {
+  const dir = await tempDir();
   let t = 0;
-  const log = new AuditLog(dir, () => Date.parse(days[t] as string));
+  const log = new AuditLog(dir.path, () => Date.parse(days[t] as string));
   for (t = 0; t < days.length; t++) await log.append({ ...RECORD, status: `entry ${t + 1}` });
-  return log;
+  return Object.assign(log, { [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() });
 }
 
 Deno.test("entries chain across day files and verify intact", async () => {
-  const log = await logWithDays([
+  await using log = await logWithDays([
     "2026-11-20T23:59:00Z",
     "2026-11-20T23:59:30Z",
     "2026-11-21T00:00:10Z",
@@ -36,7 +38,7 @@ Deno.test("entries chain across day files and verify intact", async () => {
 });
 
 Deno.test("editing one byte of an entry fails verification at that line", async () => {
-  const log = await logWithDays([
+  await using log = await logWithDays([
     "2026-11-20T10:00:00Z",
     "2026-11-20T10:01:00Z",
     "2026-11-20T10:02:00Z",
@@ -54,7 +56,7 @@ Deno.test("editing one byte of an entry fails verification at that line", async 
 });
 
 Deno.test("removing a line breaks the chain at the line after it", async () => {
-  const log = await logWithDays([
+  await using log = await logWithDays([
     "2026-11-20T10:00:00Z",
     "2026-11-20T10:01:00Z",
     "2026-11-20T10:02:00Z",
@@ -68,7 +70,7 @@ Deno.test("removing a line breaks the chain at the line after it", async () => {
 });
 
 Deno.test("removing the oldest day file is caught when the whole directory is verified", async () => {
-  const log = await logWithDays(["2026-11-19T10:00:00Z", "2026-11-20T10:00:00Z"]);
+  await using log = await logWithDays(["2026-11-19T10:00:00Z", "2026-11-20T10:00:00Z"]);
   const files = await log.files();
   await Deno.remove(files[0] as string);
   const result = await verifyAudit(await log.files(), true);
@@ -78,7 +80,7 @@ Deno.test("removing the oldest day file is caught when the whole directory is ve
 });
 
 Deno.test("a line that is not JSON is named", async () => {
-  const log = await logWithDays(["2026-11-20T10:00:00Z"]);
+  await using log = await logWithDays(["2026-11-20T10:00:00Z"]);
   const [file] = await log.files();
   await Deno.writeTextFile(file as string, "garbage\n", { append: true });
   const result = await verifyAudit([file as string]);
@@ -86,7 +88,7 @@ Deno.test("a line that is not JSON is named", async () => {
 });
 
 Deno.test("a line re-serialised with the same content (whitespace, number form) fails verification", async () => {
-  const log = await logWithDays(["2026-11-20T10:00:00Z", "2026-11-20T10:01:00Z"]);
+  await using log = await logWithDays(["2026-11-20T10:00:00Z", "2026-11-20T10:01:00Z"]);
   const [file] = await log.files();
   const text = await Deno.readTextFile(file as string);
   await Deno.writeTextFile(
@@ -100,9 +102,9 @@ Deno.test("a line re-serialised with the same content (whitespace, number form) 
 });
 
 Deno.test("a clock set back does not write into an older day file", async () => {
-  const dir = await Deno.makeTempDir();
+  await using dir = await tempDir();
   let now = Date.parse("2026-11-21T00:00:05Z");
-  const log = new AuditLog(dir, () => now);
+  const log = new AuditLog(dir.path, () => now);
   await log.append(RECORD);
   now = Date.parse("2026-11-20T23:59:58Z");
   await log.append(RECORD);
@@ -111,7 +113,8 @@ Deno.test("a clock set back does not write into an older day file", async () => 
 });
 
 Deno.test("separate processes appending at once keep one chain", async () => {
-  const dir = await Deno.makeTempDir();
+  await using tmp = await tempDir();
+  const dir = tmp.path;
   const script = new URL("../support/audit_append.ts", import.meta.url).pathname;
   const children = [0, 1, 2].map(() =>
     new Deno.Command(Deno.execPath(), {

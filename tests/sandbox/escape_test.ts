@@ -5,7 +5,7 @@
  * environment, and its worker's narrower permissions.
  */
 import assert from "node:assert/strict";
-import { startTestSandbox } from "../support/sandbox.ts";
+import { startFileSandbox } from "../support/sandbox.ts";
 import { ROOT } from "../support/run_agent.ts";
 
 /** Runs fetch and Deno.connect in a worker holding the interpreter's grant. */
@@ -14,9 +14,8 @@ const GRANT_PROBE = new URL("./fixtures/grant_probe.ts", import.meta.url).pathna
 const FAKE_KEY = "sk-test-FAKE-KEY-must-not-leak-4242";
 Deno.env.set("OPENAI_API_KEY", FAKE_KEY);
 
-const env = await startTestSandbox();
+const env = await startFileSandbox();
 const { sandbox } = env;
-globalThis.addEventListener("unload", () => void env[Symbol.asyncDispose]());
 
 /** Counts connections to a loopback port, to prove none arrives. */
 const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -5,11 +5,10 @@
  * fill the disk.
  */
 import assert from "node:assert/strict";
-import { cpuTicks, startTestSandbox } from "../support/sandbox.ts";
+import { cpuTicks, startFileSandbox } from "../support/sandbox.ts";
 
-const env = await startTestSandbox({ maxWorkMb: 5, keepRuns: 3 });
+const env = await startFileSandbox({ maxWorkMb: 5, keepRuns: 3 });
 const { sandbox } = env;
-globalThis.addEventListener("unload", () => void env[Symbol.asyncDispose]());
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,12 +5,11 @@
  * killed after its result.
  */
 import assert from "node:assert/strict";
-import { cpuTicks, SNAPSHOT_PATH, startTestSandbox } from "../support/sandbox.ts";
+import { cpuTicks, SNAPSHOT_PATH, startFileSandbox, startTestSandbox } from "../support/sandbox.ts";
 import { shapeRun } from "../../src/tools/sandbox_result.ts";
 
-const env = await startTestSandbox();
+const env = await startFileSandbox();
 const { sandbox } = env;
-globalThis.addEventListener("unload", () => void env[Symbol.asyncDispose]());
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 

@@ -8,9 +8,11 @@
 import assert from "node:assert/strict";
 import { defaultPyodideDir, SANDBOX_ROLE_ARG } from "../../src/sandbox/mod.ts";
 import { MAIN } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
 
 Deno.test("main.ts in the sandbox role drops broad grants before running Python", async () => {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "accel-agent-role-" }));
+  await using tmp = await tempDir("accel-agent-role-");
+  const root = await Deno.realPath(tmp.path);
   for (const d of ["data", "work", "outside"]) await Deno.mkdir(`${root}/${d}`);
   await Deno.writeTextFile(`${root}/outside/secret.txt`, "SECRET");
   await Deno.mkdir(`${root}/work/run`);
@@ -72,5 +74,4 @@ Deno.test("main.ts in the sandbox role drops broad grants before running Python"
   assert.equal(result.stdout, "refused\nrefused\nrefused\nrefused\nrefused\ngot denied\n");
   assert.equal(await Deno.readTextFile(`${root}/work/run/ok.txt`), "fine");
   await assert.rejects(Deno.stat(`${root}/outside/new.txt`));
-  await Deno.remove(root, { recursive: true });
 });

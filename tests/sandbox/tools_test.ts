@@ -7,6 +7,7 @@ import { createSimulator } from "../../src/adapters/simulator/mod.ts";
 import { LocalPackages } from "../../src/sandbox/packages.ts";
 import { createRegistry } from "../../src/tools/mod.ts";
 import { startTestSandbox, type TestSandbox } from "../support/sandbox.ts";
+import { fileTempDir, tempDir } from "../support/temp.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
@@ -185,11 +186,11 @@ with zipfile.ZipFile(WORK_DIR + "/tinystats-0.1-py3-none-any.whl", "w") as z:
     z.writestr("tinystats-0.1.dist-info/RECORD", "")
 `;
 
-/** A packages directory holding the test's wheel, built once. */
+/** A packages directory holding the test's wheel, built once for the file (and removed after it). */
 let wheelDir: Promise<string> | undefined;
 function buildWheelDir(): Promise<string> {
   return wheelDir ??= (async () => {
-    const packagesDir = await Deno.makeTempDir({ prefix: "accel-agent-packages-" });
+    const packagesDir = fileTempDir("accel-agent-packages-");
     await using builder = await startTestSandbox();
     const built = await builder.sandbox.run({ code: BUILD_WHEEL });
     assert.equal(built.ok, true, built.stderr);
@@ -225,7 +226,8 @@ Deno.test({
   ...opts,
   async fn() {
     const built = await buildWheelDir();
-    const packagesDir = await Deno.makeTempDir({ prefix: "accel-agent-lock-" });
+    await using lockDir = await tempDir("accel-agent-lock-");
+    const packagesDir = lockDir.path;
     // A file name that does not give the import name: only the lock file can.
     const fileName = "TinyStats_Dist-0.1-py3-none-any.whl";
     await Deno.copyFile(`${built}/tinystats-0.1-py3-none-any.whl`, `${packagesDir}/${fileName}`);
@@ -263,7 +265,8 @@ Deno.test({
   async fn() {
     const { PyodideSandbox, defaultPyodideDir } = await import("../../src/sandbox/mod.ts");
     const { TEST_LIMITS } = await import("../support/sandbox.ts");
-    const dir = await Deno.makeTempDir({ prefix: "accel-agent-badsnap-" });
+    await using tmp = await tempDir("accel-agent-badsnap-");
+    const dir = tmp.path;
     const snapshotPath = `${dir}/cache/pyodide.snapshot`;
     await Deno.mkdir(`${dir}/cache`);
     await Deno.writeFile(snapshotPath, new Uint8Array(4096).fill(7));
@@ -281,6 +284,5 @@ Deno.test({
       await sandbox.close();
     }
     assert.ok((await Deno.stat(snapshotPath)).size > 1_000_000, "a new snapshot was written");
-    await Deno.remove(dir, { recursive: true });
   },
 });

@@ -7,11 +7,10 @@ import { createSimulator } from "../../src/adapters/simulator/mod.ts";
 import { listScripts } from "../../src/sandbox/scripts.ts";
 import { createRegistry } from "../../src/tools/mod.ts";
 import { ROOT } from "../support/run_agent.ts";
-import { startTestSandbox } from "../support/sandbox.ts";
+import { startFileSandbox } from "../support/sandbox.ts";
 
 const SCRIPTS = `${ROOT}/scripts`;
-const env = await startTestSandbox({ timeoutMs: 10_000 }, { scriptsDir: SCRIPTS });
-globalThis.addEventListener("unload", () => void env.sandbox.close());
+const env = await startFileSandbox({ timeoutMs: 10_000 }, { scriptsDir: SCRIPTS });
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 async function runScript(name: string, args: string[]) {

@@ -6,6 +6,7 @@ import { matchSkills, parseSkill } from "../../src/skills/skill.ts";
 import { fixture } from "../plan/fixture.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { runAgent, tempConfig } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
 
 const SKILLS_DIR = new URL("../../configs/skills/", import.meta.url).pathname;
 
@@ -41,10 +42,10 @@ Deno.test("a skill file without triggers, with a bad regex or no workflow is ref
     ["---\nname: X Y\ndescription: d\ntriggers: [a]\n---\nb", /"name" must be/],
   ];
   for (const [text, error] of table) assert.throws(() => parseSkill(text, "S.md"), error);
-  const dir = await Deno.makeTempDir();
-  await Deno.mkdir(`${dir}/bad`);
-  await Deno.writeTextFile(`${dir}/bad/SKILL.md`, "---\nname: bad\n---\nx");
-  await assert.rejects(loadSkills([dir]), (e) => e instanceof CliError && e.code === 2);
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/bad`);
+  await Deno.writeTextFile(`${dir.path}/bad/SKILL.md`, "---\nname: bad\n---\nx");
+  await assert.rejects(loadSkills([dir.path]), (e) => e instanceof CliError && e.code === 2);
 });
 
 Deno.test("the orbit response skill's plan template passes preflight on the simulator with the shipped limits", async () => {
@@ -53,7 +54,8 @@ Deno.test("the orbit response skill's plan template passes preflight on the simu
   assert.ok(json, "the skill has a JSON plan template");
   const parsed = parsePlan(JSON.parse(json));
   assert.ok(parsed.ok, JSON.stringify(parsed));
-  const { service } = await fixture();
+  await using f = await fixture();
+  const { service } = f;
   const checked = await service.check(parsed.plan);
   assert.deepEqual(checked.violations, []);
   assert.equal(checked.ok, true);
@@ -69,11 +71,13 @@ Deno.test("a matching question puts the skill's workflow into the system prompt;
       ],
     },
   });
-  const config = await tempConfig(`[agent]\nagent_md = ""\n[llm.models]\nmain = "scripted"\n`);
+  await using config = await tempConfig(
+    `[agent]\nagent_md = ""\n[llm.models]\nmain = "scripted"\n`,
+  );
   const env = { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" };
-  const a = await runAgent(["--config", config, "ask", "RF station 3 tripped, why?"], { env });
+  const a = await runAgent(["--config", config.path, "ask", "RF station 3 tripped, why?"], { env });
   assert.equal(a.code, 0, a.stderr);
-  const b = await runAgent(["--config", config, "ask", "What is the beam current?"], { env });
+  const b = await runAgent(["--config", config.path, "ask", "What is the beam current?"], { env });
   assert.equal(b.code, 0, b.stderr);
   assert.deepEqual(llm.failures, []);
   const system = String(llm.requests[1]?.body.messages[0]?.content);

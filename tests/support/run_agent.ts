@@ -4,6 +4,8 @@
  * @module
  */
 
+import { fileTempDir, removeTree } from "./temp.ts";
+
 export const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 export const MAIN = `${ROOT}/main.ts`;
 
@@ -33,8 +35,11 @@ export interface RunResult {
   ms: number;
 }
 
-/** A temporary HOME so history and state never touch the developer's. */
-export const TEST_HOME = Deno.makeTempDirSync({ prefix: "accel-agent-home-" });
+/**
+ * A temporary HOME so history and state never touch the developer's; one per
+ * test file, removed (with what the agents wrote there) when its tests have run.
+ */
+export const TEST_HOME = fileTempDir("accel-agent-home-");
 
 /** Variables of ours that must not leak from the developer's shell into a test. */
 const OURS = [
@@ -86,12 +91,23 @@ export async function runAgent(args: string[], opts: RunOptions = {}): Promise<R
   };
 }
 
-/** Writes a config file into a temporary directory and returns its path. */
-export async function tempConfig(toml: string): Promise<string> {
+/** A config file in a temporary directory of its own, removed when disposed. */
+export interface TempConfig extends AsyncDisposable {
+  /** The config file. */
+  readonly path: string;
+}
+
+/** Writes a config file into a temporary directory: `await using config = await tempConfig(toml)`. */
+export async function tempConfig(toml: string): Promise<TempConfig> {
   const dir = await Deno.makeTempDir({ prefix: "accel-agent-config-" });
-  const path = `${dir}/config.toml`;
-  await Deno.writeTextFile(path, toml);
-  return path;
+  const config = { path: `${dir}/config.toml`, [Symbol.asyncDispose]: () => removeTree(dir) };
+  try {
+    await Deno.writeTextFile(config.path, toml);
+  } catch (e) {
+    await removeTree(dir);
+    throw e;
+  }
+  return config;
 }
 
 /** Resolves when `cond` holds, polling; rejects after `ms`. */

@@ -5,6 +5,7 @@
  * @module
  */
 import { defaultPyodideDir, PyodideSandbox, type SandboxLimits } from "../../src/sandbox/mod.ts";
+import { removeAtUnload, removeTree } from "./temp.ts";
 
 /**
  * One snapshot for every test run on the machine (not a new 31 MB file per
@@ -27,6 +28,8 @@ export const TEST_LIMITS: SandboxLimits = {
 
 export interface TestSandbox {
   sandbox: PyodideSandbox;
+  /** The temporary directory holding the others (but a `scriptsDir` given from outside). */
+  root: string;
   /** Host directories behind /data, /scripts and the work root. */
   dataDir: string;
   scriptsDir: string;
@@ -46,13 +49,18 @@ export async function startTestSandbox(
   const scriptsDir = extra.scriptsDir ?? `${root}/scripts`;
   const workRoot = `${root}/work`;
   const outsideDir = `${root}/outside`;
-  for (const d of [dataDir, workRoot, outsideDir]) await Deno.mkdir(d);
-  await Deno.mkdir(scriptsDir, { recursive: true });
-  await Deno.writeTextFile(
-    `${dataDir}/orbit.csv`,
-    "bpm,x_mm,y_mm\nBPM01,0.10,-0.05\nBPM02,-0.20,0.02\nBPM03,0.30,0.01\nBPM04,-0.10,-0.03\n",
-  );
-  await Deno.writeTextFile(`${outsideDir}/audit.log`, "SECRET-AUDIT-LINE\n");
+  try {
+    for (const d of [dataDir, workRoot, outsideDir]) await Deno.mkdir(d);
+    await Deno.mkdir(scriptsDir, { recursive: true });
+    await Deno.writeTextFile(
+      `${dataDir}/orbit.csv`,
+      "bpm,x_mm,y_mm\nBPM01,0.10,-0.05\nBPM02,-0.20,0.02\nBPM03,0.30,0.01\nBPM04,-0.10,-0.03\n",
+    );
+    await Deno.writeTextFile(`${outsideDir}/audit.log`, "SECRET-AUDIT-LINE\n");
+  } catch (e) {
+    await removeTree(root);
+    throw e;
+  }
   const sandbox = new PyodideSandbox({
     pyodideDir: defaultPyodideDir(),
     dataDirs: [dataDir],
@@ -65,15 +73,29 @@ export async function startTestSandbox(
   });
   return {
     sandbox,
+    root,
     dataDir,
     scriptsDir,
     workRoot,
     outsideDir,
     async [Symbol.asyncDispose]() {
       await sandbox.close();
-      await Deno.remove(root, { recursive: true }).catch(() => {});
+      await removeTree(root);
     },
   };
+}
+
+/**
+ * A sandbox shared by every test of the file that starts it (at module
+ * level): closed, and its directories removed, when the file's tests have run.
+ */
+export async function startFileSandbox(
+  ...args: Parameters<typeof startTestSandbox>
+): Promise<TestSandbox> {
+  const env = await startTestSandbox(...args);
+  // close() kills the waiting process at once; only waiting for its exit is asynchronous.
+  removeAtUnload(env.root, () => void env.sandbox.close());
+  return env;
 }
 
 /** CPU time (user + system, in clock ticks) a process has used; undefined once it is gone. */

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { removeTree } from "./temp.ts";
 
 export const HAS_TMUX = (() => {
   try {
@@ -35,11 +36,14 @@ async function tmuxWithEnv(
 
 export class TmuxSession implements AsyncDisposable {
   readonly name: string;
+  /** The temporary directory holding the server's socket. */
+  readonly #dir: string;
   readonly #socket: string;
 
-  private constructor(name: string, socket: string) {
+  private constructor(name: string, dir: string) {
     this.name = name;
-    this.#socket = socket;
+    this.#dir = dir;
+    this.#socket = `${dir}/tmux.sock`;
   }
 
   /** Starts `argv` in a new detached session of a tmux server of its own. */
@@ -49,7 +53,8 @@ export class TmuxSession implements AsyncDisposable {
     cwd: string,
   ): Promise<TmuxSession> {
     const name = `aa${crypto.randomUUID().slice(0, 8)}`;
-    const socket = `${await Deno.makeTempDir()}/tmux.sock`;
+    const dir = await Deno.makeTempDir({ prefix: "accel-agent-tmux-" });
+    const socket = `${dir}/tmux.sock`;
     const shellLine = `${argv.map(quote).join(" ")}; echo "[exit $?]"; sleep 30`;
     // The server starts with exactly this environment, so nothing of ours leaks in.
     const args = [
@@ -66,8 +71,14 @@ export class TmuxSession implements AsyncDisposable {
       "-c",
       cwd,
     ];
-    await tmuxWithEnv({ TERM: "xterm-256color", ...env }, ...args, shellLine);
-    return new TmuxSession(name, socket);
+    try {
+      await tmuxWithEnv({ TERM: "xterm-256color", ...env }, ...args, shellLine);
+    } catch (e) {
+      await tmux("-S", socket, "kill-server").catch(() => "");
+      await removeTree(dir);
+      throw e;
+    }
+    return new TmuxSession(name, dir);
   }
 
   async send(...keys: string[]): Promise<void> {
@@ -95,8 +106,48 @@ export class TmuxSession implements AsyncDisposable {
     throw new Error(`screen never matched ${re}:\n${screen}`);
   }
 
+  /**
+   * Ends the server and waits (up to 5 s) until the programs in the pane have
+   * exited, so nothing writes into a temporary HOME after the test removes it;
+   * then removes the socket's directory.
+   */
   async [Symbol.asyncDispose](): Promise<void> {
+    const panes = await tmux("-S", this.#socket, "list-panes", "-a", "-F", "#{pane_pid}")
+      .catch(() => "");
+    const pids = panes.split("\n").filter(Boolean).map(Number).flatMap(sessionMembers);
     await tmux("-S", this.#socket, "kill-server").catch(() => "");
+    const deadline = performance.now() + 5_000;
+    while (pids.some(alive) && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await removeTree(this.#dir);
+  }
+}
+
+/** The processes of the session `sid` leads (a pane's shell and what it started). */
+function sessionMembers(sid: number): number[] {
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      // Fields after the command's closing parenthesis: state, ppid, pgrp, session, …
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[3]) === sid) pids.push(Number(e.name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** True while the process exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
   }
 }
 

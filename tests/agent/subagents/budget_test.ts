@@ -25,7 +25,7 @@ Deno.test("a model call retried after a server error costs the sub-agent no turn
       return call("return", RESULT);
     }),
   });
-  const t = await setup(llm.url, { retries: 2 });
+  await using t = await setup(llm.url, { retries: 2 });
   const events = await t.ask("find it");
   assert.deepEqual(llm.failures, []);
   assert.equal(llm.remaining(), 0);
@@ -56,7 +56,7 @@ Deno.test("the turn budget is shared by the whole tree: the second sub-agent sto
     }),
   });
   // Three model calls for all sub-agents together: the first run takes two, the second gets one.
-  const t = await setup(llm.url, { maxTreeTurns: 3 });
+  await using t = await setup(llm.url, { maxTreeTurns: 3 });
   await t.ask("search twice");
   assert.deepEqual(llm.failures, []);
   const [first, second] = t.manager.list();

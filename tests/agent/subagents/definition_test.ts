@@ -7,6 +7,7 @@ import { loadAgentDefinitions } from "../../../src/cli/subagent_wiring.ts";
 import { CliError } from "../../../src/cli/exit.ts";
 import { ALL_TOOLS } from "../../../src/tools/mod.ts";
 import { AGENTS_DIR } from "./harness.ts";
+import { tempDir } from "../../support/temp.ts";
 
 const DEF = (fields: string) =>
   `---\nname: t\ndescription: a test\ntools: [search_device]\noutput: "{n: integer}"\n${fields}---\nPrompt.\n`;
@@ -106,10 +107,13 @@ Deno.test("the built-in agents load, and a definition naming a write tool is ref
     "diagnostics",
     "log_analysis",
   ]);
-  const dir = await Deno.makeTempDir();
-  await Deno.writeTextFile(`${dir}/bad.md`, DEF("").replace("[search_device]", "[nonexistent]"));
+  await using dir = await tempDir();
+  await Deno.writeTextFile(
+    `${dir.path}/bad.md`,
+    DEF("").replace("[search_device]", "[nonexistent]"),
+  );
   await assert.rejects(
-    loadAgentDefinitions([dir], ALL_TOOLS),
+    loadAgentDefinitions([dir.path], ALL_TOOLS),
     (e) => e instanceof CliError && /unknown tool nonexistent/.test(e.message),
   );
 });

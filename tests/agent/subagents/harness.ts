@@ -35,10 +35,12 @@ export function client(url: string, name = "main", retries = 0): ModelClient {
 }
 
 export async function setup(url: string, opts: { maxTreeTurns?: number; retries?: number } = {}) {
+  const definitions = await loadAgentDefinitions([AGENTS_DIR], ALL_TOOLS);
+  // Disposing the result (`await using t = await setup(…)`) removes the fixture's directory.
   const f = await fixture();
   const model = client(url, "main", opts.retries);
   const manager: SubagentManager = createSubagentManager({
-    definitions: await loadAgentDefinitions([AGENTS_DIR], ALL_TOOLS),
+    definitions,
     catalogue: ALL_TOOLS,
     deps: { cs: f.cs, now: () => f.clock.now() },
     registry: REGISTRY,

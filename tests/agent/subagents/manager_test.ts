@@ -19,7 +19,8 @@ const def = (extra: string) =>
   );
 
 async function managerWith(extra: string, models: Record<string, ModelClient> = {}) {
-  const f = await fixture();
+  // Only the fixture's control system is used: its directory goes when this returns.
+  await using f = await fixture();
   const manager: SubagentManager = new SubagentManager({
     definitions: [def(extra)],
     buildTools: (ctx) =>

@@ -80,7 +80,7 @@ Deno.test("a parent spawns two background device searches in parallel, polls the
       }
     }),
   });
-  const t = await setup(llm.url);
+  await using t = await setup(llm.url);
   const events = await t.ask("Which ring BPMs and horizontal correctors are there?");
   assert.deepEqual(llm.failures, []);
   const ends = events.filter((e) => e.type === "tool_end");
@@ -137,7 +137,7 @@ Deno.test("a sub-agent whose result breaks its signature is told why and correct
       return call("return", { devices: ["LINAC:GUN:CHARGE"], total: 1, writable: [] });
     }),
   });
-  const t = await setup(llm.url);
+  await using t = await setup(llm.url);
   const events = await t.ask("Find the gun charge monitor");
   assert.deepEqual(llm.failures, []);
   assert.equal(llm.remaining(), 0);
@@ -175,7 +175,7 @@ Deno.test("a level-2 agent may spawn, but its level-3 child is never offered spa
       return call("fail", { reason: JSON.parse(w.lastTool).error });
     }),
   });
-  const t = await setup(llm.url);
+  await using t = await setup(llm.url);
   await t.ask("Diagnose RF station 3");
   assert.deepEqual(llm.failures, []);
   assert.ok(offered["diagnostics:0"]?.includes("spawn_subagent"));
@@ -218,7 +218,7 @@ Deno.test("a background sub-agent can be cancelled while its model call hangs", 
       }
     }),
   });
-  const t = await setup(llm.url);
+  await using t = await setup(llm.url);
   const done = new Promise((resolve) =>
     t.manager.subscribe((ev) => ev.status === "cancelled" && resolve(ev))
   );
@@ -269,7 +269,7 @@ Deno.test("a sub-agent asked to propose a plan cannot: it has no propose_plan an
       return call("fail", { reason: JSON.parse(w.lastTool).error });
     }),
   });
-  const t = await setup(llm.url);
+  await using t = await setup(llm.url);
   await t.ask("Have a sub-agent bump the corrector");
   assert.deepEqual(llm.failures, []);
   assert.equal(llm.remaining(), 0);
