@@ -252,7 +252,8 @@ async function timeProcess(args: string[], until?: RegExp, pty = false): Promise
   return until ? ms : performance.now() - t;
 }
 
-const tempHome = await Deno.makeTempDir();
+const tempHome = await Deno.makeTempDir({ prefix: "accel-agent-bench-home-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(tempHome, { recursive: true }));
 
 async function startup(): Promise<void> {
   const empty = `${tempHome}/empty.ts`;

@@ -127,6 +127,14 @@ async function realPython(name: string): Promise<string> {
 export async function sandboxBench(pythonName = "python3"): Promise<Figure[]> {
   const python = await realPython(pythonName);
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "accel-agent-bench-" }));
+  try {
+    return await measure(python, dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function measure(python: string, dir: string): Promise<Figure[]> {
   for (const d of ["data", "work", "seedwork", "cache"]) await Deno.mkdir(`${dir}/${d}`);
   const rows = ["bpm,x_mm,y_mm"];
   for (let i = 0; i < 200; i++) {
@@ -226,7 +234,6 @@ export async function sandboxBench(pythonName = "python3"): Promise<Figure[]> {
   const denoIdle = rssMb(empty.pid);
   empty.kill("SIGKILL");
   await empty.status;
-  await Deno.remove(dir, { recursive: true });
 
   const ratio = median(warm) / median(seed);
   const eagerCpu = median(settled.eager.map((s) => s.cpuMs));
