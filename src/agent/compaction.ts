@@ -10,13 +10,7 @@
  */
 import type { AgentEvent } from "./events.ts";
 import type { Session } from "./session.ts";
-import {
-  addUsage,
-  type ChatMessage,
-  type ModelClient,
-  type ToolCall,
-  ZERO_USAGE,
-} from "../llm/types.ts";
+import { type ChatMessage, type ModelClient, type ToolCall, ZERO_USAGE } from "../llm/types.ts";
 
 export interface CompactionOptions {
   /** The model's context window in tokens. */
@@ -202,7 +196,7 @@ async function summarise(
   ) {
     if (ev.type === "done") {
       // Counted in the session's cost, but it is not the conversation's prompt size.
-      session.usage = addUsage(session.usage, ev.response.usage);
+      session.charge(ev.response.usage, model.name);
       text = ev.response.text;
     }
   }

@@ -83,7 +83,8 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
     }
     if (!response) throw new Error("model client ended without a response");
     usage = addUsage(usage, response.usage);
-    session.addUsage(response.usage);
+    // Priced by the configured name: `response.model` is the endpoint's id.
+    session.addUsage(response.usage, model.name);
     answeredBy = response.model;
 
     if (response.toolCalls.length === 0) {

@@ -9,7 +9,14 @@ export class Session {
   readonly id: string;
   readonly startedAt: number;
   messages: ChatMessage[] = [];
-  usage: Usage = { ...ZERO_USAGE };
+  /**
+   * Tokens of the conversation's model calls and its summaries, by the
+   * configured name of the model that made them (the operator may switch
+   * models mid-session, and each has its own prices).
+   */
+  usageByModel: Map<string, Usage> = new Map();
+  /** Tokens whose model was not recorded (sessions saved before it was). */
+  unattributedUsage: Usage = { ...ZERO_USAGE };
   /** Usage of the latest model call: its prompt size is the context in use. */
   lastCallUsage: Usage = { ...ZERO_USAGE };
   turns = 0;
@@ -23,9 +30,35 @@ export class Session {
     this.startedAt = startedAt;
   }
 
-  addUsage(u: Usage): void {
-    this.usage = addUsage(this.usage, u);
+  /** The session's tokens over every model. */
+  get usage(): Usage {
+    return [...this.usageByModel.values()].reduce(addUsage, this.unattributedUsage);
+  }
+
+  /** Counts a call of the conversation by `model` (configured name); its prompt is the context in use. */
+  addUsage(u: Usage, model: string): void {
+    this.charge(u, model);
     this.lastCallUsage = u;
+  }
+
+  /** Counts a call outside the conversation (a summary) in the cost only. */
+  charge(u: Usage, model: string): void {
+    this.usageByModel.set(model, addUsage(this.usageByModel.get(model) ?? ZERO_USAGE, u));
+  }
+
+  /**
+   * Sets the usage read back from a saved session: the total, and the part
+   * of it by model (absent in files saved before it was recorded; what the
+   * models do not account for stays unattributed).
+   */
+  restoreUsage(total: Usage, byModel: Record<string, Usage> = {}): void {
+    this.usageByModel = new Map(Object.entries(byModel));
+    const attributed = [...this.usageByModel.values()].reduce(addUsage, ZERO_USAGE);
+    this.unattributedUsage = {
+      promptTokens: total.promptTokens - attributed.promptTokens,
+      completionTokens: total.completionTokens - attributed.completionTokens,
+      totalTokens: total.totalTokens - attributed.totalTokens,
+    };
   }
 
   /** Forgets the conversation but keeps the cost so far. */

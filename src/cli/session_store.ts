@@ -8,7 +8,9 @@
  * - `{"t":"meta","id","started_at","version":1}` first;
  * - `{"t":"message","m":ChatMessage}` appended as the conversation grows;
  * - `{"t":"reset","messages":[…]}` when compaction or /clear rewrote it;
- * - `{"t":"usage","usage":Usage}` the session's running total;
+ * - `{"t":"usage","usage":Usage,"by_model":{NAME:Usage}}` the session's running
+ *   total and its part by configured model name (files saved before `by_model`
+ *   was kept still load: their total stays unattributed);
  * - `{"t":"agent","run":RunInfo}` a sub-agent that ended.
  *
  * @module
@@ -22,7 +24,7 @@ type SessionRecord =
   | { t: "meta"; id: string; started_at: number; version: 1 }
   | { t: "message"; m: ChatMessage }
   | { t: "reset"; messages: ChatMessage[] }
-  | { t: "usage"; usage: Usage }
+  | { t: "usage"; usage: Usage; by_model?: Record<string, Usage> }
   | { t: "agent"; run: RunInfo };
 
 /** A saved session, read back. */
@@ -65,7 +67,11 @@ export class SessionStore {
       for (const m of session.messages.slice(saved.count)) records.push({ t: "message", m });
     }
     if (session.usage.totalTokens !== saved.tokens) {
-      records.push({ t: "usage", usage: session.usage });
+      records.push({
+        t: "usage",
+        usage: session.usage,
+        by_model: Object.fromEntries(session.usageByModel),
+      });
     }
     this.#saved = {
       id: session.id,
@@ -132,7 +138,7 @@ export class SessionStore {
         throw new CliError(`${this.path(chosen)}: no meta record first`, Exit.USAGE);
       } else if (r.t === "message") session.messages.push(r.m);
       else if (r.t === "reset") session.messages = r.messages;
-      else if (r.t === "usage") session.usage = r.usage;
+      else if (r.t === "usage") session.restoreUsage(r.usage, r.by_model);
       else if (r.t === "agent") runs.set(r.run.id, r.run);
     }
     if (!session) throw new CliError(`${this.path(chosen)}: empty session file`, Exit.USAGE);

@@ -8,12 +8,8 @@ import { ConfigError } from "../config/mod.ts";
 import { savePlan } from "../plan/plan_file.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
-import {
-  runSessionSlash,
-  SESSION_SLASH_HELP,
-  sessionCostText,
-  skillsLine,
-} from "./slash_sessions.ts";
+import { costText } from "./cost.ts";
+import { runSessionSlash, SESSION_SLASH_HELP, skillsLine } from "./slash_sessions.ts";
 
 export const SLASH_HELP: [string, string][] = [
   ["/help", "this list"],
@@ -21,7 +17,7 @@ export const SLASH_HELP: [string, string][] = [
   ["/history", "your questions in this session"],
   ["/provider [NAME]", "list the configured models, or switch to NAME"],
   ["/tools", "the tools the agent can use"],
-  ["/cost", "tokens used in this session (and cost when prices are configured)"],
+  ["/cost", "tokens used in this session by model (and cost when prices are configured)"],
   ["/clear", "start a new conversation (the cost so far is kept)"],
   ...SESSION_SLASH_HELP,
   ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
@@ -100,22 +96,6 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
       io.err(s.red(`unknown command ${cmd}; /help lists the commands\n`));
       return;
   }
-}
-
-function costText(app: App): string {
-  const u = app.session.usage;
-  const m = app.modelInfo;
-  let text =
-    `  tokens this session: ${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total\n`;
-  text += sessionCostText(app);
-  if (m.priceIn !== undefined || m.priceOut !== undefined) {
-    const usd = (u.promptTokens * (m.priceIn ?? 0) + u.completionTokens * (m.priceOut ?? 0)) / 1e6;
-    text += `  cost at ${m.name}'s prices: $${usd.toFixed(4)}\n`;
-  } else {
-    text +=
-      `  no prices configured for ${m.name} (price_in / price_out in [llm.models.${m.name}])\n`;
-  }
-  return text;
 }
 
 async function contextText(app: App): Promise<string> {

@@ -75,7 +75,7 @@ export type ModelEvent =
 
 /** Anything that can answer a chat: the OpenAI-compatible client, or a fake in tests. */
 export interface ModelClient {
-  /** The configured name and model id, for display. */
+  /** The configured name (what prices are kept under) and the model id sent to the endpoint. */
   readonly name: string;
   readonly model: string;
   readonly contextWindow?: number;

@@ -186,6 +186,18 @@ Deno.test("/compact by hand summarises even under the threshold", async () => {
   assert.deepEqual(s.userInputs().slice(1), ["q3", "q4", "q5"]);
 });
 
+Deno.test("a summary's tokens count in the cost under its model's name, not as the context in use", async () => {
+  const s = longSession(5);
+  const model = new FakeModel([{ text: "- summary" }]);
+  await compactSession(s, model, "", OPTS, new AbortController().signal, true);
+  assert.deepEqual([...s.usageByModel], [[model.name, {
+    promptTokens: 10,
+    completionTokens: 5,
+    totalTokens: 15,
+  }]]);
+  assert.equal(s.lastCallUsage.promptTokens, 0);
+});
+
 Deno.test("the endpoint's prompt count triggers compaction even when the estimate is low", async () => {
   const s = longSession(5);
   s.lastCallUsage = { promptTokens: 7_900, completionTokens: 0, totalTokens: 7_900 };

@@ -30,7 +30,7 @@ Deno.test("a session is appended as it grows, rewritten after compaction, and re
   s.messages.push({ role: "user", content: "q1" });
   await store.save(s);
   s.messages.push({ role: "assistant", content: "a1" });
-  s.addUsage({ promptTokens: 10, completionTokens: 2, totalTokens: 12 });
+  s.addUsage({ promptTokens: 10, completionTokens: 2, totalTokens: 12 }, "main");
   await store.save(s);
   await store.saveRun("s1", { ...RUN, status: "running" });
   await store.saveRun("s1", RUN);

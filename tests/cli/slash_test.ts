@@ -31,7 +31,7 @@ Deno.test("slash commands: /provider lists and switches models, /cost uses the m
       promptTokens: 1_000_000,
       completionTokens: 500_000,
       totalTokens: 1_500_000,
-    });
+    }, "fast");
     await runSlash("/cost", app, io);
     assert.match(io.text(), /1000000 in · 500000 out[\s\S]*cost at fast's prices: \$2\.0000/);
   } finally {

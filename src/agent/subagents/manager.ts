@@ -8,7 +8,7 @@
  * @module
  */
 import type { ToolSet } from "../tools.ts";
-import type { ModelClient } from "../../llm/types.ts";
+import { addUsage, type ModelClient, type Usage, ZERO_USAGE } from "../../llm/types.ts";
 import { runTurn } from "../loop.ts";
 import { Session } from "../session.ts";
 import type { AgentEvent } from "../events.ts";
@@ -34,6 +34,8 @@ export interface RunInfo {
   tools: string[];
   turns: number;
   tokens: number;
+  /** Tokens in and out, to price them at the model's prices; absent in runs saved before it was kept. */
+  usage?: Usage;
   /** The value given to `return`, valid against the signature. */
   result?: unknown;
   /** Why it failed or was cancelled. */
@@ -156,6 +158,7 @@ export class SubagentManager {
       tools,
       turns: 0,
       tokens: 0,
+      usage: { ...ZERO_USAGE },
       startedAt: this.#deps.now(),
     };
     const stop = new AbortController();
@@ -254,6 +257,7 @@ export class SubagentManager {
     const counted = budgetedModel(model, this.#deps.budget, overBudget, (u) => {
       info.turns++;
       info.tokens += u.totalTokens;
+      info.usage = addUsage(info.usage ?? ZERO_USAGE, u);
     });
     const session = new Session(info.id, info.startedAt);
     const systemPrompt =
