@@ -87,8 +87,9 @@ export class PvwsClient {
    * Subscribes to `names` in one message (new ones only) and resolves with
    * each PV's merged state, or an Error for a PV with no update before the
    * deadline or when the socket drops. Throws when the gateway is down.
-   * Every name must later be given back with {@link release}. `statedMs` is
-   * the timeout an error names, when the caller spent part of it already.
+   * Every name must later be given back with {@link release}. `timeoutMs`
+   * covers connecting too; `statedMs` is the timeout an error names, when the
+   * caller spent part of it already.
    */
   async acquire(
     names: string[],
@@ -96,7 +97,8 @@ export class PvwsClient {
     signal?: AbortSignal,
     statedMs = timeoutMs,
   ): Promise<Map<string, PvState | Error>> {
-    const ws = await this.#connect(signal);
+    const started = performance.now();
+    const ws = await this.#connect(signal, { ms: timeoutMs, stated: statedMs });
     const fresh: string[] = [];
     for (const name of names) {
       let entry = this.#pvs.get(name);
@@ -109,7 +111,8 @@ export class PvwsClient {
     }
     this.#subscribe(ws, fresh);
     this.#flushClears();
-    return await this.#firstUpdates(names, timeoutMs, statedMs, signal);
+    const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+    return await this.#firstUpdates(names, left, statedMs, signal);
   }
 
   /** Gives names back; a PV nobody uses any more is cleared on the server. */
@@ -183,14 +186,26 @@ export class PvwsClient {
     this.#ws = undefined;
   }
 
-  async #connect(signal?: AbortSignal): Promise<WebSocket> {
+  /** The open socket; a caller with a read `deadline` waits for an opening no longer than it. */
+  async #connect(
+    signal?: AbortSignal,
+    deadline?: { ms: number; stated: number },
+  ): Promise<WebSocket> {
     if (this.#closed) throw new Error("the EPICS adapter is closed");
     if (this.#ws?.readyState === WebSocket.OPEN) return this.#ws;
     signal?.throwIfAborted();
-    // One opening is shared by every caller, so one caller's abort does not
-    // end it (it ends by itself within connectTimeoutMs): that caller stops waiting.
+    // One opening is shared by every caller, so one caller's abort or deadline
+    // does not end it (it ends by itself within connectTimeoutMs): that caller stops waiting.
     this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
-    return await untilAborted(this.#opening, signal);
+    const late = deadline && {
+      ms: deadline.ms,
+      error: () =>
+        new Error(
+          `pvws gateway at ${this.opts.url} did not accept a connection within the read timeout ` +
+            `(${deadline.stated} ms); check [epics] pvws_url and the gateway`,
+        ),
+    };
+    return await waitForOpening(this.#opening, signal, late);
   }
 
   async #open(): Promise<WebSocket> {
@@ -394,12 +409,23 @@ function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as it is aborted. */
-function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
+/**
+ * `opening`, or a rejection as soon as the signal is aborted (with its
+ * reason) or `late.ms` have passed (with `late.error()`).
+ */
+function waitForOpening<T>(
+  opening: Promise<T>,
+  signal?: AbortSignal,
+  late?: { ms: number; error: () => Error },
+): Promise<T> {
+  if (!signal && !late) return opening;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    const onAbort = () => reject(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = late ? setTimeout(() => reject(late.error()), late.ms) : undefined;
+    opening.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
   });
 }

@@ -320,3 +320,24 @@ Deno.test("an abort stops a read still waiting for the gateway to accept the con
     await cs.close();
   }
 });
+
+Deno.test("connecting counts against the read timeout: a gateway slow to accept costs one read timeout", async () => {
+  await using gateway = silentGateway();
+  const cs = createEpics({
+    pvwsUrl: gateway.url,
+    readTimeoutMs: 300,
+    connectTimeoutMs: 5_000,
+    monitorLingerMs: 0,
+    pvget: "off",
+  });
+  try {
+    const t = performance.now();
+    const [r] = await cs.read(["SR:BPM:01:X"]);
+    const ms = performance.now() - t;
+    assert.equal(r?.ok, false);
+    assert.match(r?.error ?? "", /did not accept a connection within the read timeout \(300 ms\)/);
+    assert.ok(ms < 2_000, `the read took ${ms.toFixed(0)} ms (read timeout 300 ms, connect 5 s)`);
+  } finally {
+    await cs.close();
+  }
+});
