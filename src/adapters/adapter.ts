@@ -128,6 +128,11 @@ export interface Sample {
   time: string;
   value: number | string | number[];
   severity: Severity;
+  /**
+   * For a value held from before the range asked for (stamped with the
+   * range's start): when it was archived, UTC ISO-8601.
+   */
+  since?: string;
 }
 
 /** The archived history of one device, or why it has none. */

@@ -151,7 +151,7 @@ function renderLogs(result: Row, io: Io, s: Style): void {
         String(x.min ?? ""),
         String(x.max ?? ""),
         String(x.mean ?? ""),
-        last ? `${last.value} @ ${last.time}` : "",
+        last ? `${last.value} @ ${last.time}${last.since ? ` (set ${last.since})` : ""}` : "",
         severity(x.worst_severity, s),
       ]);
     }

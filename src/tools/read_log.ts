@@ -103,8 +103,8 @@ export function summarise(s: Series) {
     device: s.device,
     units: s.units,
     points: s.samples.length,
-    ...(first ? { first: { time: first.time, value: shown(first.value) } } : {}),
-    ...(last ? { last: { time: last.time, value: shown(last.value) } } : {}),
+    ...(first ? { first: point(first) } : {}),
+    ...(last ? { last: point(last) } : {}),
   };
   if (numeric.length === 0) return base;
   let min = Infinity, max = -Infinity, sum = 0;
@@ -138,6 +138,11 @@ function trend(values: number[]): number[] {
     out.push(round6(sum / Math.max(1, hi - lo)));
   }
   return out;
+}
+
+/** A sample as the summary shows it; `since` when its value was set before the range. */
+function point(p: Sample) {
+  return { time: p.time, value: shown(p.value), ...(p.since ? { since: p.since } : {}) };
 }
 
 function shown(v: Sample["value"]): unknown {

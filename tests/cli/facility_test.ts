@@ -84,6 +84,23 @@ Deno.test("EPICS: a gateway that is down fails get with one line per device, wit
   }
 });
 
+Deno.test("EPICS: logs archive shows a value set before the range with the time it was set", async () => {
+  await using fake = startFakeEpics();
+  await using config = await tempConfig(fake.config({ read_timeout_ms: 500 }));
+  const args = ["logs", "archive", "--device", "SR:OPERATOR:MSG", "--from", "-1h"];
+  const json = await runAgent([...args, "--config", config.path, "--json"]);
+  assert.equal(json.code, 0, json.stderr);
+  const [series] = JSON.parse(json.stdout).series;
+  // The fake archives the message once, on 2020-01-01: the appliance sends that sample.
+  assert.equal(series.points, 1);
+  assert.deepEqual(series.last.value, "Beam for users");
+  assert.equal(series.last.since, "2020-01-01T00:00:00.000Z");
+  assert.equal(series.first.time, JSON.parse(json.stdout).from);
+  const human = await runAgent([...args, "--config", config.path], { env: { NO_COLOR: "1" } });
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, /Beam for users @ \S+ \(set 2020-01-01T00:00:00\.000Z\)/);
+});
+
 Deno.test("EPICS: an archiver answering 500 fails logs archive with a clear line", async () => {
   await using fake = startFakeEpics();
   fake.archiver.faults.fail500 = true;

@@ -6,7 +6,7 @@
  *
  * The appliance also returns the last sample from before `from` (a PV
  * archived on change may have none inside the window): it becomes the value
- * held at `from`, stamped `from` (when it was set is not kept). Enum samples
+ * held at `from`, stamped `from` with its own time as `since`. Enum samples
  * carry the state's index; the `ENUM_n` labels in `meta` turn it into the
  * state's name, as a live read shows it. Enums are never binned: a mean of
  * indices names no state.
@@ -107,7 +107,11 @@ async function oneSeries(
   }
   // What the PV held at `from`, unless the window has its own sample there (or the held one was NaN).
   if (held?.sample && firstInWindowMs > fromMs) {
-    samples.unshift({ ...held.sample, time: new Date(fromMs).toISOString() });
+    samples.unshift({
+      ...held.sample,
+      time: new Date(fromMs).toISOString(),
+      since: held.sample.time,
+    });
   }
   return {
     device,

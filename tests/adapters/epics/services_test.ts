@@ -94,7 +94,9 @@ Deno.test("a PV unchanged in the window comes back with the value it held at the
     to,
   });
   // Archived on change: the appliance sends only the sample from before `from`.
-  assert.deepEqual(msg?.samples, [{ time: from, value: "Beam for users", severity: "NONE" }]);
+  assert.deepEqual(msg?.samples, [
+    { time: from, value: "Beam for users", severity: "NONE", since: "2020-01-01T00:00:00.000Z" },
+  ]);
   assert.equal(mode?.samples[0]?.time, from, "the held state is the first sample, at `from`");
   const held = ["Off", "On", "Standby"][Math.floor(Date.parse(from) / HOUR) % 3];
   assert.equal(mode?.samples[0]?.value, held);
@@ -251,7 +253,7 @@ Deno.test("the appliance's real enum capture reads as the state held at the wind
   assert.deepEqual(s, {
     device: "CS-CS-MSTAT-01:MODE",
     units: "",
-    samples: [{ time: from, value: "User", severity: "NONE" }],
+    samples: [{ time: from, value: "User", severity: "NONE", since: "2021-07-10T02:25:18.089Z" }],
     ok: true,
   });
 });
