@@ -11,11 +11,7 @@ export interface TempDir extends AsyncDisposable {
   readonly path: string;
 }
 
-/**
- * A new temporary directory; `await using` removes it when the test ends.
- * Without a prefix its name is as short as Deno makes it (a REPL test reads
- * a path under it off a 120-column screen).
- */
+/** A new temporary directory; `await using` removes it when the test ends. */
 export async function tempDir(prefix?: string): Promise<TempDir> {
   const path = await Deno.makeTempDir(prefix ? { prefix } : {});
   return { path, [Symbol.asyncDispose]: () => removeTree(path) };

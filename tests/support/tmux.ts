@@ -90,8 +90,25 @@ export class TmuxSession implements AsyncDisposable {
     await tmux("-S", this.#socket, "send-keys", "-t", this.name, "-l", text);
   }
 
+  /**
+   * The pane's text with the last 200 lines of history. A line the terminal
+   * wrapped comes back whole (`-J`), so a long line — a path under a temporary
+   * HOME — matches whatever the width; trailing spaces are trimmed, as a plain
+   * capture does.
+   */
   async screen(): Promise<string> {
-    return await tmux("-S", this.#socket, "capture-pane", "-p", "-t", this.name, "-S", "-200");
+    const text = await tmux(
+      "-S",
+      this.#socket,
+      "capture-pane",
+      "-p",
+      "-J",
+      "-t",
+      this.name,
+      "-S",
+      "-200",
+    );
+    return text.replace(/ +$/gm, "");
   }
 
   /** Waits until the screen matches; returns the screen. */
