@@ -22,13 +22,13 @@ export class TerminalApprover implements Approver {
     this.beforePrompt();
     // Loaded on first use: the prompt library is large and most sessions never see it.
     const { confirm, select } = await import("@inquirer/prompts");
-    const { renderPlan } = await import("./plan_table.ts");
+    const { planColumns, renderPlan } = await import("./plan_table.ts");
     const s = style(this.io.color);
     let shown = proposed;
     let partial = false;
     try {
       for (;;) {
-        this.io.out(`\n${renderPlan(shown, s)}`);
+        this.io.out(`\n${renderPlan(shown, s, planColumns(this.io))}`);
         if (!shown.ok) return reject(shown, "the changed plan fails preflight");
         const changing = shown.plan.actions.filter((a) => a.type === "write" || a.type === "scan");
         const tunable = shown.plan.actions.some((a) => a.type === "scan" || a.type === "wait");

@@ -48,10 +48,10 @@ export async function runAsk(
   // The table library costs tens of milliseconds to load: only the human mode needs it.
   const renderer = mode === "human"
     ? await (async () => {
-      const { renderPlan } = await import("./plan_table.ts");
+      const { planColumns, renderPlan } = await import("./plan_table.ts");
       return new TerminalRenderer(io, {
         showUsage: false,
-        showPlan: (p) => renderPlan(p, style(io.color)),
+        showPlan: (p) => renderPlan(p, style(io.color), planColumns(io)),
       });
     })()
     : undefined;

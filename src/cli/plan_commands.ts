@@ -14,7 +14,7 @@ import type { App } from "./app.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
 import { CliError, Exit, type ExitCode } from "./exit.ts";
 import { abortOnSigint, type Io } from "./io.ts";
-import { renderPlan } from "./plan_table.ts";
+import { planColumns, renderPlan } from "./plan_table.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
 
@@ -47,7 +47,7 @@ export async function runPlanShow(app: App, file: string, json: boolean, io: Io)
       )
     }\n`);
   } else {
-    io.out(renderPlan(checked, style(io.color)));
+    io.out(renderPlan(checked, style(io.color), planColumns(io)));
   }
   return checked.ok ? Exit.OK : Exit.FAILURE;
 }
@@ -63,7 +63,7 @@ export async function runPlanRun(
   const renderer = new TerminalRenderer(io, {
     showUsage: false,
     showPlan: approvedHash !== undefined && !json
-      ? (p) => renderPlan(p, style(io.color))
+      ? (p) => renderPlan(p, style(io.color), planColumns(io))
       : undefined,
   });
   if (approvedHash !== undefined) {

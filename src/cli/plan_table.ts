@@ -12,14 +12,28 @@ import type { PlannedChange, PreflightedPlan } from "../plan/preflight.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../util/misc.ts";
 
-export function renderPlan(p: PreflightedPlan, s: Style): string {
+/** Widths of the columns before "Reason / detail", which takes what the terminal has left. */
+const FIXED_COLUMNS = [6, 9, 26, 34];
+/** The table's width when output is not a terminal (a file, a pipe). */
+export const PLAN_TABLE_COLUMNS = 120;
+
+/** The width to draw a plan in: the terminal's, or {@link PLAN_TABLE_COLUMNS} when not a terminal. */
+export function planColumns(io: { stdoutIsTerminal: boolean; columns(): number }): number {
+  return io.stdoutIsTerminal ? io.columns() : PLAN_TABLE_COLUMNS;
+}
+
+/** The plan table, at most `columns` wide (the reason column is kept 24–80 wide). */
+export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_COLUMNS): string {
   const changes = new Map(p.changes.map((c) => [c.where, c]));
+  // Each column's width includes one border; the table adds one more at its right.
+  const fixed = FIXED_COLUMNS.reduce((a, b) => a + b + 1, 0) + 2;
+  const reason = Math.min(80, Math.max(24, columns - fixed));
   const table = new Table({
     head: ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"].map((h) => s.bold(h)),
     style: { head: [], border: [] },
     chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
     wordWrap: true,
-    colWidths: [6, 9, 26, 34, 40],
+    colWidths: [...FIXED_COLUMNS, reason],
   });
   const rows = (list: Action[], prefix: string, label: string) =>
     list.forEach((a, i) =>

@@ -1,0 +1,46 @@
+/** The plan table fits the terminal it is drawn in: the reason column takes what is left. */
+import assert from "node:assert/strict";
+import { PLAN_TABLE_COLUMNS, planColumns, renderPlan } from "../../src/cli/plan_table.ts";
+import { stripAnsi, style } from "../../src/cli/style.ts";
+import { parsePlan } from "../../src/plan/model.ts";
+import { fixture } from "../plan/fixture.ts";
+
+const REASON = "orbit correction at BPM 3 after the RF trip: the operator asked for half a step " +
+  "first, then the full step once the beam loss monitors stay quiet";
+
+async function checkedPlan(f: Awaited<ReturnType<typeof fixture>>) {
+  const parsed = parsePlan({
+    description: "bump H01",
+    actions: [
+      { type: "read", devices: ["LINAC:BPM:01:X", "LINAC:BPM:02:X"] },
+      { type: "write", device: "LINAC:COR:H01:SETPT", value: 0.1, reason: REASON },
+      { type: "wait", seconds: 1, reason: "let the orbit settle" },
+    ],
+  });
+  assert.ok(parsed.ok);
+  return await f.service.check(parsed.plan);
+}
+
+const widest = (text: string) => Math.max(...stripAnsi(text).split("\n").map((l) => l.length));
+
+Deno.test("the plan table is no wider than the terminal, and a wider one gives the reason more room", async () => {
+  await using f = await fixture();
+  const p = await checkedPlan(f);
+  const s = style(false);
+  const at120 = renderPlan(p, s, 120);
+  const at160 = renderPlan(p, s, 160);
+  assert.equal(widest(at120), 120);
+  assert.equal(widest(at160), 160);
+  assert.ok(at160.split("\n").length < at120.split("\n").length, "the reason wraps less");
+  for (const table of [at120, at160]) {
+    const words = stripAnsi(table).replace(/[│┌┐└┘─┬┴├┤┼]/g, " ").split(/\s+/);
+    for (const word of REASON.split(" ")) assert.ok(words.includes(word), word);
+  }
+  // Narrower than the fixed columns allow: the reason keeps 24 columns.
+  assert.equal(widest(renderPlan(p, s, 60)), 105);
+});
+
+Deno.test("a plan drawn into a pipe or a file is 120 columns wide whatever the terminal", () => {
+  assert.equal(planColumns({ stdoutIsTerminal: false, columns: () => 200 }), PLAN_TABLE_COLUMNS);
+  assert.equal(planColumns({ stdoutIsTerminal: true, columns: () => 200 }), 200);
+});
