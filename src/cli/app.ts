@@ -21,7 +21,7 @@ import {
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
 import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
-import type { SubagentManager } from "../agent/subagents/manager.ts";
+import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { OperatorChannel } from "../tools/ask_user.ts";
@@ -56,8 +56,14 @@ export interface App {
   activeSkills(input?: string): Skill[];
   /** Where sessions are saved as they go (`<state dir>/sessions`). */
   sessions: SessionStore;
-  /** Continues a saved session (undefined: the newest) in place of the current one. */
-  resume(id?: string): Promise<SavedSession>;
+  /**
+   * Continues a saved session (undefined: the newest) in place of the current
+   * one, with exactly its own sub-agent runs. Sub-agents of the session left
+   * that are still running are cancelled (see {@link SubagentManager.replace})
+   * and their end recorded in that session's file; resuming the session
+   * already in use keeps its running sub-agents.
+   */
+  resume(id?: string): Promise<Resumed>;
   /** Compacts the conversation now (`/compact`); undefined when there was nothing to compact. */
   compact(signal: AbortSignal): Promise<Extract<AgentEvent, { type: "compact" }> | undefined>;
   /** The context window of the current model (configured, else `[agent] context_window`). */
@@ -75,6 +81,11 @@ export interface App {
   /** Files that make up the context, for /context. */
   contextFiles(): Promise<ContextFile[]>;
   close(): Promise<void>;
+}
+
+/** A session resumed, and the sub-agents of the one left that were cancelled for it. */
+export interface Resumed extends SavedSession {
+  cancelled: RunInfo[];
 }
 
 export async function createApp(
@@ -192,9 +203,15 @@ export async function createApp(
     sessions: features.sessions,
     async resume(id?: string) {
       const saved = await features.sessions.load(id);
+      const left = session.id;
       session = saved.session;
-      features.agents.restore(saved.runs);
-      return saved;
+      const cancelled = features.agents.replace(
+        saved.runs,
+        saved.session.id === left ? undefined : `the operator resumed session ${saved.session.id}`,
+      );
+      // Their end belongs in the file of the session they ran for.
+      await Promise.all(cancelled.map((r) => features.sessions.saveRun(left, r)));
+      return { ...saved, cancelled };
     },
     contextWindow,
     async compact(signal) {

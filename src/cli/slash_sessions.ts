@@ -44,7 +44,15 @@ export async function runSessionSlash(
         return true;
       }
       try {
+        const left = app.session.id;
         const saved = await app.resume(arg);
+        if (saved.cancelled.length) {
+          // They would otherwise spend the shared budget for a session no longer shown.
+          const runs = saved.cancelled.map((r) => `${r.id} (${r.agent})`).join(", ");
+          io.out(s.yellow(
+            `cancelled sub-agents still running in session ${left}: ${runs}; /resume ${left} shows them\n`,
+          ));
+        }
         const asked = saved.session.userInputs();
         io.out(
           `resumed ${saved.session.id}: ${asked.length} questions, ${saved.runs.length} sub-agent results` +

@@ -217,3 +217,75 @@ Deno.test("an old session file with only a total still loads, its tokens shown w
     await app.close();
   }
 });
+
+Deno.test("/cost after /resume counts only the resumed session's sub-agents", async () => {
+  await using llm = await startScriptedLlm({
+    scenario: routed(3, (w) => {
+      if (w.agent === "device_search") {
+        return {
+          ...call("return", { devices: ["LINAC:GUN:CHARGE"], total: 1, writable: [] }),
+          usage: { prompt_tokens: 4_000, completion_tokens: 1_000 },
+        };
+      }
+      return w.step === 0
+        ? call("spawn_subagent", { agent: "device_search", task: "gun charge" })
+        : { text: "LINAC:GUN:CHARGE" };
+    }),
+  });
+  await using state = await tempDir();
+  await using config = await tempConfig(configText(state.path, `[agents]\nmodel = "fast"\n`));
+  await using home = await tempDir();
+  const io = captureIo({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home.path });
+  const app = await createApp({ config: config.path }, io);
+  try {
+    await ask(app, "find the gun charge monitor");
+    assert.deepEqual(llm.failures, []);
+    assert.equal(app.agents.list()[0]?.model, "fast");
+    // Another session, saved with a sub-agent of its own on main.
+    const records = [
+      { t: "meta", id: "other", started_at: 5, version: 1 },
+      { t: "message", m: { role: "user", content: "q1" } },
+      {
+        t: "usage",
+        usage: { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 },
+        by_model: { main: { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 } },
+      },
+      {
+        t: "agent",
+        run: {
+          id: "agent-9",
+          agent: "log_analysis",
+          parentId: "operator",
+          level: 2,
+          task: "t",
+          background: false,
+          status: "done",
+          model: "main",
+          tools: [],
+          turns: 1,
+          tokens: 600,
+          usage: { promptTokens: 500, completionTokens: 100, totalTokens: 600 },
+          startedAt: 0,
+          endedAt: 1,
+        },
+      },
+    ];
+    await Deno.writeTextFile(
+      `${state.path}/sessions/other.jsonl`,
+      records.map((r) => JSON.stringify(r)).join("\n") + "\n",
+    );
+
+    await runSlash("/resume other", app, io);
+    io.text();
+    await runSlash("/cost", app, io);
+    const text = io.text();
+    assert.match(text, /tokens this session: 1000 in · 100 out · 1100 total/);
+    assert.match(text, /sub-agents: 1 runs, 1 model calls, 600 tokens/);
+    // main: ((1000 + 500) × 10 + (100 + 100) × 20) / 1e6; nothing of the first session's on fast.
+    assert.match(text, /main: 1500 in · 200 out · 1700 total\n\s+cost at main's prices: \$0\.0190/);
+    assert.doesNotMatch(text, /fast/);
+    assert.match(text, /total cost: \$0\.0190\n$/);
+  } finally {
+    await app.close();
+  }
+});

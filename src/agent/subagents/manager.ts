@@ -212,8 +212,37 @@ export class SubagentManager {
     for (const r of this.list()) this.cancel(r.id, reason);
   }
 
-  /** Adds finished runs of a saved session, so their results can be read again. */
-  restore(runs: RunInfo[]): void {
+  /**
+   * Replaces every run with those of a resumed session, so what is listed
+   * (and so counted) is exactly that session's runs. Runs saved while
+   * running end here as cancelled: the process that ran them is gone.
+   *
+   * Runs still running belong to the session being left. With `cancelReason`
+   * they are cancelled rather than left to run: nobody would see them, yet
+   * they would keep spending the shared tree budget. Each stops at its next
+   * await; it is marked cancelled now, and its end reaches no listener (its
+   * record belongs to the session it ran for, not the one resumed). Without
+   * `cancelReason` (the same session read again) they are kept. Returns the
+   * runs cancelled, for the caller to record and announce.
+   *
+   * Run ids keep counting up from the highest seen, so no new run takes the
+   * id of one that is still stopping.
+   */
+  replace(runs: RunInfo[], cancelReason?: string): RunInfo[] {
+    const running = [...this.#runs.values()].filter((r) => r.info.status === "running");
+    this.#runs.clear();
+    if (cancelReason === undefined) {
+      for (const r of running) this.#runs.set(r.info.id, r);
+    } else {
+      for (const r of running) {
+        Object.assign(r.info, {
+          status: "cancelled",
+          error: cancelReason,
+          endedAt: this.#deps.now(),
+        });
+        r.stop.abort(new Error(cancelReason));
+      }
+    }
     for (const info of runs) {
       if (info.status === "running") {
         info.status = "cancelled";
@@ -223,6 +252,7 @@ export class SubagentManager {
       const n = /^agent-(\d+)$/.exec(info.id);
       if (n) this.#seq = Math.max(this.#seq, Number(n[1]));
     }
+    return cancelReason === undefined ? [] : running.map((r) => ({ ...r.info }));
   }
 
   async #run(
@@ -303,11 +333,12 @@ export class SubagentManager {
     } catch (e) {
       end("failed", { error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
     }
-    this.#emit(info, emit);
+    // A run dropped by `replace` is no longer this session's: only its own parent hears its end.
+    this.#emit(info, emit, this.#runs.get(info.id)?.info === info);
     return { ...info };
   }
 
-  #emit(info: RunInfo, emit?: (ev: SubagentEvent) => void): void {
+  #emit(info: RunInfo, emit?: (ev: SubagentEvent) => void, listeners = true): void {
     const status = info.status === "running" ? "started" : info.status;
     const ev: SubagentEvent = {
       type: "subagent",
@@ -317,7 +348,7 @@ export class SubagentManager {
       status,
     };
     emit?.(ev);
-    for (const l of this.#listeners) l(ev);
+    if (listeners) { for (const l of this.#listeners) l(ev); }
   }
 }
 
