@@ -4,12 +4,9 @@
  * session is resumed (old session files, with a total only, still load).
  */
 import assert from "node:assert/strict";
-import { type App, createApp } from "../../src/cli/app.ts";
 import { runSlash } from "../../src/cli/slash.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
-import { tempConfig } from "../support/run_agent.ts";
-import { captureIo } from "../support/capture_io.ts";
-import { tempDir } from "../support/temp.ts";
+import { ask, savedRun, testApps } from "../support/test_app.ts";
 import { call, routed } from "../agent/subagents/harness.ts";
 
 /** `main` costs ten times `fast`; `cheap` has no prices. */
@@ -22,12 +19,6 @@ cheap = "tiny"
 
 function configText(state: string, extra = ""): string {
   return `[state]\ndir = "${state}"\n[agent]\nagent_md = ""\n${extra}${MODELS}`;
-}
-
-async function ask(app: App, input: string): Promise<void> {
-  for await (const ev of app.turn(input, new AbortController().signal)) {
-    if (ev.type === "error") throw new Error(ev.message);
-  }
 }
 
 Deno.test("/cost after switching model mid-session prices each model's tokens at its own prices", async () => {
@@ -45,27 +36,21 @@ Deno.test("/cost after switching model mid-session prices each model's tokens at
       ],
     },
   });
-  await using state = await tempDir();
-  await using config = await tempConfig(configText(state.path));
-  await using home = await tempDir();
-  const io = captureIo({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home.path });
-  const app = await createApp({ config: config.path }, io);
-  try {
-    await ask(app, "q1");
-    await runSlash("/provider fast", app, io);
-    await ask(app, "q2");
-    assert.deepEqual(llm.failures, []);
-    io.text();
-    await runSlash("/cost", app, io);
-    const text = io.text();
-    assert.match(text, /tokens this session: 3000 in · 600 out · 3600 total/);
-    // main: (1000 × 10 + 100 × 20) / 1e6; fast: (2000 × 1 + 500 × 2) / 1e6.
-    assert.match(text, /main: 1000 in · 100 out · 1100 total\n\s+cost at main's prices: \$0\.0120/);
-    assert.match(text, /fast: 2000 in · 500 out · 2500 total\n\s+cost at fast's prices: \$0\.0030/);
-    assert.match(text, /total cost: \$0\.0150\n$/);
-  } finally {
-    await app.close();
-  }
+  await using apps = await testApps((state) => configText(state), llm.url);
+  const { io } = apps;
+  const app = await apps.open();
+  await ask(app, "q1");
+  await runSlash("/provider fast", app, io);
+  await ask(app, "q2");
+  assert.deepEqual(llm.failures, []);
+  io.text();
+  await runSlash("/cost", app, io);
+  const text = io.text();
+  assert.match(text, /tokens this session: 3000 in · 600 out · 3600 total/);
+  // main: (1000 × 10 + 100 × 20) / 1e6; fast: (2000 × 1 + 500 × 2) / 1e6.
+  assert.match(text, /main: 1000 in · 100 out · 1100 total\n\s+cost at main's prices: \$0\.0120/);
+  assert.match(text, /fast: 2000 in · 500 out · 2500 total\n\s+cost at fast's prices: \$0\.0030/);
+  assert.match(text, /total cost: \$0\.0150\n$/);
 });
 
 Deno.test("/cost prices sub-agent tokens at the sub-agent's model's prices", async () => {
@@ -83,43 +68,36 @@ Deno.test("/cost prices sub-agent tokens at the sub-agent's model's prices", asy
         : { text: "LINAC:GUN:CHARGE", usage };
     }),
   });
-  await using state = await tempDir();
-  await using config = await tempConfig(
-    configText(state.path, `[agents]\nmodel = "fast"\n[llm]\ndefault = "cheap"\n`),
+  await using apps = await testApps(
+    (state) => configText(state, `[agents]\nmodel = "fast"\n[llm]\ndefault = "cheap"\n`),
+    llm.url,
   );
-  await using home = await tempDir();
-  const io = captureIo({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home.path });
-  const app = await createApp({ config: config.path }, io);
-  try {
-    await ask(app, "find the gun charge monitor");
-    assert.deepEqual(llm.failures, []);
-    assert.equal(app.agents.list()[0]?.status, "done");
-    io.text();
-    await runSlash("/cost", app, io);
-    const text = io.text();
-    assert.match(text, /tokens this session: 600 in · 60 out · 660 total/);
-    assert.match(text, /sub-agents: 1 runs, 1 model calls, 5000 tokens/);
-    assert.match(
-      text,
-      /cheap: 600 in · 60 out · 660 total\n\s+no prices configured for cheap \(price_in \/ price_out in \[llm\.models\.cheap\]\)/,
-    );
-    // (4000 × 1 + 1000 × 2) / 1e6
-    assert.match(
-      text,
-      /fast: 4000 in · 1000 out · 5000 total\n\s+cost at fast's prices: \$0\.0060/,
-    );
-    assert.match(text, /total cost: \$0\.0060, leaving out cheap \(no prices\)\n$/);
-  } finally {
-    await app.close();
-  }
+  const { io } = apps;
+  const app = await apps.open();
+  await ask(app, "find the gun charge monitor");
+  assert.deepEqual(llm.failures, []);
+  assert.equal(app.agents.list()[0]?.status, "done");
+  io.text();
+  await runSlash("/cost", app, io);
+  const text = io.text();
+  assert.match(text, /tokens this session: 600 in · 60 out · 660 total/);
+  assert.match(text, /sub-agents: 1 runs, 1 model calls, 5000 tokens/);
+  assert.match(
+    text,
+    /cheap: 600 in · 60 out · 660 total\n\s+no prices configured for cheap \(price_in \/ price_out in \[llm\.models\.cheap\]\)/,
+  );
+  // (4000 × 1 + 1000 × 2) / 1e6
+  assert.match(
+    text,
+    /fast: 4000 in · 1000 out · 5000 total\n\s+cost at fast's prices: \$0\.0060/,
+  );
+  assert.match(text, /total cost: \$0\.0060, leaving out cheap \(no prices\)\n$/);
 });
 
 Deno.test("a resumed session keeps its tokens by model, its sub-agents' included", async () => {
-  await using state = await tempDir();
-  await using config = await tempConfig(configText(state.path));
-  await using home = await tempDir();
-  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: home.path });
-  const first = await createApp({ config: config.path }, io);
+  await using apps = await testApps((state) => configText(state));
+  const { io } = apps;
+  const first = await apps.open();
   const id = first.session.id;
   try {
     first.session.messages.push({ role: "user", content: "q1" });
@@ -133,89 +111,51 @@ Deno.test("a resumed session keeps its tokens by model, its sub-agents' included
       "fast",
     );
     await first.sessions.save(first.session);
-    await first.sessions.saveRun(id, {
-      id: "agent-1",
-      agent: "device_search",
-      parentId: "operator",
-      level: 2,
-      task: "t",
-      background: false,
-      status: "done",
-      model: "main",
-      tools: [],
-      turns: 1,
-      tokens: 600,
-      usage: { promptTokens: 500, completionTokens: 100, totalTokens: 600 },
-      startedAt: 0,
-      endedAt: 1,
-    });
+    await first.sessions.saveRun(id, savedRun());
   } finally {
-    await first.close();
+    await apps.close(first);
   }
 
-  const app = await createApp({ config: config.path, resume: id }, io);
-  try {
-    await runSlash("/cost", app, io);
-    const text = io.text();
-    assert.match(text, /tokens this session: 3000 in · 600 out · 3600 total/);
-    // main: ((1000 + 500) × 10 + (100 + 100) × 20) / 1e6
-    assert.match(text, /main: 1500 in · 200 out · 1700 total\n\s+cost at main's prices: \$0\.0190/);
-    assert.match(text, /fast: 2000 in · 500 out · 2500 total\n\s+cost at fast's prices: \$0\.0030/);
-    assert.match(text, /total cost: \$0\.0220\n$/);
-  } finally {
-    await app.close();
-  }
+  const app = await apps.open({ resume: id });
+  await runSlash("/cost", app, io);
+  const text = io.text();
+  assert.match(text, /tokens this session: 3000 in · 600 out · 3600 total/);
+  // main: ((1000 + 500) × 10 + (100 + 100) × 20) / 1e6
+  assert.match(text, /main: 1500 in · 200 out · 1700 total\n\s+cost at main's prices: \$0\.0190/);
+  assert.match(text, /fast: 2000 in · 500 out · 2500 total\n\s+cost at fast's prices: \$0\.0030/);
+  assert.match(text, /total cost: \$0\.0220\n$/);
 });
 
 Deno.test("an old session file with only a total still loads, its tokens shown without a price", async () => {
-  await using state = await tempDir();
-  await using config = await tempConfig(configText(state.path));
-  await using home = await tempDir();
-  const io = captureIo({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", HOME: home.path });
-  await Deno.mkdir(`${state.path}/sessions`);
+  await using apps = await testApps((state) => configText(state));
+  const { io } = apps;
+  await Deno.mkdir(`${apps.stateDir}/sessions`);
   const records = [
     { t: "meta", id: "old", started_at: 5, version: 1 },
     { t: "message", m: { role: "user", content: "q1" } },
     { t: "usage", usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 } },
     {
       t: "agent",
-      run: {
-        id: "agent-1",
-        agent: "device_search",
-        parentId: "operator",
-        level: 2,
-        task: "t",
-        background: false,
-        status: "done",
-        model: "main",
-        tools: [],
-        turns: 1,
-        tokens: 30,
-        startedAt: 0,
-        endedAt: 1,
-      },
+      // Saved by an older version: no usage, only a token count.
+      run: { ...savedRun({ tokens: 30 }), usage: undefined },
     },
   ];
   await Deno.writeTextFile(
-    `${state.path}/sessions/old.jsonl`,
+    `${apps.stateDir}/sessions/old.jsonl`,
     records.map((r) => JSON.stringify(r)).join("\n") + "\n",
   );
-  const app = await createApp({ config: config.path, resume: "old" }, io);
-  try {
-    assert.deepEqual(app.session.userInputs(), ["q1"]);
-    await runSlash("/cost", app, io);
-    const text = io.text();
-    assert.match(text, /tokens this session: 10 in · 2 out · 12 total/);
-    assert.match(text, /main: 0 in · 0 out · 0 total\n\s+cost at main's prices: \$0\.0000/);
-    // The session's total (no model kept) and the run's tokens (no split kept).
-    assert.match(
-      text,
-      /not split by model \(saved by an older version\): 10 in · 2 out · 42 total/,
-    );
-    assert.match(text, /total cost: \$0\.0000, leaving out 42 tokens not split by model\n$/);
-  } finally {
-    await app.close();
-  }
+  const app = await apps.open({ resume: "old" });
+  assert.deepEqual(app.session.userInputs(), ["q1"]);
+  await runSlash("/cost", app, io);
+  const text = io.text();
+  assert.match(text, /tokens this session: 10 in · 2 out · 12 total/);
+  assert.match(text, /main: 0 in · 0 out · 0 total\n\s+cost at main's prices: \$0\.0000/);
+  // The session's total (no model kept) and the run's tokens (no split kept).
+  assert.match(
+    text,
+    /not split by model \(saved by an older version\): 10 in · 2 out · 42 total/,
+  );
+  assert.match(text, /total cost: \$0\.0000, leaving out 42 tokens not split by model\n$/);
 });
 
 Deno.test("/cost after /resume counts only the resumed session's sub-agents", async () => {
@@ -232,60 +172,42 @@ Deno.test("/cost after /resume counts only the resumed session's sub-agents", as
         : { text: "LINAC:GUN:CHARGE" };
     }),
   });
-  await using state = await tempDir();
-  await using config = await tempConfig(configText(state.path, `[agents]\nmodel = "fast"\n`));
-  await using home = await tempDir();
-  const io = captureIo({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k", HOME: home.path });
-  const app = await createApp({ config: config.path }, io);
-  try {
-    await ask(app, "find the gun charge monitor");
-    assert.deepEqual(llm.failures, []);
-    assert.equal(app.agents.list()[0]?.model, "fast");
-    // Another session, saved with a sub-agent of its own on main.
-    const records = [
-      { t: "meta", id: "other", started_at: 5, version: 1 },
-      { t: "message", m: { role: "user", content: "q1" } },
-      {
-        t: "usage",
-        usage: { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 },
-        by_model: { main: { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 } },
-      },
-      {
-        t: "agent",
-        run: {
-          id: "agent-9",
-          agent: "log_analysis",
-          parentId: "operator",
-          level: 2,
-          task: "t",
-          background: false,
-          status: "done",
-          model: "main",
-          tools: [],
-          turns: 1,
-          tokens: 600,
-          usage: { promptTokens: 500, completionTokens: 100, totalTokens: 600 },
-          startedAt: 0,
-          endedAt: 1,
-        },
-      },
-    ];
-    await Deno.writeTextFile(
-      `${state.path}/sessions/other.jsonl`,
-      records.map((r) => JSON.stringify(r)).join("\n") + "\n",
-    );
+  await using apps = await testApps(
+    (state) => configText(state, `[agents]\nmodel = "fast"\n`),
+    llm.url,
+  );
+  const { io } = apps;
+  const app = await apps.open();
+  await ask(app, "find the gun charge monitor");
+  assert.deepEqual(llm.failures, []);
+  assert.equal(app.agents.list()[0]?.model, "fast");
+  // Another session, saved with a sub-agent of its own on main.
+  const records = [
+    { t: "meta", id: "other", started_at: 5, version: 1 },
+    { t: "message", m: { role: "user", content: "q1" } },
+    {
+      t: "usage",
+      usage: { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 },
+      by_model: { main: { promptTokens: 1_000, completionTokens: 100, totalTokens: 1_100 } },
+    },
+    {
+      t: "agent",
+      run: savedRun({ id: "agent-9", agent: "log_analysis" }),
+    },
+  ];
+  await Deno.writeTextFile(
+    `${apps.stateDir}/sessions/other.jsonl`,
+    records.map((r) => JSON.stringify(r)).join("\n") + "\n",
+  );
 
-    await runSlash("/resume other", app, io);
-    io.text();
-    await runSlash("/cost", app, io);
-    const text = io.text();
-    assert.match(text, /tokens this session: 1000 in · 100 out · 1100 total/);
-    assert.match(text, /sub-agents: 1 runs, 1 model calls, 600 tokens/);
-    // main: ((1000 + 500) × 10 + (100 + 100) × 20) / 1e6; nothing of the first session's on fast.
-    assert.match(text, /main: 1500 in · 200 out · 1700 total\n\s+cost at main's prices: \$0\.0190/);
-    assert.doesNotMatch(text, /fast/);
-    assert.match(text, /total cost: \$0\.0190\n$/);
-  } finally {
-    await app.close();
-  }
+  await runSlash("/resume other", app, io);
+  io.text();
+  await runSlash("/cost", app, io);
+  const text = io.text();
+  assert.match(text, /tokens this session: 1000 in · 100 out · 1100 total/);
+  assert.match(text, /sub-agents: 1 runs, 1 model calls, 600 tokens/);
+  // main: ((1000 + 500) × 10 + (100 + 100) × 20) / 1e6; nothing of the first session's on fast.
+  assert.match(text, /main: 1500 in · 200 out · 1700 total\n\s+cost at main's prices: \$0\.0190/);
+  assert.doesNotMatch(text, /fast/);
+  assert.match(text, /total cost: \$0\.0190\n$/);
 });
