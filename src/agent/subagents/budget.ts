@@ -30,6 +30,12 @@ export class TreeBudget {
     this.turns++;
     this.tokens += u.totalTokens;
   }
+
+  /** Starts over from what a session had already spent (another session is resumed). */
+  reset(turns: number, tokens: number): void {
+    this.turns = turns;
+    this.tokens = tokens;
+  }
 }
 
 /**

@@ -226,7 +226,8 @@ export class SubagentManager {
    * runs cancelled, for the caller to record and announce.
    *
    * Run ids keep counting up from the highest seen, so no new run takes the
-   * id of one that is still stopping.
+   * id of one that is still stopping. The tree's budget is the session's:
+   * on another session it starts from what that session's runs had spent.
    */
   replace(runs: RunInfo[], cancelReason?: string): RunInfo[] {
     const running = [...this.#runs.values()].filter((r) => r.info.status === "running");
@@ -251,6 +252,12 @@ export class SubagentManager {
       this.#runs.set(info.id, { info, done: Promise.resolve(info), stop: new AbortController() });
       const n = /^agent-(\d+)$/.exec(info.id);
       if (n) this.#seq = Math.max(this.#seq, Number(n[1]));
+    }
+    if (cancelReason !== undefined) {
+      this.#deps.budget.reset(
+        runs.reduce((n, r) => n + r.turns, 0),
+        runs.reduce((n, r) => n + r.tokens, 0),
+      );
     }
     return cancelReason === undefined ? [] : running.map((r) => ({ ...r.info }));
   }

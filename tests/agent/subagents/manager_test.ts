@@ -97,3 +97,33 @@ Deno.test("a foreground sub-agent is cancelled with its parent's turn", async ()
   assert.equal(run.status, "cancelled");
   assert.equal(run.error, "cancelled by Ctrl-C");
 });
+
+Deno.test("the tree's budget is the session's: resuming another starts from what its runs had spent", async () => {
+  await using f = await fixture();
+  const budget = new TreeBudget(50, 1e9);
+  const manager: SubagentManager = new SubagentManager({
+    definitions: [def("")],
+    buildTools: (ctx) =>
+      buildSubagentTools(ctx, {
+        catalogue: ALL_TOOLS,
+        deps: { cs: f.cs, now: () => 0 },
+        registry: { maxOutputChars: 5_000, timeoutMs: 5_000 },
+        manager,
+      }),
+    modelFor: () => Promise.resolve(new FakeModel([])),
+    budget,
+    now: () => 0,
+  });
+  const run = await manager.spawn(parent(new FakeModel([RETURN])), { agent: "finder", task: "n" });
+  assert.equal(run.status, "done");
+  assert.equal(budget.turns, 1);
+  // The same session read again keeps what it spent.
+  manager.replace([run]);
+  assert.equal(budget.turns, 1);
+  // Another session: its own saved runs' spending, not this one's.
+  const saved = { ...run, id: "agent-7", turns: 7, tokens: 700 };
+  manager.replace([saved, { ...saved, id: "agent-8", turns: 2, tokens: 30 }], "resumed b");
+  assert.deepEqual([budget.turns, budget.tokens], [9, 730]);
+  manager.replace([], "resumed c");
+  assert.deepEqual([budget.turns, budget.tokens], [0, 0]);
+});
