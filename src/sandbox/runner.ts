@@ -87,7 +87,8 @@ export class PyodideSandbox implements SandboxRunner {
     const proc = this.#proc;
     this.#proc = undefined;
     for (const running of this.#running) running.kill("closed");
-    await Promise.all([...this.#running].map((p) => p.exited));
+    // Every run asked for has its result (cancelled) before close returns.
+    await this.#queue;
     if (proc) {
       proc.kill("closed");
       await proc.exited;
@@ -116,7 +117,6 @@ export class PyodideSandbox implements SandboxRunner {
 
   async #run(req: RunRequest): Promise<RunResult> {
     const started = performance.now();
-    if (this.#closed) throw new Error("the sandbox is closed");
     const limits = this.limits;
     const timeoutMs = req.timeoutMs ?? limits.timeoutMs;
     let workDir = "";
@@ -133,6 +133,7 @@ export class PyodideSandbox implements SandboxRunner {
       workDir,
       ms: performance.now() - started,
     });
+    if (this.#closed) return fail("the sandbox is closed", "cancelled");
     try {
       proc = this.#process();
       // This run owns the process: the next run gets a new one.

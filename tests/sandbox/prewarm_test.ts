@@ -88,11 +88,18 @@ Deno.test({
     const { sandbox, workRoot } = env;
     const { pid } = await sandbox.ready();
     const running = sandbox.run({ code: "while True:\n    pass" });
+    const queued = sandbox.run({ code: "print('never')" });
+    let settled = false;
+    void running.finally(() => settled = true);
     await new Promise((r) => setTimeout(r, 300));
     const t = performance.now();
     await sandbox.close();
+    assert.ok(settled, "close returns after the run's result");
     const r = await running;
     assert.equal(r.killed, "cancelled");
+    const q = await queued;
+    assert.equal(q.killed, "cancelled");
+    assert.equal(q.error, "the sandbox is closed");
     assert.equal(r.ok, false);
     assert.ok(performance.now() - t < 5_000, "close waits for the kill, not the time limit");
     assert.equal(cpuTicks(pid), undefined, "the run's process is gone");
