@@ -6,7 +6,8 @@
  *
  * The appliance also returns the last sample from before `from` (a PV
  * archived on change may have none inside the window): it becomes the value
- * held at `from`, stamped `from` with its own time as `since`. Enum samples
+ * held at `from`, stamped `from` with its own time as `since` (raw data
+ * only: a bin's start says nothing of when the value was set). Enum samples
  * carry the state's index; the `ENUM_n` labels in `meta` turn it into the
  * state's name, as a live read shows it. Enums are never binned: a mean of
  * indices names no state.
@@ -70,19 +71,23 @@ async function oneSeries(
   const range = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
   const name = binnedName(device, fromMs, toMs, budget);
   let answer: { meta: Record<string, unknown>; events: ArchiverEvent[] };
+  /** Whether the answer is `mean_N` bins, not the PV's own samples. */
+  let binned = name !== device;
   try {
     answer = parseAnswer(await getData(svc, name, range, signal));
   } catch (e) {
     // Means of strings or enums are refused by some appliances: ask for raw data once.
-    if (name === device || !(e instanceof HttpStatusError) || e.status === 404) throw e;
+    if (!binned || !(e instanceof HttpStatusError) || e.status === 404) throw e;
     answer = parseAnswer(await getData(svc, device, range, signal));
+    binned = false;
   }
   let labels = enumLabels(answer.meta);
-  if (labels && name !== device) {
+  if (labels && binned) {
     // A mean of enum indices is no state at all (between Shutdown and User is not "No Beam"):
     // an enum's history is its raw changes, thinned below.
     answer = parseAnswer(await getData(svc, device, range, signal));
     labels = enumLabels(answer.meta);
+    binned = false;
   }
   const { meta, events } = answer;
   const samples: Sample[] = [];
@@ -107,10 +112,11 @@ async function oneSeries(
   }
   // What the PV held at `from`, unless the window has its own sample there (or the held one was NaN).
   if (held?.sample && firstInWindowMs > fromMs) {
+    // A bin's mean was set by no one: only a raw sample says when the value was archived.
     samples.unshift({
       ...held.sample,
       time: new Date(fromMs).toISOString(),
-      since: held.sample.time,
+      ...(binned ? {} : { since: held.sample.time }),
     });
   }
   return {

@@ -224,14 +224,17 @@ Deno.test("alarm-logger events accept both time formats, drop _ACK, and filter b
 });
 
 /** An archiver on loopback answering getData.json with `answer(pv)`, recording each pv asked. */
-function scriptedArchiver(answer: (pv: string) => string) {
+function scriptedArchiver(answer: (pv: string) => string | Response) {
   const asked: string[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
     const url = new URL(req.url);
     if (url.pathname !== "/retrieval/data/getData.json") return new Response("", { status: 404 });
     const pv = url.searchParams.get("pv") ?? "";
     asked.push(pv);
-    return new Response(answer(pv), { headers: { "content-type": "application/json" } });
+    const body = answer(pv);
+    return body instanceof Response
+      ? body
+      : new Response(body, { headers: { "content-type": "application/json" } });
   });
   const base = `http://127.0.0.1:${server.addr.port}/retrieval`;
   return {
@@ -314,4 +317,37 @@ Deno.test("an enum's history is never a mean of indices: binned data is asked ag
   assert.match(archiver.asked[0] ?? "", /^mean_\d+\(MODE\)$/);
   assert.equal(archiver.asked[1], "MODE");
   assert.deepEqual(s?.samples.map((p) => p.value), ["Shutdown", "User"]);
+});
+
+Deno.test("an enum whose mean the appliance refuses costs one raw request, not two", async () => {
+  const meta = `{"name":"MODE","ENUM_0":"Shutdown","ENUM_1":"Injection"}`;
+  await using archiver = scriptedArchiver((pv) =>
+    pv.startsWith("mean_")
+      ? new Response("Cannot compute mean of an enum PV", { status: 400 })
+      : `[{"meta":${meta},"data":[{"secs":3600,"val":1,"nanos":0,"severity":0,"status":0}]}]`
+  );
+  const [s] = await archiverData(archiver.svc, {
+    devices: ["MODE"],
+    from: new Date(0).toISOString(),
+    to: new Date(2 * 86_400_000).toISOString(),
+    maxPoints: 100,
+  });
+  assert.deepEqual(archiver.asked.map((pv) => pv.replace(/_\d+/, "_N")), ["mean_N(MODE)", "MODE"]);
+  assert.deepEqual(s?.samples.map((p) => p.value), ["Injection"]);
+});
+
+Deno.test("a binned series' value held from before the window has no since: a bin's start is no setting time", async () => {
+  await using archiver = scriptedArchiver(() =>
+    `[{"meta":{"name":"X","PREC":"3"},"data":[{"secs":-900,"val":5.5,"nanos":0,"severity":0,"status":0},` +
+    `{"secs":86400,"val":6.5,"nanos":0,"severity":0,"status":0}]}]`
+  );
+  const from = new Date(0).toISOString();
+  const [s] = await archiverData(archiver.svc, {
+    devices: ["X"],
+    from,
+    to: new Date(2 * 86_400_000).toISOString(),
+    maxPoints: 100,
+  });
+  assert.match(archiver.asked[0] ?? "", /^mean_\d+\(X\)$/);
+  assert.deepEqual(s?.samples[0], { time: from, value: 5.5, severity: "NONE" });
 });
