@@ -184,6 +184,11 @@ export class PvwsClient {
     this.#cancelOpening?.();
     this.#ws?.close();
     this.#ws = undefined;
+    // Reads and write confirmations still waiting end now, not at their deadlines.
+    const closed = new Error("the EPICS adapter was closed");
+    for (const entry of this.#pvs.values()) {
+      for (const fn of [...entry.watchers]) fn(entry.state, closed);
+    }
   }
 
   /** The open socket; a caller with a read `deadline` waits for an opening no longer than it. */

@@ -341,3 +341,17 @@ Deno.test("connecting counts against the read timeout: a gateway slow to accept 
     await cs.close();
   }
 });
+
+Deno.test("closing the adapter ends a read still waiting for a PV, with a message saying so", async () => {
+  await using fake = startFakeEpics();
+  const cs = epicsOn(fake.pvws.url, { readTimeoutMs: 3_000, pvget: "off" });
+  const t = performance.now();
+  const reading = cs.read(["SR:GHOST:PV"]);
+  await waitFor(() => fake.pvws.subscribed() === 1, 2_000, "the subscribe");
+  await cs.close();
+  const [r] = await reading;
+  const ms = performance.now() - t;
+  assert.equal(r?.ok, false);
+  assert.match(r?.error ?? "", /the EPICS adapter was closed/);
+  assert.ok(ms < 2_000, `the read ended ${ms.toFixed(0)} ms after it began (read timeout 3 s)`);
+});
