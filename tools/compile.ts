@@ -44,8 +44,20 @@ function parseArgs(args: string[]): Options {
   return opts;
 }
 
+/** A path the operator typed: `deno task` runs in the project, INIT_CWD is where they were. */
 function absolute(path: string): string {
-  return path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+  return path.startsWith("/") ? path : `${Deno.env.get("INIT_CWD") ?? Deno.cwd()}/${path}`;
+}
+
+/** `path` and, when it differs, its resolved form (Deno checks run grants on resolved paths). */
+export function runGrantPaths(path: string): string[] {
+  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+  try {
+    const real = `${Deno.realPathSync(dir)}/${path.slice(path.lastIndexOf("/") + 1)}`;
+    return real === path ? [path] : [path, real];
+  } catch {
+    return [path];
+  }
 }
 
 /** Why no runtime can be had, or undefined when `deno compile` will find one. */
@@ -59,8 +71,23 @@ async function runtimeProblem(): Promise<string | undefined> {
     }
     return `DENORT_BIN=${local} is not a file: point it at a local denort ${Deno.version.deno}`;
   }
+  // deno compile keeps what it downloaded below DENO_DIR/dl: a cached runtime needs no
+  // network (the layout is Deno 2's as we read it; not verifiable here, where none was ever
+  // downloaded: a wrong guess only means the probe below runs).
+  const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+  const cached = `${denoDir}/dl/release/v${Deno.version.deno}/denort-${Deno.build.target}.zip`;
   try {
-    await fetch(DOWNLOAD_HOST, { method: "HEAD", signal: AbortSignal.timeout(3000) });
+    if (Deno.statSync(cached).isFile) return undefined;
+  } catch {
+    // not cached
+  }
+  try {
+    // Any answer (a redirect included) means the host is reachable.
+    await fetch(DOWNLOAD_HOST, {
+      method: "HEAD",
+      redirect: "manual",
+      signal: AbortSignal.timeout(3000),
+    });
     return undefined;
   } catch {
     return `deno compile downloads its denort runtime from ${DOWNLOAD_HOST}, which is unreachable: ` +
@@ -70,7 +97,7 @@ async function runtimeProblem(): Promise<string | undefined> {
 
 /** The `deno compile` arguments for a configuration. */
 export function compileArgs(
-  grants: { hosts: string[]; runPath: string },
+  grants: { hosts: string[]; runPaths: string[] },
   sandbox: { memory_mb: number; optimize: "eager" | "hot" },
   output: string,
 ): string[] {
@@ -78,7 +105,7 @@ export function compileArgs(
     "compile",
     "--quiet",
     ...BASE_GRANTS,
-    `--allow-run=${grants.runPath}`,
+    `--allow-run=${grants.runPaths.join(",")}`,
     `--allow-net=${grants.hosts.join(",")}`,
     "--unstable-worker-options",
     // Started with `new Worker(new URL(...))`: not found by the module graph.
@@ -105,9 +132,14 @@ if (import.meta.main) {
   const problem = await runtimeProblem();
   if (problem) fail(problem);
   const output = absolute(opts.output);
+  const installPath = absolute(opts.installPath ?? output);
+  // Deno's permission lists are comma-separated, with no escape.
+  for (const path of [output, installPath]) {
+    if (path.includes(",")) fail(`${path}: a path with a comma cannot be granted; choose another`);
+  }
   await Deno.mkdir(output.slice(0, output.lastIndexOf("/")) || "/", { recursive: true });
   const args = compileArgs(
-    { hosts: netHosts(config), runPath: absolute(opts.installPath ?? output) },
+    { hosts: netHosts(config), runPaths: runGrantPaths(installPath) },
     config.sandbox,
     output,
   );

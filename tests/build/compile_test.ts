@@ -5,7 +5,7 @@
  * which proves `deno compile` accepts the arguments and embeds the program.
  */
 import assert from "node:assert/strict";
-import { compileArgs } from "../../tools/compile.ts";
+import { compileArgs, runGrantPaths } from "../../tools/compile.ts";
 
 const TASK = new URL("../../tools/compile.ts", import.meta.url).pathname;
 
@@ -36,9 +36,21 @@ Deno.test("compile without a runtime says in one line what it needs and writes n
   }
 });
 
+Deno.test("a path with a comma is refused (Deno's grant lists cannot hold one) and nothing is written", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "accel-agent-compile-" });
+  try {
+    const r = await compile(["--output", `${dir}/a,b/accel-agent`], Deno.execPath());
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^compile: .*a,b\/accel-agent: a path with a comma cannot be granted/);
+    assert.deepEqual([...Deno.readDirSync(dir)], []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("the configured grants and the sandbox's V8 flags are baked into deno compile's arguments", () => {
   const args = compileArgs(
-    { hosts: ["gw.example:8080", "127.0.0.1:11434"], runPath: "/opt/accel/accel-agent" },
+    { hosts: ["gw.example:8080", "127.0.0.1:11434"], runPaths: ["/opt/accel/accel-agent"] },
     { memory_mb: 256, optimize: "eager" },
     "/opt/accel/accel-agent",
   );
@@ -47,7 +59,11 @@ Deno.test("the configured grants and the sandbox's V8 flags are baked into deno 
   assert.ok(!args.includes("-A") && !args.includes("--allow-all"));
   assert.ok(args.includes("--unstable-worker-options"));
   assert.ok(args.includes("--v8-flags=--wasm-max-mem-pages=4096,--no-wasm-dynamic-tiering"));
-  const hot = compileArgs({ hosts: [], runPath: "/x" }, { memory_mb: 512, optimize: "hot" }, "/x");
+  const hot = compileArgs(
+    { hosts: [], runPaths: ["/x"] },
+    { memory_mb: 512, optimize: "hot" },
+    "/x",
+  );
   assert.ok(hot.includes("--v8-flags=--wasm-max-mem-pages=8192"));
   // Files named to deno compile exist (a rename would otherwise break only the build).
   for (const a of args.filter((a) => a.startsWith("--include=") || a.startsWith("--config="))) {
@@ -58,10 +74,17 @@ Deno.test("the configured grants and the sandbox's V8 flags are baked into deno 
 Deno.test("deno compile accepts the arguments and embeds the program and Pyodide (Deno standing in for denort)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "accel-agent-compile-" });
   try {
-    const r = await compile(["--output", `${dir}/accel-agent`], Deno.execPath());
+    // Through a symlinked directory: the grant must name the resolved path too.
+    await Deno.mkdir(`${dir}/real`);
+    await Deno.symlink(`${dir}/real`, `${dir}/link`);
+    assert.deepEqual(runGrantPaths(`${dir}/link/accel-agent`), [
+      `${dir}/link/accel-agent`,
+      `${await Deno.realPath(dir)}/real/accel-agent`,
+    ]);
+    const r = await compile(["--output", `${dir}/link/accel-agent`], Deno.execPath());
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, `${dir}/accel-agent`);
-    const size = Deno.statSync(`${dir}/accel-agent`).size;
+    assert.equal(r.stdout, `${dir}/link/accel-agent`);
+    const size = Deno.statSync(`${dir}/real/accel-agent`).size;
     // Deno alone is about 100 MB; Pyodide's WebAssembly and standard library add over 10 MB.
     assert.ok(size > Deno.statSync(Deno.execPath()).size + 10_000_000, `${size} bytes`);
   } finally {
