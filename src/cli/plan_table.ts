@@ -12,28 +12,57 @@ import type { PlannedChange, PreflightedPlan } from "../plan/preflight.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../util/misc.ts";
 
-/** Widths of the columns before "Reason / detail", which takes what the terminal has left. */
-const FIXED_COLUMNS = [6, 9, 26, 34];
 /** The table's width when output is not a terminal (a file, a pipe). */
 export const PLAN_TABLE_COLUMNS = 120;
+/** The "#" and "Action" columns; a table of five columns has six borders. */
+const NUM = 6, ACTION = 9, BORDERS = 6;
+/** Device names longer than this wrap inside their cell. */
+const MAX_DEVICE = 40;
 
 /** The width to draw a plan in: the terminal's, or {@link PLAN_TABLE_COLUMNS} when not a terminal. */
 export function planColumns(io: { stdoutIsTerminal: boolean; columns(): number }): number {
   return io.stdoutIsTerminal ? io.columns() : PLAN_TABLE_COLUMNS;
 }
 
-/** The plan table, at most `columns` wide (the reason column is kept 24–80 wide). */
+/**
+ * Column widths for a table `columns` wide whose longest device name is
+ * `longestDevice`: the device column holds that name whole (up to 40), the
+ * value column gets 34 and the reason what is left (up to 80); on a terminal
+ * too narrow for that, the value and reason columns share the rest (16 each
+ * at least, so the narrowest table is the device column plus 61).
+ */
+export function planColumnWidths(columns: number, longestDevice: number): number[] {
+  const device = Math.min(MAX_DEVICE, Math.max(14, longestDevice + 2));
+  const wide = Math.max(26, device);
+  const fixed = NUM + ACTION + wide + 34 + BORDERS;
+  if (columns - fixed >= 24) return [NUM, ACTION, wide, 34, Math.min(80, columns - fixed)];
+  const room = columns - BORDERS - NUM - ACTION - device;
+  const value = Math.max(16, Math.floor(room * 0.45));
+  return [NUM, ACTION, device, value, Math.max(16, room - value)];
+}
+
+/**
+ * The plan table, `columns` wide where that leaves each column room (see
+ * {@link planColumnWidths}). A device name is never cut short: one longer
+ * than its column wraps.
+ */
 export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_COLUMNS): string {
   const changes = new Map(p.changes.map((c) => [c.where, c]));
-  // Each column's width includes one border; the table adds one more at its right.
-  const fixed = FIXED_COLUMNS.reduce((a, b) => a + b + 1, 0) + 2;
-  const reason = Math.min(80, Math.max(24, columns - fixed));
+  const names = [...p.plan.actions, ...(p.plan.rollback ?? [])].flatMap((a) =>
+    a.type === "read"
+      ? a.devices
+      : a.type === "write"
+      ? [a.device]
+      : a.type === "scan"
+      ? [a.writeDevice]
+      : []
+  );
   const table = new Table({
     head: ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"].map((h) => s.bold(h)),
     style: { head: [], border: [] },
     chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
     wordWrap: true,
-    colWidths: [...FIXED_COLUMNS, reason],
+    colWidths: planColumnWidths(columns, Math.max(0, ...names.map((n) => n.length))),
   });
   const rows = (list: Action[], prefix: string, label: string) =>
     list.forEach((a, i) =>
@@ -56,24 +85,39 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
   return `${lines.join("\n")}\n`;
 }
 
+/** A cell of device names: wrapped anywhere, never cut short with "…". */
+function devices(content: string): Table.Cell {
+  return { content, wordWrap: true, wrapOnWordBoundary: false };
+}
+
 function row(
   where: string,
   n: string,
   a: Action,
   changes: Map<string, PlannedChange>,
   s: Style,
-): string[] {
+): Table.Cell[] {
   const c = changes.get(where);
   switch (a.type) {
     case "read":
-      return [n, "read", list(a.devices), "", a.label ?? ""];
+      return [
+        n,
+        "read",
+        devices(
+          a.devices.length <= 3
+            ? a.devices.join("\n")
+            : `${a.devices.slice(0, 3).join("\n")}\n+${a.devices.length - 3} more`,
+        ),
+        "",
+        a.label ?? "",
+      ];
     case "wait":
       return [n, "wait", "", `${a.seconds} s`, a.reason ?? ""];
     case "write":
       return [
         n,
         s.yellow("write"),
-        a.device,
+        devices(a.device),
         change(c?.from ?? null, a.value, c?.delta, c?.units),
         a.reason,
       ];
@@ -81,7 +125,7 @@ function row(
       return [
         n,
         s.yellow("scan"),
-        a.writeDevice,
+        devices(a.writeDevice),
         `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${c.units}` : ""}`,
         `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}`,
       ];

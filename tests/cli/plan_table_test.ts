@@ -1,6 +1,11 @@
 /** The plan table fits the terminal it is drawn in: the reason column takes what is left. */
 import assert from "node:assert/strict";
-import { PLAN_TABLE_COLUMNS, planColumns, renderPlan } from "../../src/cli/plan_table.ts";
+import {
+  PLAN_TABLE_COLUMNS,
+  planColumns,
+  planColumnWidths,
+  renderPlan,
+} from "../../src/cli/plan_table.ts";
 import { stripAnsi, style } from "../../src/cli/style.ts";
 import { parsePlan } from "../../src/plan/model.ts";
 import { fixture } from "../plan/fixture.ts";
@@ -36,11 +41,35 @@ Deno.test("the plan table is no wider than the terminal, and a wider one gives t
     const words = stripAnsi(table).replace(/[│┌┐└┘─┬┴├┤┼]/g, " ").split(/\s+/);
     for (const word of REASON.split(" ")) assert.ok(words.includes(word), word);
   }
-  // Narrower than the fixed columns allow: the reason keeps 24 columns.
-  assert.equal(widest(renderPlan(p, s, 60)), 105);
+  // An 80-column terminal: the device and value columns narrow too.
+  const at80 = renderPlan(p, s, 80);
+  assert.equal(widest(at80), 80);
+  for (const name of ["LINAC:COR:H01:SETPT", "LINAC:BPM:01:X", "LINAC:BPM:02:X"]) {
+    assert.ok(stripAnsi(at80).includes(name), `${name} is shown whole`);
+  }
+  // Narrower still: the device column keeps its names, value and reason 16 each.
+  assert.equal(widest(renderPlan(p, s, 50)), 6 + 9 + 21 + 16 + 16 + 6);
 });
 
 Deno.test("a plan drawn into a pipe or a file is 120 columns wide whatever the terminal", () => {
   assert.equal(planColumns({ stdoutIsTerminal: false, columns: () => 200 }), PLAN_TABLE_COLUMNS);
   assert.equal(planColumns({ stdoutIsTerminal: true, columns: () => 200 }), 200);
+});
+
+Deno.test("a device name is never cut short: the column widens for it, and one too long wraps whole", async () => {
+  await using f = await fixture();
+  const long = "LINAC:COR:H01:SETPT";
+  const p = await checkedPlan(f);
+  const s = style(false);
+  const table = stripAnsi(renderPlan(p, s, 120));
+  assert.ok(table.includes(long) && !table.includes("…"));
+  // A name past 40 characters wraps inside its cell; every character is still there.
+  const name = "SR:INJECTION:KICKER:PULSER:02:TIMING:DELAY:SETPT";
+  const [x] = planColumnWidths(120, name.length).slice(2, 3);
+  assert.equal(x, 40);
+  const cells = stripAnsi(
+    renderPlan({ ...p, plan: { ...p.plan, actions: [{ type: "read", devices: [name] }] } }, s, 120),
+  );
+  const column = cells.split("\n").map((l) => l.split("│")[3]?.trim() ?? "").join("");
+  assert.ok(column.includes(name), column);
 });
