@@ -13,6 +13,8 @@ import type { ModelClient, ModelEvent, ModelRequest, Usage } from "../../llm/typ
 export class TreeBudget {
   turns = 0;
   tokens = 0;
+  /** Counts resets: a call that began before one belongs to the session before it. */
+  epoch = 0;
   constructor(readonly maxTurns: number, readonly maxTokens: number) {}
 
   /** Why no further model call may be made, or undefined while one may. */
@@ -35,6 +37,7 @@ export class TreeBudget {
   reset(turns: number, tokens: number): void {
     this.turns = turns;
     this.tokens = tokens;
+    this.epoch++;
   }
 }
 
@@ -59,9 +62,11 @@ export function budgetedModel(
         stop.abort(new Error(why));
         throw new LlmError("aborted", why);
       }
+      const epoch = budget.epoch;
       for await (const ev of inner.complete(req, signal)) {
         if (ev.type === "done") {
-          budget.charge(ev.response.usage);
+          // A call still in flight when another session was resumed is not that session's.
+          if (budget.epoch === epoch) budget.charge(ev.response.usage);
           onCall(ev.response.usage);
         }
         yield ev;

@@ -4,6 +4,8 @@
  * run's start and end.
  */
 import assert from "node:assert/strict";
+import { budgetedModel, TreeBudget } from "../../../src/agent/subagents/budget.ts";
+import type { ModelClient } from "../../../src/llm/types.ts";
 import { startScriptedLlm } from "../../support/scripted_llm.ts";
 import { call, routed, setup } from "./harness.ts";
 
@@ -65,4 +67,45 @@ Deno.test("the turn budget is shared by the whole tree: the second sub-agent sto
   assert.equal(second?.status, "failed");
   assert.equal(second?.turns, 1);
   assert.match(second?.error ?? "", /budget of 3 model calls is used up/);
+});
+
+Deno.test("a call still in flight when another session is resumed is not charged to that session", async () => {
+  let answer!: () => void;
+  const answered = new Promise<void>((r) => answer = r);
+  const usage = { promptTokens: 90, completionTokens: 10, totalTokens: 100 };
+  const inner: ModelClient = {
+    name: "main",
+    model: "m",
+    async *complete() {
+      await answered;
+      yield {
+        type: "done",
+        response: { text: "x", toolCalls: [], usage, finishReason: "stop", model: "m" },
+      };
+    },
+  };
+  const budget = new TreeBudget(10, 1_000);
+  const seen: number[] = [];
+  const model = budgetedModel(
+    inner,
+    budget,
+    new AbortController(),
+    (u) => seen.push(u.totalTokens),
+  );
+  const call = (async () => {
+    for await (
+      const _ of model.complete({ messages: [], tools: [] }, new AbortController().signal)
+    ) { /* drain */ }
+  })();
+  budget.reset(3, 300); // another session resumed while the call waits
+  answer();
+  await call;
+  assert.deepEqual([budget.turns, budget.tokens], [3, 300]);
+  assert.deepEqual(seen, [100], "the run's own count still has it");
+  // A call that begins after the reset is charged as usual.
+  const next = budgetedModel(inner, budget, new AbortController(), () => {});
+  for await (const _ of next.complete({ messages: [], tools: [] }, new AbortController().signal)) {
+    /* drain */
+  }
+  assert.deepEqual([budget.turns, budget.tokens], [4, 400]);
 });
