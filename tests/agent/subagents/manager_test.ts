@@ -18,7 +18,11 @@ const def = (extra: string) =>
     "finder.md",
   );
 
-async function managerWith(extra: string, models: Record<string, ModelClient> = {}) {
+async function managerWith(
+  extra: string,
+  models: Record<string, ModelClient> = {},
+  budget = new TreeBudget(50, 1e9),
+) {
   // Only the fixture's control system is used: its directory goes when this returns.
   await using f = await fixture();
   const manager: SubagentManager = new SubagentManager({
@@ -31,7 +35,7 @@ async function managerWith(extra: string, models: Record<string, ModelClient> = 
         manager,
       }),
     modelFor: (name) => Promise.resolve(models[name] ?? new FakeModel([])),
-    budget: new TreeBudget(50, 1e9),
+    budget,
     now: () => 0,
   });
   return manager;
@@ -99,21 +103,8 @@ Deno.test("a foreground sub-agent is cancelled with its parent's turn", async ()
 });
 
 Deno.test("the tree's budget is the session's: resuming another starts from what its runs had spent", async () => {
-  await using f = await fixture();
   const budget = new TreeBudget(50, 1e9);
-  const manager: SubagentManager = new SubagentManager({
-    definitions: [def("")],
-    buildTools: (ctx) =>
-      buildSubagentTools(ctx, {
-        catalogue: ALL_TOOLS,
-        deps: { cs: f.cs, now: () => 0 },
-        registry: { maxOutputChars: 5_000, timeoutMs: 5_000 },
-        manager,
-      }),
-    modelFor: () => Promise.resolve(new FakeModel([])),
-    budget,
-    now: () => 0,
-  });
+  const manager = await managerWith("", {}, budget);
   const run = await manager.spawn(parent(new FakeModel([RETURN])), { agent: "finder", task: "n" });
   assert.equal(run.status, "done");
   assert.equal(budget.turns, 1);
