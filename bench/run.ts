@@ -26,14 +26,9 @@ import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 import { scanReads } from "./scan_reads.ts";
 import { sandboxBench } from "./sandbox.ts";
-import type { Figure } from "./figure.ts";
+import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
 
 // ---- agent overhead per turn ------------------------------------------------
 
@@ -273,22 +268,10 @@ async function startup(): Promise<void> {
     basePty.push(await timeProcess([deno, "run", empty], /ready/, true));
     prompt.push(await timeProcess([deno, "run", ...AGENT_FLAGS, MAIN], /accel› /, true));
   }
-  figures.push({
-    name: "start-up to --version vs an empty program",
-    value: median(version),
-    baseline: median(base),
-    judged: `${median(version).toFixed(1)} ms`,
-    goal: "≤ 80 ms",
-    ok: median(version) <= 80,
-  });
-  figures.push({
-    name: "start-up to a ready prompt vs an empty program (pty)",
-    value: median(prompt),
-    baseline: median(basePty),
-    judged: `${median(prompt).toFixed(1)} ms`,
-    goal: "≤ 150 ms",
-    ok: median(prompt) <= 150,
-  });
+  figures.push(
+    atMost("start-up to --version vs an empty program", version, base, 80),
+    atMost("start-up to a ready prompt vs an empty program (pty)", prompt, basePty, 150),
+  );
 }
 
 await agentOverhead();

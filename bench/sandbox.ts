@@ -18,7 +18,7 @@
  * @module
  */
 import { defaultPyodideDir, PyodideSandbox } from "../src/sandbox/mod.ts";
-import type { Figure } from "./figure.ts";
+import { atMost, type Figure, median } from "./figure.ts";
 
 const SCRIPT = `
 import csv, json, math, statistics
@@ -61,11 +61,6 @@ exec(compile(code, "<code>", "exec"), {"__name__": "__main__", "DATA_DIR": DATA_
 
 /** The pause before a timed warm run (after its process is ready) and before a seed run. */
 const SETTLE_MS = 500;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
 
 async function seedRun(python: string, dir: string): Promise<number> {
   const t = performance.now();
@@ -239,7 +234,7 @@ async function measure(python: string, dir: string): Promise<Figure[]> {
   const eagerCpu = median(settled.eager.map((s) => s.cpuMs));
   const hotCpu = median(settled.hot.map((s) => s.cpuMs));
   const idleAfter = median(settled.eager.map((s) => s.ms));
-  const idle = median(settled.eager.map((s) => s.rssMb));
+  const idleRss = settled.eager.map((s) => s.rssMb);
   return [
     {
       name: "sandbox warm run vs seed python3 subprocess + preamble",
@@ -249,22 +244,16 @@ async function measure(python: string, dir: string): Promise<Figure[]> {
       goal: "≤ 0.5×",
       ok: ratio <= 0.5,
     },
-    {
-      name: "sandbox run straight after another (its process still starting) vs seed python3",
-      value: median(backToBack),
-      baseline: median(seed),
-      judged: `${median(backToBack).toFixed(0)} ms`,
-      goal: "≤ 500 ms (as a cold run)",
-      ok: median(backToBack) <= 500,
-    },
-    {
-      name: "sandbox cold first run (process start) vs seed python3",
-      value: median(cold),
-      baseline: median(seed),
-      judged: `${median(cold).toFixed(0)} ms`,
-      goal: "≤ 500 ms",
-      ok: median(cold) <= 500,
-    },
+    atMost(
+      "sandbox run straight after another (its process still starting) vs seed python3",
+      backToBack,
+      seed,
+      500,
+      { digits: 0, goal: "≤ 500 ms (as a cold run)" },
+    ),
+    atMost("sandbox cold first run (process start) vs seed python3", cold, seed, 500, {
+      digits: 0,
+    }),
     {
       name: "prewarmed sandbox process CPU until idle, optimize = eager vs hot",
       value: eagerCpu,
@@ -275,15 +264,11 @@ async function measure(python: string, dir: string): Promise<Figure[]> {
       goal: "idle ≤ 2 s after its start",
       ok: idleAfter <= 2000,
     },
-    {
-      name: "idle prewarmed sandbox RSS vs idle deno process",
-      value: idle,
-      baseline: denoIdle,
-      judged: `${idle.toFixed(0)} MB`,
-      goal: "≤ 512 MB (the memory cap)",
-      ok: idle <= 512,
+    atMost("idle prewarmed sandbox RSS vs idle deno process", idleRss, denoIdle, 512, {
       unit: "MB",
-    },
+      digits: 0,
+      goal: "≤ 512 MB (the memory cap)",
+    }),
   ];
 }
 

@@ -5,7 +5,7 @@
  * environment, and its worker's narrower permissions.
  */
 import assert from "node:assert/strict";
-import { startFileSandbox } from "../support/sandbox.ts";
+import { runCode, sandboxTest, startFileSandbox } from "../support/sandbox.ts";
 import { ROOT } from "../support/run_agent.ts";
 
 /** Runs fetch and Deno.connect in a worker holding the interpreter's grant. */
@@ -29,16 +29,8 @@ let connections = 0;
 })();
 globalThis.addEventListener("unload", () => listener.close());
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
-
-function attack(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ...opts, fn });
-}
-
-async function run(code: string) {
-  const r = await sandbox.run({ code });
-  return { ...r, all: `${r.stdout}\n${r.stderr}\n${r.error ?? ""}` };
-}
+const attack = sandboxTest;
+const run = (code: string) => runCode(sandbox, code);
 
 /** Runs code that prints BLOCKED:<reason> for each refused attempt and LEAK:<x> otherwise. */
 async function expectBlocked(code: string, times = 1): Promise<string> {

@@ -5,17 +5,13 @@
  * fill the disk.
  */
 import assert from "node:assert/strict";
-import { cpuTicks, startFileSandbox } from "../support/sandbox.ts";
+import { cpuTicks, sandboxTest, startFileSandbox, watchEventLoop } from "../support/sandbox.ts";
 
 const env = await startFileSandbox({ maxWorkMb: 5, keepRuns: 3 });
 const { sandbox } = env;
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function finding(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ...opts, fn });
-}
+const finding = sandboxTest;
 
 finding("a callback scheduled for after the run dies with the run's process", async () => {
   const { pid } = await sandbox.ready();
@@ -43,13 +39,7 @@ finding("results forged with js.postMessage are ignored; the watchdog still kill
 });
 
 finding("a flood on the protocol pipe is cut off and its forged lines are refused", async () => {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last);
-    last = now;
-  }, 10);
+  const loop = watchEventLoop();
   const forged = '{"type":"result","id":%d,"ok":true,"stdout":"FORGED","stderr":"",' +
     '"timedOut":false,"ms":1}\\n';
   const r = await sandbox.run({
@@ -58,7 +48,7 @@ finding("a flood on the protocol pipe is cut off and its forged lines are refuse
       "big = enc.encode('x' * 65536)\nwhile True:\n    js.Deno.stdout.writeSync(big)",
     timeoutMs: 5_000,
   });
-  clearInterval(timer);
+  const worst = loop.stop();
   assert.equal(r.ok, false);
   assert.equal(r.killed, "output", JSON.stringify({ ...r, stdout: r.stdout.slice(0, 200) }));
   assert.doesNotMatch(r.stdout, /FORGED/);

@@ -5,22 +5,22 @@
  * killed after its result.
  */
 import assert from "node:assert/strict";
-import { cpuTicks, SNAPSHOT_PATH, startFileSandbox, startTestSandbox } from "../support/sandbox.ts";
+import {
+  cpuTicks,
+  runCode,
+  sandboxTest,
+  SNAPSHOT_PATH,
+  startFileSandbox,
+  startTestSandbox,
+  watchEventLoop,
+} from "../support/sandbox.ts";
 import { shapeRun } from "../../src/tools/sandbox_result.ts";
 
 const env = await startFileSandbox();
 const { sandbox } = env;
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
-
-function attack(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ...opts, fn });
-}
-
-async function run(code: string) {
-  const r = await sandbox.run({ code });
-  return { ...r, all: `${r.stdout}\n${r.stderr}\n${r.error ?? ""}` };
-}
+const attack = sandboxTest;
+const run = (code: string) => runCode(sandbox, code);
 
 const TRY = (expr: string) =>
   `try:\n    print("LEAK:", str(${expr})[:80])\nexcept BaseException as e:\n    print("BLOCKED:", type(e).__name__, str(e)[:120])\n`;
@@ -68,15 +68,9 @@ attack("a loop that catches KeyboardInterrupt is killed within a second of its l
 });
 
 attack("the host stays responsive while the sandbox spins", async () => {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last);
-    last = now;
-  }, 10);
+  const loop = watchEventLoop();
   await sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
-  clearInterval(timer);
+  const worst = loop.stop();
   assert.ok(worst < 100, `the host's event loop stalled ${worst.toFixed(0)} ms`);
 });
 
@@ -179,7 +173,8 @@ attack("an output file past the size cap is listed with a note, not returned", a
 
 Deno.test({
   name: "a prewarmed interpreter starts from the memory snapshot (timing: deno task bench)",
-  ...opts,
+  sanitizeOps: false,
+  sanitizeResources: false,
   async fn() {
     await using fresh = await startTestSandbox();
     const t = performance.now();

@@ -108,3 +108,34 @@ export function cpuTicks(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * A test of a test file's shared sandbox: its prewarmed process outlives any
+ * one test, so Deno's op and resource sanitizers are off.
+ */
+export function sandboxTest(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, sanitizeOps: false, sanitizeResources: false, fn });
+}
+
+/** Runs `code`; `all` joins stdout, stderr and the error, for matching whatever said it. */
+export async function runCode(sandbox: PyodideSandbox, code: string) {
+  const r = await sandbox.run({ code });
+  return { ...r, all: `${r.stdout}\n${r.stderr}\n${r.error ?? ""}` };
+}
+
+/** Watches this process's event loop with a 10 ms timer; `stop()` gives its longest stall in ms. */
+export function watchEventLoop(): { stop(): number } {
+  let worst = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+  }, 10);
+  return {
+    stop() {
+      clearInterval(timer);
+      return worst;
+    },
+  };
+}

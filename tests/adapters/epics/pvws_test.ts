@@ -247,17 +247,22 @@ Deno.test("writing the value a PV already holds is confirmed though the monitor 
   await cs.close();
 });
 
-/** A gateway that accepts TCP connections and never answers (not even the WebSocket handshake). */
-function silentGateway() {
+/**
+ * A gateway that accepts TCP connections and never answers (not even the
+ * WebSocket handshake), and an adapter on it; disposing closes both.
+ */
+function silentGateway(more: EpicsOptions) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {
     for await (const conn of listener) held.push(conn);
   })().catch(() => {});
+  const cs = epicsOn(`http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/pvws`, more);
   return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/pvws`,
+    cs,
     held,
     async [Symbol.asyncDispose]() {
+      await cs.close();
       listener.close();
       for (const c of held) c.close();
       await accepting;
@@ -266,80 +271,59 @@ function silentGateway() {
 }
 
 Deno.test("a gateway that accepts connections and never answers costs each read one read timeout", async () => {
-  await using gateway = silentGateway();
-  const cs = createEpics({
-    pvwsUrl: gateway.url,
-    readTimeoutMs: 400,
-    writeTimeoutMs: 400,
-    monitorLingerMs: 0,
-  });
-  try {
-    for (let i = 0; i < 2; i++) {
-      const t = performance.now();
-      const [r] = await cs.read(["SR:BPM:01:X"]);
-      const ms = performance.now() - t;
-      assert.equal(r?.ok, false);
-      assert.ok(ms < 900, `read ${i + 1} took ${ms.toFixed(0)} ms against a 400 ms read timeout`);
-    }
-  } finally {
-    await cs.close();
+  await using gateway = silentGateway({ readTimeoutMs: 400 });
+  for (let i = 0; i < 2; i++) {
+    const t = performance.now();
+    const [r] = await gateway.cs.read(["SR:BPM:01:X"]);
+    const ms = performance.now() - t;
+    assert.equal(r?.ok, false);
+    assert.ok(ms < 900, `read ${i + 1} took ${ms.toFixed(0)} ms against a 400 ms read timeout`);
   }
 });
 
 Deno.test("an abort stops a read still waiting for the gateway to accept the connection", async () => {
-  await using gateway = silentGateway();
-  const cs = createEpics({
-    pvwsUrl: gateway.url,
+  // pvget off: the socket, not the HTTP path (whose fetch takes the signal itself).
+  await using gateway = silentGateway({
     readTimeoutMs: 5_000,
     connectTimeoutMs: 5_000,
-    monitorLingerMs: 0,
-    pvget: "off", // the socket, not the HTTP path (whose fetch takes the signal itself)
+    pvget: "off",
   });
-  try {
-    const stop = new AbortController();
-    const t = performance.now();
-    setTimeout(() => stop.abort(new Error("cancelled by the operator")), 100);
-    await assert.rejects(cs.read(["SR:BPM:01:X"], stop.signal), /cancelled by the operator/);
-    const ms = performance.now() - t;
-    assert.ok(
-      ms < 2_000,
-      `the read ended ${ms.toFixed(0)} ms after it began (connect timeout 5 s)`,
-    );
-    // Closing the adapter ends the connection still opening in the background.
-    await waitFor(() => gateway.held.length === 1, 2000, "the gateway's connection");
-    await cs.close();
-    const conn = gateway.held[0] as Deno.Conn;
-    const buf = new Uint8Array(4096);
-    const untilEof = async () => {
-      while (await conn.read(buf) !== null) { /* the handshake request */ }
-      return "closed";
-    };
-    const timeout = new Promise((r) => setTimeout(() => r("still open"), 2000));
-    assert.equal(await Promise.race([untilEof(), timeout]), "closed");
-  } finally {
-    await cs.close();
-  }
+  const { cs } = gateway;
+  const stop = new AbortController();
+  const t = performance.now();
+  setTimeout(() => stop.abort(new Error("cancelled by the operator")), 100);
+  await assert.rejects(cs.read(["SR:BPM:01:X"], stop.signal), /cancelled by the operator/);
+  const ms = performance.now() - t;
+  assert.ok(
+    ms < 2_000,
+    `the read ended ${ms.toFixed(0)} ms after it began (connect timeout 5 s)`,
+  );
+  // Closing the adapter ends the connection still opening in the background.
+  await waitFor(() => gateway.held.length === 1, 2000, "the gateway's connection");
+  await cs.close();
+  const conn = gateway.held[0] as Deno.Conn;
+  const buf = new Uint8Array(4096);
+  const untilEof = async () => {
+    while (await conn.read(buf) !== null) { /* the handshake request */ }
+    return "closed";
+  };
+  const timeout = new Promise((r) => setTimeout(() => r("still open"), 2000));
+  assert.equal(await Promise.race([untilEof(), timeout]), "closed");
 });
 
 Deno.test("connecting counts against the read timeout: a gateway slow to accept costs one read timeout", async () => {
-  await using gateway = silentGateway();
-  const cs = createEpics({
-    pvwsUrl: gateway.url,
+  await using gateway = silentGateway({
     readTimeoutMs: 300,
     connectTimeoutMs: 5_000,
-    monitorLingerMs: 0,
     pvget: "off",
   });
-  try {
-    const t = performance.now();
-    const [r] = await cs.read(["SR:BPM:01:X"]);
-    const ms = performance.now() - t;
-    assert.equal(r?.ok, false);
-    assert.match(r?.error ?? "", /did not accept a connection within the read timeout \(300 ms\)/);
-    assert.ok(ms < 2_000, `the read took ${ms.toFixed(0)} ms (read timeout 300 ms, connect 5 s)`);
-  } finally {
-    await cs.close();
-  }
+  const { cs } = gateway;
+  const t = performance.now();
+  const [r] = await cs.read(["SR:BPM:01:X"]);
+  const ms = performance.now() - t;
+  assert.equal(r?.ok, false);
+  assert.match(r?.error ?? "", /did not accept a connection within the read timeout \(300 ms\)/);
+  assert.ok(ms < 2_000, `the read took ${ms.toFixed(0)} ms (read timeout 300 ms, connect 5 s)`);
 });
 
 Deno.test("closing the adapter ends a read still waiting for a PV, with a message saying so", async () => {
