@@ -7,6 +7,17 @@ import { waitFor } from "../../support/run_agent.ts";
 
 const BPMS = Array.from({ length: 20 }, (_, i) => `SR:BPM:${String(i + 1).padStart(2, "0")}:X`);
 
+/** A bare pvws client on a fake gateway's socket (connect timeout 1 s). */
+function clientOn(url: string, more: Partial<ConstructorParameters<typeof PvwsClient>[0]>) {
+  return new PvwsClient({
+    url: `${url.replace("http", "ws")}/pv`,
+    connectTimeoutMs: 1000,
+    reconnectMinMs: 50,
+    reconnectMaxMs: 200,
+    ...more,
+  });
+}
+
 function epicsOn(url: string, more: EpicsOptions = {}) {
   return createEpics({
     pvwsUrl: url,
@@ -44,12 +55,7 @@ Deno.test("a repeat read within the monitor linger costs no round trip; clears f
 
 Deno.test("later delta updates merge into the first update's metadata", async () => {
   await using fake = startFakeEpics();
-  const client = new PvwsClient({
-    url: `${fake.pvws.url.replace("http", "ws")}/pv`,
-    connectTimeoutMs: 1000,
-    reconnectMinMs: 50,
-    reconnectMaxMs: 200,
-  });
+  const client = clientOn(fake.pvws.url, { reconnectMinMs: 50, reconnectMaxMs: 200 });
   const got = await client.acquire(["SR:VAC:GAUGE:01"], 1000);
   assert.equal((got.get("SR:VAC:GAUGE:01") as Record<string, unknown>).units, "mbar");
   fake.pvws.set("SR:VAC:GAUGE:01", 1e-9, "NONE");
@@ -123,12 +129,7 @@ Deno.test("a socket dropped mid-read fails the missing PVs at once, and the next
 
 Deno.test("the client reconnects with backoff and subscribes again to PVs still in use", async () => {
   await using fake = startFakeEpics();
-  const client = new PvwsClient({
-    url: `${fake.pvws.url.replace("http", "ws")}/pv`,
-    connectTimeoutMs: 1000,
-    reconnectMinMs: 20,
-    reconnectMaxMs: 100,
-  });
+  const client = clientOn(fake.pvws.url, { reconnectMinMs: 20, reconnectMaxMs: 100 });
   await client.acquire(["SR:DCCT:CURRENT"], 1000);
   fake.pvws.dropAll();
   await waitFor(() => client.state("SR:DCCT:CURRENT") === undefined, 2000, "the drop");
@@ -221,9 +222,7 @@ Deno.test("a gateway slower than the read timeout gives per-PV errors within the
 
 Deno.test("an idle socket is kept alive with pings", async () => {
   await using fake = startFakeEpics();
-  const client = new PvwsClient({
-    url: `${fake.pvws.url.replace("http", "ws")}/pv`,
-    connectTimeoutMs: 1000,
+  const client = clientOn(fake.pvws.url, {
     reconnectMinMs: 50,
     reconnectMaxMs: 200,
     keepaliveMs: 40,
