@@ -2,6 +2,7 @@
  * Plans end to end: the real program, the simulator, the scripted model.
  */
 import assert from "node:assert/strict";
+import { call } from "../agent/subagents/harness.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 import { agentCommand, childEnv, runAgent, waitFor } from "../support/run_agent.ts";
@@ -29,24 +30,19 @@ Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approv
     scenario: {
       turns: [
         {
-          respond: {
-            toolCalls: [{
-              name: "propose_plan",
-              arguments: {
-                description: "Bump H01 by +0.3 mrad",
-                actions: [
-                  {
-                    type: "write",
-                    device: H01,
-                    value: live + 0.3,
-                    reason: "operator asked for +0.3 mrad",
-                  },
-                  { type: "wait", seconds: 0.1 },
-                  { type: "read", devices: ["LINAC:BPM:02:X", "LINAC:BPM:03:X"] },
-                ],
+          respond: call("propose_plan", {
+            description: "Bump H01 by +0.3 mrad",
+            actions: [
+              {
+                type: "write",
+                device: H01,
+                value: live + 0.3,
+                reason: "operator asked for +0.3 mrad",
               },
-            }],
-          },
+              { type: "wait", seconds: 0.1 },
+              { type: "read", devices: ["LINAC:BPM:02:X", "LINAC:BPM:03:X"] },
+            ],
+          }),
         },
         {
           expect: { toolResultIncludes: ["approval_required", "--approved-hash"] },

@@ -2,6 +2,7 @@
  * The interactive session in a real terminal (tmux), against a scripted model.
  */
 import assert from "node:assert/strict";
+import { call } from "../agent/subagents/harness.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { HAS_TMUX } from "../support/tmux.ts";
 import { startRepl } from "../support/repl_session.ts";
@@ -171,31 +172,24 @@ Deno.test({
       scenario: {
         turns: [
           {
-            respond: {
-              toolCalls: [{
-                name: "propose_plan",
-                arguments: { description: "one bump", actions: [write("LINAC:COR:H01:SETPT", 0)] },
-              }],
-            },
+            respond: call("propose_plan", {
+              description: "one bump",
+              actions: [write("LINAC:COR:H01:SETPT", 0)],
+            }),
           },
           {
             expect: { toolResultIncludes: ['"status":"rejected"'] },
             respond: { text: "Left unchanged." },
           },
           {
-            respond: {
-              toolCalls: [{
-                name: "propose_plan",
-                arguments: {
-                  description: "two bumps",
-                  actions: [
-                    write("LINAC:COR:H01:SETPT", 0),
-                    { type: "wait", seconds: 0.1 },
-                    write("LINAC:COR:H02:SETPT", 0),
-                  ],
-                },
-              }],
-            },
+            respond: call("propose_plan", {
+              description: "two bumps",
+              actions: [
+                write("LINAC:COR:H01:SETPT", 0),
+                { type: "wait", seconds: 0.1 },
+                write("LINAC:COR:H02:SETPT", 0),
+              ],
+            }),
           },
           {
             expect: { toolResultIncludes: ['"decision":"partial"', '"status":"completed"'] },

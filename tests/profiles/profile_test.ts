@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { call } from "../agent/subagents/harness.ts";
 import { type ProfileName, profileRefusal, PROFILES } from "../../src/profiles/profile.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { runAgent, tempConfig } from "../support/run_agent.ts";
@@ -83,20 +84,15 @@ Deno.test("sim-eval with auto_approve runs a plan that passes preflight on the s
     scenario: {
       turns: [
         {
-          respond: {
-            toolCalls: [{
-              name: "propose_plan",
-              arguments: {
-                description: "Nudge H02 by 0.01 mrad",
-                actions: [{
-                  type: "write",
-                  device: "RING:COR:H02:SETPT",
-                  value: 0.0241,
-                  reason: "test",
-                }],
-              },
+          respond: call("propose_plan", {
+            description: "Nudge H02 by 0.01 mrad",
+            actions: [{
+              type: "write",
+              device: "RING:COR:H02:SETPT",
+              value: 0.0241,
+              reason: "test",
             }],
-          },
+          }),
         },
         { respond: { text: "{{last_tool_result.status}}" } },
       ],
