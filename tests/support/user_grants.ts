@@ -1,0 +1,119 @@
+/**
+ * Runs the program exactly as an operator does (`deno task agent`): through
+ * `launch.ts`, which computes the grants from the configuration, so the
+ * program under test never holds `-A`. Safety tests use this with a fake
+ * EPICS facility on loopback, whose gateway records every write it receives:
+ * "nothing was written" is then a fact seen on the wire.
+ *
+ * @module
+ */
+import { type FakeEpics, type FakeEpicsOptions, startFakeEpics } from "./facility/fake_epics.ts";
+import { childEnv, ROOT, type RunResult } from "./run_agent.ts";
+import { removeTree } from "./temp.ts";
+
+/** The flags of `deno task agent` (deno.json): the launcher reads, then runs main.ts with the grants. */
+export const LAUNCHER_FLAGS = ["--allow-read", "--allow-env", "--allow-run"] as const;
+
+export interface UserRunOptions {
+  stdin?: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * A user's set-up in a temporary directory: a config file, a limits file and
+ * a state directory, on a fake EPICS facility. Disposing stops the fakes and
+ * removes the directory.
+ */
+export class UserSetup implements AsyncDisposable {
+  private constructor(
+    readonly dir: string,
+    readonly epics: FakeEpics,
+  ) {}
+
+  /**
+   * `limits` is the limits file's TOML; `extra` is added to the config file
+   * (after the `[facility]`, `[epics]`, `[state]` and `[safety]` tables it writes).
+   */
+  static async start(
+    opts: { limits?: string; extra?: string; safety?: string; epics?: FakeEpicsOptions } = {},
+  ): Promise<UserSetup> {
+    const dir = await Deno.makeTempDir({ prefix: "accel-agent-user-" });
+    const epics = startFakeEpics(opts.epics);
+    const setup = new UserSetup(dir, epics);
+    try {
+      await Deno.writeTextFile(`${dir}/limits.toml`, opts.limits ?? DEFAULT_LIMITS);
+      await Deno.writeTextFile(
+        setup.configPath,
+        `${epics.config()}\n[state]\ndir = ${JSON.stringify(`${dir}/state`)}\n\n` +
+          `[safety]\nlimits_file = "limits.toml"\n${opts.safety ?? ""}\n${opts.extra ?? ""}\n`,
+      );
+    } catch (e) {
+      await setup[Symbol.asyncDispose]();
+      throw e;
+    }
+    return setup;
+  }
+
+  get configPath(): string {
+    return `${this.dir}/config.toml`;
+  }
+
+  get stateDir(): string {
+    return `${this.dir}/state`;
+  }
+
+  /** Every write the fake gateway received. */
+  get writes(): { pv: string; value: unknown }[] {
+    return this.epics.pvws.stats.writes;
+  }
+
+  /** Writes a file into the set-up's directory; returns its path. */
+  async file(name: string, text: string): Promise<string> {
+    const path = `${this.dir}/${name}`;
+    await Deno.writeTextFile(path, text);
+    return path;
+  }
+
+  /** Runs `accel-agent ARGS` through the launcher with this config, no terminal. */
+  async run(args: string[], opts: UserRunOptions = {}): Promise<RunResult> {
+    return await runAsUser(["--config", this.configPath, ...args], opts);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.epics.close();
+    await removeTree(this.dir);
+  }
+}
+
+/** The limits a user's set-up has unless a test gives its own. */
+export const DEFAULT_LIMITS = `[limits."SR:COR:H01:SETPT"]
+min = -2
+max = 2
+max_step = 0.5
+tolerance = 0.001
+`;
+
+/** `accel-agent ARGS` as `deno task agent -- ARGS` runs it, with no terminal. */
+export async function runAsUser(args: string[], opts: UserRunOptions = {}): Promise<RunResult> {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...LAUNCHER_FLAGS, `${ROOT}/launch.ts`, ...args],
+    cwd: ROOT,
+    clearEnv: true,
+    env: childEnv(opts.env),
+    stdin: opts.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (opts.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(opts.stdin));
+    await w.close();
+  }
+  const [status, stdout, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  return { code: status.code, stdout, stderr, ms: performance.now() - started };
+}
