@@ -144,18 +144,43 @@ export interface Series {
   error?: string;
 }
 
-export interface ControlSystem {
+/**
+ * What every part of the program but the plan executor holds: it reads,
+ * describes, searches and looks back, and has no way to write. Tools,
+ * sub-agents, CLI commands and preflight see only this; the compiler, not
+ * only a test, keeps a write out of their reach.
+ */
+export interface ControlReader {
   /** Short name of the backend ("simulator", "epics", "tango"). */
   readonly kind: string;
   /** Batched: one round trip where the backend allows. Never throws for one bad device. */
   read(names: string[], signal?: AbortSignal): Promise<Reading[]>;
-  /** Called by the plan executor only. Throws when the write is refused. */
-  write(name: string, value: Value, signal?: AbortSignal): Promise<void>;
   describe(names: string[], signal?: AbortSignal): Promise<DeviceInfo[]>;
   search(q: DeviceQuery, signal?: AbortSignal): Promise<DevicePage>;
   logs(q: LogQuery, signal?: AbortSignal): Promise<LogEntry[]>;
   archive(q: ArchiveQuery, signal?: AbortSignal): Promise<Series[]>;
+}
+
+/** The whole door, writer included: held by the plan service for its executor, and by whoever closes it. */
+export interface ControlSystem extends ControlReader {
+  /** Called by the plan executor only. Throws when the write is refused. */
+  write(name: string, value: Value, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A view of `cs` that can only read: an object with the reader's methods and
+ * nothing else, so even a cast finds no `write` on it at run time.
+ */
+export function readOnlyView(cs: ControlReader): ControlReader {
+  return Object.freeze({
+    kind: cs.kind,
+    read: (names: string[], signal?: AbortSignal) => cs.read(names, signal),
+    describe: (names: string[], signal?: AbortSignal) => cs.describe(names, signal),
+    search: (q: DeviceQuery, signal?: AbortSignal) => cs.search(q, signal),
+    logs: (q: LogQuery, signal?: AbortSignal) => cs.logs(q, signal),
+    archive: (q: ArchiveQuery, signal?: AbortSignal) => cs.archive(q, signal),
+  });
 }
 
 /** Severities in rising order, for comparisons. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { openControlSystem, openLazily } from "../adapters/mod.ts";
-import type { ControlSystem } from "../adapters/adapter.ts";
+import { type ControlReader, readOnlyView } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runTurn } from "../agent/loop.ts";
@@ -35,7 +35,8 @@ import { BASE_PROMPT } from "./prompt_base.ts";
 
 export interface App {
   loaded: LoadedConfig;
-  cs: ControlSystem;
+  /** The control system as everything but the plan service sees it: it cannot write. */
+  cs: ControlReader;
   tools: ToolRegistry;
   /** The change path; set `plans.approver` for the mode (terminal, hash, none). */
   plans: PlanPath;
@@ -99,7 +100,9 @@ export async function createApp(
   let client: ModelClient | undefined;
   const cs = openLazily(config.facility.adapter, () => openControlSystem(config));
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
+  // The writer goes to the plan service alone; everyone else gets a view that can only read.
   const plans = await createPlanPath(loaded, cs, stateDir, io);
+  const reader = readOnlyView(cs);
   let sandbox: SandboxDeps;
   try {
     // Scan data from plans is one more read-only data directory for Python, after the configured ones.
@@ -128,7 +131,7 @@ export async function createApp(
     config,
     profile,
     io,
-    cs,
+    cs: reader,
     plans,
     stateDir,
     registry,
@@ -140,7 +143,7 @@ export async function createApp(
   });
   const tools = new ToolRegistry(
     features.tools,
-    { cs, now: () => Date.now(), plans, sandbox },
+    { cs: reader, now: () => Date.now(), plans, sandbox },
     registry,
   );
   const contextWindow = () => modelInfo.contextWindow ?? config.agent.context_window;
@@ -188,7 +191,7 @@ export async function createApp(
 
   const app: App = {
     loaded,
-    cs,
+    cs: reader,
     tools,
     plans,
     stateDir,

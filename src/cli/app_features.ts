@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ControlSystem } from "../adapters/adapter.ts";
+import type { ControlReader } from "../adapters/adapter.ts";
 import { type CompactionOptions, DEFAULT_COMPACTION } from "../agent/compaction.ts";
 import type { Session } from "../agent/session.ts";
 import type { SubagentManager } from "../agent/subagents/manager.ts";
@@ -91,7 +91,7 @@ export interface FeatureDeps {
   config: Config;
   profile: Profile;
   io: Io;
-  cs: ControlSystem;
+  cs: ControlReader;
   plans: PlanPath;
   stateDir: string;
   registry: RegistryOptions;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ControlSystem, DeviceInfo, Value } from "../adapters/adapter.ts";
+import type { ControlReader, DeviceInfo, Value } from "../adapters/adapter.ts";
 import type { LimitEntry, LimitsTable } from "../safety/limits.ts";
 import { type Action, isReadOnly, type Plan, planHash, scanPoints } from "./model.ts";
 import { round6 } from "../util/misc.ts";
@@ -65,7 +65,8 @@ export interface PreflightedPlan {
 const OP_SECONDS = 0.05;
 
 export interface PreflightDeps {
-  cs: ControlSystem;
+  /** Preflight only reads. */
+  cs: ControlReader;
   limits: LimitsTable;
   policy: SafetyPolicy;
   now(): number;

@@ -59,7 +59,8 @@ export class PlanService {
   /** The most recent plan an approver approved (as approved: modified or cherry-picked), for `/save-plan`. */
   lastApproved?: { plan: Plan; planHash: string };
 
-  constructor(readonly deps: PlanServiceDeps) {}
+  /** Private: the deps hold the writer, which nothing but the executor may reach. */
+  constructor(private readonly deps: PlanServiceDeps) {}
 
   /** Checks a plan against live values and limits, without deciding anything. */
   check(plan: Plan, signal?: AbortSignal): Promise<PreflightedPlan> {

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ControlSystem } from "../adapters/adapter.ts";
+import type { ControlReader } from "../adapters/adapter.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import type { PlanService } from "../plan/service.ts";
 import type { Approver } from "../safety/approval.ts";
@@ -14,7 +14,8 @@ import type { SandboxDeps } from "../sandbox/types.ts";
 
 /** What tools may use; given once to the registry. */
 export interface ToolDeps {
-  cs: ControlSystem;
+  /** Tools read; a change goes through `plans` only. */
+  cs: ControlReader;
   /** Milliseconds since the epoch (the simulator's clock in tests). */
   now(): number;
   /** The only path to a change; absent where no plan may be proposed. */

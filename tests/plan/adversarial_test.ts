@@ -339,8 +339,7 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   Deno.test(`adversarial plan refused: ${c.name}`, async () => {
-    await using f = await fixture({ policy: c.policy });
-    if (c.limits) (f.service.deps as { limits: LimitsTable }).limits = c.limits;
+    await using f = await fixture({ policy: c.policy, limits: c.limits });
     const before = await f.sim.read([H01, "TIMING:INJ:ENABLE"]);
     const live = { h01: before[0]?.value as number };
     const approver = c.approver?.() ?? new ApproveAll();

@@ -14,7 +14,7 @@ import type { ExecutionResult } from "../../src/plan/executor.ts";
 import { PlanService, type ProposeOutcome } from "../../src/plan/service.ts";
 import type { ApprovalContext, Approver, Decision } from "../../src/safety/approval.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
-import { loadLimits } from "../../src/safety/limits.ts";
+import { type LimitsTable, loadLimits } from "../../src/safety/limits.ts";
 import { SpyControlSystem, type SpyFaults } from "../support/spy_cs.ts";
 import { tempDir } from "../support/temp.ts";
 
@@ -54,12 +54,14 @@ export async function fixture(
     policy?: Partial<SafetyPolicy>;
     autoApproveReadOnly?: boolean;
     rollbackTimeoutMs?: number;
+    /** Limits in place of the shipped ones. */
+    limits?: LimitsTable;
   } = {},
 ) {
   const clock = new ManualClock(T0);
   const sim = createSimulator({ seed: 1, clock });
   const cs = new SpyControlSystem(sim, opts.faults);
-  const limits = await loadLimits(LIMITS_FILE);
+  const limits = opts.limits ?? await loadLimits(LIMITS_FILE);
   const tmp = await tempDir("accel-plan-");
   const dir = tmp.path;
   const audit = new AuditLog(`${dir}/audit`, () => clock.now());

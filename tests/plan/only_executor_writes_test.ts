@@ -3,6 +3,12 @@
  * calls ControlSystem.write. Adapters implement write; nothing else calls it.
  */
 import assert from "node:assert/strict";
+import type { App } from "../../src/cli/app.ts";
+import type { FeatureDeps } from "../../src/cli/app_features.ts";
+import type { ExecuteDeps } from "../../src/plan/executor.ts";
+import type { PreflightDeps } from "../../src/plan/preflight.ts";
+import type { ToolDeps } from "../../src/tools/define.ts";
+import { testApps } from "../support/test_app.ts";
 
 const SRC = new URL("../../src/", import.meta.url);
 
@@ -53,4 +59,26 @@ Deno.test("the test control system refuses a write that does not come from the e
     /write to LINAC:COR:H01:SETPT from outside src\/plan\/executor\.ts/,
   );
   assert.equal(cs.attempts, 0);
+});
+
+/** True when the type has a `write` member. */
+type HasWrite<T> = "write" extends keyof T ? true : false;
+
+Deno.test("tools, sub-agents, CLI commands and preflight hold a control system without write", async () => {
+  // Checked by the compiler: each line stops type-checking the day its holder can write.
+  const tools: HasWrite<ToolDeps["cs"]> = false;
+  const app: HasWrite<App["cs"]> = false;
+  const features: HasWrite<FeatureDeps["cs"]> = false;
+  const checks: HasWrite<PreflightDeps["cs"]> = false;
+  const executor: HasWrite<ExecuteDeps["cs"]> = true;
+  assert.deepEqual([tools, app, features, checks, executor], [false, false, false, false, true]);
+
+  // And at run time: the app's view has no write to find, even through a cast.
+  await using apps = await testApps((state) => `[state]\ndir = ${JSON.stringify(state)}\n`);
+  const opened = await apps.open();
+  assert.equal("write" in opened.cs, false);
+  assert.equal(typeof (opened.cs as unknown as { write?: unknown }).write, "undefined");
+  assert.ok(Object.isFrozen(opened.cs));
+  const readings = await opened.cs.read(["LINAC:COR:H01:SETPT"]);
+  assert.equal(readings[0]?.ok, true);
 });
