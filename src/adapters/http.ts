@@ -23,6 +23,81 @@ export interface HttpService {
   timeoutMs: number;
   /** Value of the Authorization header, when credentials are configured. */
   authorization?: string;
+  /**
+   * Largest response body read, in bytes (default {@link DEFAULT_MAX_BYTES}).
+   * A longer body aborts the request with {@link ResponseTooLargeError}.
+   */
+  maxBytes?: number;
+  /** The config key that sets `maxBytes`, named in the error ("[epics] archiver_max_bytes"). */
+  maxBytesKey?: string;
+}
+
+/** A body cap for services whose config sets none: 64 MiB. */
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
+/** A facility service sent (or announced) a body longer than its configured cap. */
+export class ResponseTooLargeError extends Error {
+  override name = "ResponseTooLargeError";
+  constructor(message: string, readonly limit: number, readonly received: number) {
+    super(message);
+  }
+}
+
+/** "64 MiB", "512 KiB", "300 bytes": a byte count as a person reads it. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
+}
+
+/**
+ * Reads a response body as text, at most `svc.maxBytes` bytes: a declared
+ * Content-Length above the cap is refused before reading, and a body that
+ * grows past it is cancelled at once (the connection is dropped), so an
+ * endless or huge answer costs no more memory than the cap.
+ */
+export async function readCapped(res: Response, svc: HttpService, url: string): Promise<string> {
+  const limit = svc.maxBytes ?? DEFAULT_MAX_BYTES;
+  const tooLarge = (received: number) =>
+    new ResponseTooLargeError(
+      `${svc.label} at ${url.split("?")[0]}: the response exceeded ${formatBytes(limit)}${
+        svc.maxBytesKey ? ` (${svc.maxBytesKey})` : ""
+      }; ask for less (narrow the time range or the pattern) or raise the limit`,
+      limit,
+      received,
+    );
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge(declared);
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(received);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const all = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
 }
 
 /**
@@ -55,9 +130,10 @@ export function trimBase(url: string): string {
 }
 
 /**
- * Sends one request and returns the response text. Non-2xx statuses throw
- * {@link HttpStatusError}; a timeout or refused connection throws an Error
- * naming the service and the URL.
+ * Sends one request and returns the response text, read through
+ * {@link readCapped}. Non-2xx statuses throw {@link HttpStatusError}; a body
+ * past the service's cap throws {@link ResponseTooLargeError}; a timeout or
+ * refused connection throws an Error naming the service and the URL.
  */
 export async function httpText(
   svc: HttpService,
@@ -74,8 +150,9 @@ export async function httpText(
   let text: string;
   try {
     res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal });
-    text = await res.text();
+    text = await readCapped(res, svc, url);
   } catch (e) {
+    if (e instanceof ResponseTooLargeError) throw e;
     if (init.signal?.aborted) throw init.signal.reason;
     if (timeout.aborted) {
       throw new Error(

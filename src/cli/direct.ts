@@ -133,6 +133,7 @@ function renderSearch(result: Row, io: Io, s: Style): void {
         : `no devices match (${total} in all)\n`,
     ),
   );
+  if (typeof result.note === "string") io.err(`accel-agent: ${result.note}\n`);
 }
 
 function renderLogs(result: Row, io: Io, s: Style): void {

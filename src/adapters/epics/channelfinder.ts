@@ -40,10 +40,19 @@ export async function channelFinderSearch(
   ]);
   const channels = JSON.parse(page.text) as Channel[];
   const total = Number(count.text.trim());
+  // A service that ignores ~size must not turn a page of ten into a million rows.
+  const extra = channels.length - limit;
   return {
     total: Number.isFinite(total) ? total : offset + channels.length,
     offset,
-    devices: channels.map(toInfo),
+    devices: channels.slice(0, limit).map(toInfo),
+    ...(extra > 0
+      ? {
+        note:
+          `${svc.label} at ${svc.base} sent ${channels.length} channels for a page of ${limit}; ` +
+          `the first ${limit} are shown`,
+      }
+      : {}),
   };
 }
 

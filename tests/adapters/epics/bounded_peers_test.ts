@@ -1,0 +1,159 @@
+/**
+ * A misbehaving service costs no more than its cap: bodies past the byte
+ * limit are cut while streaming, Content-Length past it is refused unread,
+ * pages longer than asked for are cut, and oversized pvws messages close the
+ * socket with a read error that says why.
+ */
+import assert from "node:assert/strict";
+import { createEpics, type EpicsOptions } from "../../../src/adapters/epics/mod.ts";
+import { createTango } from "../../../src/adapters/tango/mod.ts";
+import { startFakeEpics } from "../../support/facility/fake_epics.ts";
+import { EndlessBody, FakeHttp } from "../../support/facility/fake_http.ts";
+
+const KiB = 1024, MiB = 1024 * KiB;
+const HOUR = 3_600_000;
+
+function window(nowMs: number) {
+  return { from: new Date(nowMs - HOUR).toISOString(), to: new Date(nowMs).toISOString() };
+}
+
+Deno.test("an endless archiver body is cut at the cap with an error naming the service, URL and key", async () => {
+  await using fake = startFakeEpics();
+  const flood = new EndlessBody();
+  fake.archiver.faults.respond = () => flood.response();
+  const cs = createEpics({
+    archiverUrl: fake.urls.archiver_url,
+    httpTimeoutMs: 60_000,
+    maxBytes: { archiver: 1 * MiB },
+  });
+  const [s] = await cs.archive({ devices: ["SR:DCCT:CURRENT"], ...window(fake.nowMs) });
+  assert.equal(s?.ok, false);
+  assert.match(
+    s?.error ?? "",
+    /^archiver at http:\/\/127\.0\.0\.1:\d+\/retrieval\/data\/getData\.json: the response exceeded 1 MiB \(\[epics\] archiver_max_bytes\); .*raise the limit$/,
+  );
+  // The read stopped at the cap: the server got no further than its socket buffers allow.
+  await waitFor(() => flood.cancelled, "the server to see the body cancelled");
+  assert.ok(flood.sent < 32 * MiB, `the server pushed ${(flood.sent / MiB).toFixed(1)} MiB`);
+  await cs.close();
+});
+
+Deno.test("a Content-Length above the cap is refused before the body is read", async () => {
+  await using fake = startFakeEpics();
+  const flood = new EndlessBody();
+  fake.olog.faults.respond = () => flood.response({ "content-length": String(900 * MiB) });
+  const cs = createEpics({ ologUrl: fake.urls.olog_url, maxBytes: { olog: 64 * KiB } });
+  await assert.rejects(
+    cs.logs({ source: "elog", ...window(fake.nowMs) }),
+    /^ResponseTooLargeError: Olog at http:\/\/127\.0\.0\.1:\d+\/Olog\/logs\/search: the response exceeded 64 KiB \(\[epics\] olog_max_bytes\)/,
+  );
+  assert.ok(flood.sent < 32 * MiB);
+  await cs.close();
+});
+
+Deno.test("a body just under the cap is read whole, one byte over is refused", async () => {
+  const answer = JSON.stringify([{ name: "SR:X", properties: [] }]);
+  const pad = (n: number) => answer.slice(0, -1) + " ".repeat(n - answer.length) + "]";
+  let size = 4096;
+  await using cf = new FakeHttp((url) =>
+    url.pathname.endsWith("/count") ? new Response("1") : new Response(pad(size))
+  );
+  const cs = createEpics({ channelFinderUrl: cf.origin, maxBytes: { channelfinder: 4096 } });
+  const page = await cs.search({ pattern: "*", limit: 10 });
+  assert.deepEqual(page.devices.map((d) => d.device), ["SR:X"]);
+  size = 4097;
+  await assert.rejects(
+    cs.search({ pattern: "*", limit: 10 }),
+    /ChannelFinder at .*: the response exceeded 4 KiB \(\[epics\] channelfinder_max_bytes\)/,
+  );
+  await cs.close();
+});
+
+Deno.test("a ChannelFinder that ignores the page size is cut to the page asked for, and says so", async () => {
+  const many = Array.from({ length: 5000 }, (_, i) => ({
+    name: `SR:C${String(i).padStart(4, "0")}:X`,
+    properties: [{ name: "recordType", value: "ai" }],
+  }));
+  await using cf = new FakeHttp((url) =>
+    url.pathname.endsWith("/count") ? new Response("5000") : Response.json(many)
+  );
+  const cs = createEpics({ channelFinderUrl: cf.origin });
+  const page = await cs.search({ pattern: "SR:*", limit: 10 });
+  assert.equal(page.devices.length, 10);
+  assert.equal(page.devices[0]?.device, "SR:C0000:X");
+  assert.equal(page.total, 5000);
+  assert.match(page.note ?? "", /ChannelFinder at .* sent 5000 channels for a page of 10/);
+  await cs.close();
+});
+
+Deno.test("TANGO REST bodies are capped by [tango] max_bytes", async () => {
+  const flood = new EndlessBody();
+  await using rest = new FakeHttp(() => flood.response());
+  const cs = createTango({ restUrl: `${rest.origin}/tango/rest`, maxBytes: 256 * KiB });
+  const [r] = await cs.read(["sys/tg_test/1/ampli"]);
+  assert.equal(r?.ok, false);
+  assert.match(
+    r?.error ?? "",
+    /TANGO REST at http:\/\/127\.0\.0\.1:\d+\/tango\/rest\/.*: the response exceeded 256 KiB \(\[tango\] max_bytes\)/,
+  );
+  assert.ok(flood.sent < 32 * MiB);
+  await cs.close();
+});
+
+function epicsOnPvws(url: string, more: EpicsOptions = {}) {
+  return createEpics({
+    pvwsUrl: url,
+    pvget: "off",
+    readTimeoutMs: 3000,
+    reconnectMinMs: 20,
+    ...more,
+  });
+}
+
+Deno.test("a pvws message above the frame cap closes the socket, fails the read saying so, and the next read reconnects", async () => {
+  await using fake = startFakeEpics();
+  const pv = fake.pvws.pvs.get("SR:DCCT:CURRENT");
+  assert.ok(pv);
+  const plain = pv.description;
+  pv.description = "x".repeat(2 * MiB);
+  const cs = epicsOnPvws(fake.pvws.url, { pvwsMaxFrameBytes: 512 * KiB });
+  const [r] = await cs.read(["SR:DCCT:CURRENT"]);
+  assert.equal(r?.ok, false);
+  assert.match(
+    r?.error ?? "",
+    /pvws gateway at ws:\/\/127\.0\.0\.1:\d+\/pvws\/pv sent a 2\.0 MiB message, over the 0\.5 MiB limit \(\[epics\] pvws_max_frame_bytes\)/,
+  );
+  pv.description = plain;
+  const again = await retryRead(cs, "SR:DCCT:CURRENT");
+  assert.equal(again?.ok, true, again?.error);
+  await cs.close();
+});
+
+Deno.test("pvws messages up to the frame cap are accepted", async () => {
+  await using fake = startFakeEpics();
+  const pv = fake.pvws.pvs.get("SR:DCCT:CURRENT");
+  assert.ok(pv);
+  pv.description = "x".repeat(200 * KiB);
+  const cs = epicsOnPvws(fake.pvws.url, { pvwsMaxFrameBytes: 512 * KiB });
+  const [r] = await cs.read(["SR:DCCT:CURRENT"]);
+  assert.equal(r?.ok, true, r?.error);
+  await cs.close();
+});
+
+/** Reads until the backoff after a refused frame has passed (bounded by attempts, not time). */
+async function retryRead(cs: ReturnType<typeof createEpics>, name: string) {
+  for (let i = 0; i < 50; i++) {
+    const [r] = await cs.read([name]);
+    if (r?.ok || !/next attempt/.test(r?.error ?? "")) return r;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  return (await cs.read([name]))[0];
+}
+
+async function waitFor(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.fail(`waited 5 s for ${what}`);
+}
