@@ -262,6 +262,7 @@ export async function createApp(
           systemPrompt: skillText ? `${systemPrompt}\n\n${skillText}` : systemPrompt,
           maxIterations: config.agent.max_iterations,
           signal,
+          deadline: { ms: config.llm.turn_timeout_s * 1000, key: "[llm] turn_timeout_s" },
           compact: async (s, prompt, sig) => {
             const ev = await compactSession(
               s,
