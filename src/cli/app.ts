@@ -20,6 +20,7 @@ import {
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
+import { fileSaver } from "../tools/full_output.ts";
 import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
 import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
@@ -121,6 +122,7 @@ export async function createApp(
   const registry = {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
+    saveFullOutput: fileSaver(`${stateDir}/tool-output`),
   };
   let session = new Session(crypto.randomUUID(), Date.now());
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
