@@ -6,6 +6,15 @@
  * @module
  */
 
+import { readCapped, ResponseTooLargeError } from "./capped_body.ts";
+
+export {
+  DEFAULT_MAX_BYTES,
+  formatBytes,
+  readCapped,
+  ResponseTooLargeError,
+} from "./capped_body.ts";
+
 /** A facility service answered with an HTTP error status. */
 export class HttpStatusError extends Error {
   override name = "HttpStatusError";
@@ -24,80 +33,12 @@ export interface HttpService {
   /** Value of the Authorization header, when credentials are configured. */
   authorization?: string;
   /**
-   * Largest response body read, in bytes (default {@link DEFAULT_MAX_BYTES}).
-   * A longer body aborts the request with {@link ResponseTooLargeError}.
+   * Largest response body read, in bytes (default 64 MiB). A longer body
+   * aborts the request with {@link ResponseTooLargeError}.
    */
   maxBytes?: number;
   /** The config key that sets `maxBytes`, named in the error ("[epics] archiver_max_bytes"). */
   maxBytesKey?: string;
-}
-
-/** A body cap for services whose config sets none: 64 MiB. */
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-
-/** A facility service sent (or announced) a body longer than its configured cap. */
-export class ResponseTooLargeError extends Error {
-  override name = "ResponseTooLargeError";
-  constructor(message: string, readonly limit: number, readonly received: number) {
-    super(message);
-  }
-}
-
-/** "64 MiB", "512 KiB", "300 bytes": a byte count as a person reads it. */
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} bytes`;
-}
-
-/**
- * Reads a response body as text, at most `svc.maxBytes` bytes: a declared
- * Content-Length above the cap is refused before reading, and a body that
- * grows past it is cancelled at once (the connection is dropped), so an
- * endless or huge answer costs no more memory than the cap.
- */
-export async function readCapped(res: Response, svc: HttpService, url: string): Promise<string> {
-  const limit = svc.maxBytes ?? DEFAULT_MAX_BYTES;
-  const tooLarge = (received: number) =>
-    new ResponseTooLargeError(
-      `${svc.label} at ${url.split("?")[0]}: the response exceeded ${formatBytes(limit)}${
-        svc.maxBytesKey ? ` (${svc.maxBytesKey})` : ""
-      }; ask for less (narrow the time range or the pattern) or raise the limit`,
-      limit,
-      received,
-    );
-  const declared = Number(res.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge(declared);
-  }
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      if (received > limit) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(received);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const all = new Uint8Array(received);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
 }
 
 /**
@@ -138,8 +79,31 @@ export function trimBase(url: string): string {
 export async function httpText(
   svc: HttpService,
   path: string,
-  init: { method?: string; body?: string; accept?: string; signal?: AbortSignal } = {},
+  init: HttpInit = {},
 ): Promise<{ status: number; text: string }> {
+  const { status, body } = await httpRead(svc, path, init, (res, url) => readCapped(res, svc, url));
+  return { status, text: body };
+}
+
+/** Method, body, Accept header and the caller's signal of one request. */
+export interface HttpInit {
+  method?: string;
+  body?: string;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends one request and reads a 2xx body with `read` (which must keep to
+ * the service's cap: {@link readCapped}, `readJsonArrayPrefix`). Errors as
+ * for {@link httpText}.
+ */
+export async function httpRead<T>(
+  svc: HttpService,
+  path: string,
+  init: HttpInit,
+  read: (res: Response, url: string) => Promise<T>,
+): Promise<{ status: number; body: T }> {
   const url = `${svc.base}${path}`;
   const timeout = AbortSignal.timeout(svc.timeoutMs);
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
@@ -147,12 +111,14 @@ export async function httpText(
   if (init.body !== undefined) headers["content-type"] = "application/json";
   if (svc.authorization) headers.authorization = svc.authorization;
   let res: Response;
-  let text: string;
+  let body: T | undefined;
+  let errorText = "";
   try {
     res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal });
-    text = await readCapped(res, svc, url);
+    if (res.ok) body = await read(res, url);
+    else errorText = await readCapped(res, svc, url);
   } catch (e) {
-    if (e instanceof ResponseTooLargeError) throw e;
+    if (e instanceof ResponseTooLargeError || e instanceof SyntaxError) throw e;
     if (init.signal?.aborted) throw init.signal.reason;
     if (timeout.aborted) {
       throw new Error(
@@ -167,13 +133,13 @@ export async function httpText(
   if (!res.ok) {
     throw new HttpStatusError(
       `${svc.label} answered HTTP ${res.status} for ${path.split("?")[0]}${
-        text ? `: ${text.slice(0, 200).replace(/\s+/g, " ")}` : ""
+        errorText ? `: ${errorText.slice(0, 200).replace(/\s+/g, " ")}` : ""
       }`,
       res.status,
-      text,
+      errorText,
     );
   }
-  return { status: res.status, text };
+  return { status: res.status, body: body as T };
 }
 
 /**

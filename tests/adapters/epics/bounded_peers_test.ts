@@ -17,6 +17,20 @@ function window(nowMs: number) {
   return { from: new Date(nowMs - HOUR).toISOString(), to: new Date(nowMs).toISOString() };
 }
 
+Deno.test("one element without end is cut at the cap even while reading a page", async () => {
+  const flood = new EndlessBody("a".repeat(4096), '["');
+  await using cf = new FakeHttp((url) =>
+    url.pathname.endsWith("/count") ? new Response("1") : flood.response()
+  );
+  const cs = createEpics({ channelFinderUrl: cf.origin, maxBytes: { channelfinder: 1 * MiB } });
+  await assert.rejects(
+    cs.search({ pattern: "*", limit: 10 }),
+    /ChannelFinder at .*\/channels: the response exceeded 1 MiB \(\[epics\] channelfinder_max_bytes\)/,
+  );
+  assert.ok(flood.sent < 32 * MiB);
+  await cs.close();
+});
+
 Deno.test("an endless archiver body is cut at the cap with an error naming the service, URL and key", async () => {
   await using fake = startFakeEpics();
   const flood = new EndlessBody();
@@ -82,7 +96,37 @@ Deno.test("a ChannelFinder that ignores the page size is cut to the page asked f
   assert.equal(page.devices.length, 10);
   assert.equal(page.devices[0]?.device, "SR:C0000:X");
   assert.equal(page.total, 5000);
-  assert.match(page.note ?? "", /ChannelFinder at .* sent 5000 channels for a page of 10/);
+  assert.match(
+    page.note ?? "",
+    /^ChannelFinder at http:\/\/127\.0\.0\.1:\d+ sent more than the 10 channels asked for \(it ignored ~size\); the first 10 are shown$/,
+  );
+  await cs.close();
+});
+
+Deno.test("a ChannelFinder streaming channels without end is read only as far as the page", async () => {
+  const flood = new EndlessBody();
+  await using cf = new FakeHttp((url) =>
+    url.pathname.endsWith("/count") ? new Response("1000000") : flood.response()
+  );
+  const cs = createEpics({ channelFinderUrl: cf.origin, maxBytes: { channelfinder: 1 * MiB } });
+  const page = await cs.search({ pattern: "*", limit: 10 });
+  assert.equal(page.devices.length, 10);
+  assert.deepEqual(new Set(page.devices.map((d) => d.device)), new Set(["X:Y:Z"]));
+  assert.match(page.note ?? "", /sent more than the 10 channels asked for/);
+  await waitFor(() => flood.cancelled, "the server to see the body cancelled");
+  assert.ok(flood.sent < 32 * MiB, `the server pushed ${(flood.sent / MiB).toFixed(1)} MiB`);
+  await cs.close();
+});
+
+Deno.test("a page that is exactly as long as asked for carries no note", async () => {
+  const ten = Array.from({ length: 10 }, (_, i) => ({ name: `SR:${i}`, properties: [] }));
+  await using cf = new FakeHttp((url) =>
+    url.pathname.endsWith("/count") ? new Response("10") : Response.json(ten)
+  );
+  const cs = createEpics({ channelFinderUrl: cf.origin });
+  const page = await cs.search({ pattern: "*", limit: 10 });
+  assert.equal(page.devices.length, 10);
+  assert.equal(page.note, undefined);
   await cs.close();
 });
 

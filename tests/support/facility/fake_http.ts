@@ -72,19 +72,27 @@ export function globRe(glob: string): RegExp {
   return new RegExp(`^${body}$`, "i");
 }
 
-/** A body that never ends: `chunk` again and again until the client goes away. */
+/**
+ * A body that never ends: `prefix`, then `chunk` again and again until the
+ * client goes away. The default is a JSON array of channels without end; a
+ * prefix of `["` makes one string without end.
+ */
 export class EndlessBody {
   /** Bytes handed to the server so far. */
   sent = 0;
   /** Whether the client cancelled the body (stopped reading). */
   cancelled = false;
 
-  constructor(readonly chunk: string = `[${'{"name":"X:Y:Z","properties":[]},'.repeat(2000)}`) {}
+  constructor(
+    readonly chunk: string = '{"name":"X:Y:Z","properties":[]},'.repeat(2000),
+    readonly prefix = "[",
+  ) {}
 
   /** A fresh response streaming this body; `headers` are added (e.g. a lying content-length). */
   response(headers: Record<string, string> = {}): Response {
     const bytes = new TextEncoder().encode(this.chunk);
     const stream = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new TextEncoder().encode(this.prefix)),
       pull: (c) => {
         this.sent += bytes.byteLength;
         c.enqueue(bytes);
