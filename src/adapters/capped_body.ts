@@ -89,14 +89,16 @@ export interface ArrayPrefix {
   items: unknown[];
   /** True when the array had more than the elements asked for (the rest was not read). */
   more: boolean;
+  /** The parsed body when it was not an array (then `items` is empty). */
+  whole?: unknown;
 }
 
 /**
  * Reads the first `maxItems` elements of a body that is a JSON array and
  * cancels the rest, so a service that ignores a page size sends a page and
  * not a million rows; the byte cap still holds for what is read. A body that
- * is not an array is read whole (within the cap) and parsed as JSON, its
- * elements returned when it turns out to be one.
+ * is not an array is read whole (within the cap), parsed, and returned as
+ * `whole`.
  */
 export async function readJsonArrayPrefix(
   res: Response,
@@ -131,10 +133,7 @@ export async function readJsonArrayPrefix(
         if (first !== "[") {
           // Not an array: the whole (capped) body is the answer.
           head += await rest(reader, decoder, limit, received, svc, url);
-          const parsed: unknown = JSON.parse(head);
-          return Array.isArray(parsed)
-            ? { items: parsed.slice(0, maxItems), more: parsed.length > maxItems }
-            : { items: [parsed], more: false };
+          return { items: [], more: false, whole: JSON.parse(head) };
         }
         scan.feed(head);
       } else scan.feed(text);

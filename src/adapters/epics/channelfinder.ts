@@ -46,6 +46,11 @@ export async function channelFinderSearch(
     ),
     httpText(svc, `/channels/count${query(filters)}`, { signal }),
   ]);
+  if (page.body.whole !== undefined) {
+    throw new Error(
+      `${svc.label} at ${svc.base} answered /channels with JSON that is not a list of channels; check [epics] channelfinder_url`,
+    );
+  }
   const channels = page.body.items as Channel[];
   const total = Number(count.text.trim());
   return {

@@ -130,6 +130,31 @@ Deno.test("a page that is exactly as long as asked for carries no note", async (
   await cs.close();
 });
 
+Deno.test("an alarm logger and an Olog that ignore the size asked for are read only as far as the page", async () => {
+  await using fake = startFakeEpics();
+  const at = new Date(fake.nowMs - 60_000).toISOString();
+  const alarm = new EndlessBody(
+    `${JSON.stringify({ pv: "SR:X", severity: "MAJOR", message: "HIGH", message_time: at })},`,
+  );
+  fake.alarm.faults.respond = () => alarm.response();
+  const entry = { id: 1, title: "t", description: "d", level: "Info", createdDate: Date.parse(at) };
+  const olog = new EndlessBody(`${JSON.stringify(entry)},`);
+  fake.olog.faults.respond = () => olog.response();
+  const cs = createEpics({
+    alarmLoggerUrl: fake.urls.alarm_logger_url,
+    ologUrl: fake.urls.olog_url,
+    maxBytes: { alarm: 4 * MiB, olog: 4 * MiB },
+  });
+  const alarms = await cs.logs({ source: "alarm", ...window(fake.nowMs), limit: 5 });
+  assert.equal(alarms.length, 5);
+  assert.equal(alarms[0]?.devices[0], "SR:X");
+  const elog = await cs.logs({ source: "elog", ...window(fake.nowMs), limit: 7 });
+  assert.equal(elog.length, 7);
+  await waitFor(() => alarm.cancelled && olog.cancelled, "both bodies cancelled");
+  assert.ok(alarm.sent < 32 * MiB && olog.sent < 32 * MiB);
+  await cs.close();
+});
+
 Deno.test("TANGO REST bodies are capped by [tango] max_bytes", async () => {
   const flood = new EndlessBody();
   await using rest = new FakeHttp(() => flood.response());
