@@ -46,7 +46,8 @@ export const EpicsConfigSchema = z.strictObject({
   alarm_logger_max_bytes: bytes(16 * MiB),
   pvget_max_bytes: bytes(4 * MiB),
   /** Largest pvws WebSocket message; a longer one closes the socket and fails the reads. */
-  pvws_max_frame_bytes: bytes(16 * MiB),
+  // Deno's WebSocket refuses a message above 64 MiB before it is seen: no higher cap can hold.
+  pvws_max_frame_bytes: z.int().min(1024).max(64 * MiB).default(16 * MiB),
 });
 
 export const TangoConfigSchema = z.strictObject({

@@ -275,8 +275,18 @@ export class PvwsClient {
         throw new Error("the EPICS adapter is closed");
       }
       ws.onmessage = (ev) => this.#onMessage(ws, ev.data);
-      ws.onclose = () => this.#onClose(ws);
-      ws.onerror = () => {};
+      let socketError = "";
+      ws.onclose = () =>
+        this.#onClose(
+          ws,
+          // Deno's own WebSocket limit: it drops a message above 64 MiB before we see it.
+          /frame too large/i.test(socketError)
+            ? this.#frameError("a message over Deno's 64 MiB WebSocket limit")
+            : undefined,
+        );
+      ws.onerror = (e) => {
+        socketError = (e as ErrorEvent).message ?? "";
+      };
       this.#ws = ws;
       this.#startKeepalive(ws);
       this.#backoffMs = this.opts.reconnectMinMs;
@@ -334,11 +344,14 @@ export class PvwsClient {
     const mib = (n: number) => `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB`;
     this.#onClose(
       ws,
-      new Error(
-        `pvws gateway at ${this.opts.url} sent a ${mib(size)} message, over the ` +
-          `${mib(limit)} limit ([epics] pvws_max_frame_bytes); the connection was closed and ` +
-          `will be reopened — read fewer or smaller PVs, or raise the limit`,
-      ),
+      this.#frameError(`a ${mib(size)} message, over the ${mib(limit)} limit`),
+    );
+  }
+
+  #frameError(what: string): Error {
+    return new Error(
+      `pvws gateway at ${this.opts.url} sent ${what} ([epics] pvws_max_frame_bytes); the ` +
+        `connection was closed and will be reopened — read fewer or smaller PVs, or raise the limit`,
     );
   }
 

@@ -198,6 +198,22 @@ Deno.test("a pvws message above the frame cap closes the socket, fails the read 
   await cs.close();
 });
 
+Deno.test("a pvws message above Deno's own 64 MiB WebSocket limit is reported as too large, not as a drop", async () => {
+  await using fake = startFakeEpics();
+  const pv = fake.pvws.pvs.get("SR:DCCT:CURRENT");
+  assert.ok(pv);
+  pv.description = "x".repeat(65 * MiB);
+  const cs = epicsOnPvws(fake.pvws.url, { pvwsMaxFrameBytes: 64 * MiB });
+  const [r] = await cs.read(["SR:DCCT:CURRENT"]);
+  pv.description = "";
+  assert.equal(r?.ok, false);
+  assert.match(
+    r?.error ?? "",
+    /pvws gateway at ws:\/\/\S+ sent a message over Deno's 64 MiB WebSocket limit \(\[epics\] pvws_max_frame_bytes\)/,
+  );
+  await cs.close();
+});
+
 Deno.test("pvws messages up to the frame cap are accepted", async () => {
   await using fake = startFakeEpics();
   const pv = fake.pvws.pvs.get("SR:DCCT:CURRENT");
