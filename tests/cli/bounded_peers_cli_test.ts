@@ -129,6 +129,28 @@ Deno.test("ask --json carries the excerpt the model read, not the whole tool res
   assert.equal(result.truncated.chars, JSON.stringify(whole).length);
 });
 
+Deno.test("ask --stream-json tool_end events carry the same excerpt, not the whole result", async () => {
+  await using user = await UserSetup.start();
+  ignorePageSize(user, 50_000);
+  const search = { name: "search_device", arguments: { pattern: "SR:*", limit: 200 } };
+  await using llm = await startScriptedLlm({
+    scenario: { turns: [{ respond: { toolCalls: [search] } }, { respond: { text: "Many." } }] },
+  });
+  const r = await user.run(["ask", "--stream-json", "How many SR channels?"], {
+    env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const end = lines.find((e) => e.type === "tool_end");
+  assert.ok(end, r.stdout.slice(0, 500));
+  assert.ok(JSON.stringify(end).length < 30_000, `${JSON.stringify(end).length} characters`);
+  assert.match(end.result.excerpt, /characters cut; ask for less/);
+  assert.equal(end.result.truncated.chars > 20_000, true);
+  // What the model was given is exactly that excerpt.
+  const toolMessage = llm.requests[1]?.body.messages.at(-1);
+  assert.equal(toolMessage?.content, end.result.excerpt);
+});
+
 const failedAsk = async (respond: Respond, config: string) => {
   await using user = await UserSetup.start({ extra: config });
   const { r, bytes, requests } = await ask(user, { turns: [{ respond }] });
