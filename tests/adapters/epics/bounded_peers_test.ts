@@ -52,6 +52,28 @@ Deno.test("an endless archiver body is cut at the cap with an error naming the s
   await cs.close();
 });
 
+Deno.test("an archiver trickling its body a few bytes at a time is ended by the request deadline", async () => {
+  await using fake = startFakeEpics();
+  let sent = 0;
+  fake.archiver.faults.respond = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        async pull(c) {
+          await new Promise((r) => setTimeout(r, 20));
+          sent++;
+          c.enqueue(new TextEncoder().encode(" "));
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    );
+  const cs = createEpics({ archiverUrl: fake.urls.archiver_url, httpTimeoutMs: 500 });
+  const [s] = await cs.archive({ devices: ["SR:DCCT:CURRENT"], ...window(fake.nowMs) });
+  assert.equal(s?.ok, false);
+  assert.match(s?.error ?? "", /^archiver at http:\/\/\S+ did not answer within 500 ms/);
+  assert.ok(sent > 0, "the body had begun");
+  await cs.close();
+});
+
 Deno.test("a Content-Length above the cap is refused before the body is read", async () => {
   await using fake = startFakeEpics();
   const flood = new EndlessBody();
