@@ -160,6 +160,8 @@ const FAULT_FIELDS = [
   "cutAfterChars",
   "ms",
   "then",
+  "chunk",
+  "delayMs",
 ];
 
 function readRespond(r: Reader, value: unknown, path: string): Respond {
