@@ -246,3 +246,35 @@ class ArrayScanner {
 function isSpace(c: string): boolean {
   return c === " " || c === "\n" || c === "\r" || c === "\t";
 }
+
+/**
+ * The start of an error page: at most `maxBytes` (default 64 KiB) are read
+ * and the rest is dropped, so an HTTP error is reported as such however
+ * long its page is.
+ */
+export async function readErrorText(res: Response, maxBytes = 64 * 1024): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  try {
+    while (received < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, maxBytes - received));
+      received += value.byteLength;
+    }
+  } catch {
+    // A page that breaks off is still worth its first bytes.
+  } finally {
+    await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}

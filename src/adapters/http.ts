@@ -6,7 +6,7 @@
  * @module
  */
 
-import { readCapped, ResponseTooLargeError } from "./capped_body.ts";
+import { readCapped, readErrorText, ResponseTooLargeError } from "./capped_body.ts";
 
 export {
   DEFAULT_MAX_BYTES,
@@ -116,7 +116,7 @@ export async function httpRead<T>(
   try {
     res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal });
     if (res.ok) body = await read(res, url);
-    else errorText = await readCapped(res, svc, url);
+    else errorText = await readErrorText(res);
   } catch (e) {
     if (e instanceof ResponseTooLargeError || e instanceof SyntaxError) throw e;
     if (init.signal?.aborted) throw init.signal.reason;

@@ -74,6 +74,22 @@ Deno.test("an archiver trickling its body a few bytes at a time is ended by the 
   await cs.close();
 });
 
+Deno.test("an HTTP error with an endless error page is reported as the HTTP error", async () => {
+  await using fake = startFakeEpics();
+  const flood = new EndlessBody("<p>Internal error</p>".repeat(100), "<html>");
+  fake.archiver.faults.respond = () =>
+    new Response(flood.response().body, { status: 500, headers: { "content-type": "text/html" } });
+  const cs = createEpics({ archiverUrl: fake.urls.archiver_url, maxBytes: { archiver: 1 * MiB } });
+  const [s] = await cs.archive({ devices: ["SR:DCCT:CURRENT"], ...window(fake.nowMs) });
+  assert.equal(s?.ok, false);
+  assert.match(
+    s?.error ?? "",
+    /^archiver answered HTTP 500 for \/data\/getData\.json: <html><p>Internal/,
+  );
+  assert.ok(flood.sent < 32 * MiB);
+  await cs.close();
+});
+
 Deno.test("a Content-Length above the cap is refused before the body is read", async () => {
   await using fake = startFakeEpics();
   const flood = new EndlessBody();
