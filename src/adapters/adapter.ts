@@ -74,6 +74,8 @@ export interface DevicePage {
   total: number;
   offset: number;
   devices: DeviceInfo[];
+  /** Something the reader should know about the page (a service that sent more than asked for). */
+  note?: string;
 }
 
 /** Which log to read. */

@@ -23,6 +23,7 @@ export function facilityBackend(
       tangoHost: t.tango_host,
       authorization: basicAuth(env, t.username_env, t.password_env),
       timeoutMs: t.timeout_ms,
+      maxBytes: t.max_bytes,
     });
   }
   const e = config.epics;
@@ -43,5 +44,13 @@ export function facilityBackend(
     reconnectMaxMs: e.reconnect_max_ms,
     monitorLingerMs: e.monitor_linger_ms,
     httpTimeoutMs: e.http_timeout_ms,
+    maxBytes: {
+      archiver: e.archiver_max_bytes,
+      channelfinder: e.channelfinder_max_bytes,
+      olog: e.olog_max_bytes,
+      alarm: e.alarm_logger_max_bytes,
+      pvget: e.pvget_max_bytes,
+    },
+    pvwsMaxFrameBytes: e.pvws_max_frame_bytes,
   });
 }

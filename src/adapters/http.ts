@@ -6,6 +6,15 @@
  * @module
  */
 
+import { readCapped, readErrorText, ResponseTooLargeError } from "./capped_body.ts";
+
+export {
+  DEFAULT_MAX_BYTES,
+  formatBytes,
+  readCapped,
+  ResponseTooLargeError,
+} from "./capped_body.ts";
+
 /** A facility service answered with an HTTP error status. */
 export class HttpStatusError extends Error {
   override name = "HttpStatusError";
@@ -23,6 +32,13 @@ export interface HttpService {
   timeoutMs: number;
   /** Value of the Authorization header, when credentials are configured. */
   authorization?: string;
+  /**
+   * Largest response body read, in bytes (default 64 MiB). A longer body
+   * aborts the request with {@link ResponseTooLargeError}.
+   */
+  maxBytes?: number;
+  /** The config key that sets `maxBytes`, named in the error ("[epics] archiver_max_bytes"). */
+  maxBytesKey?: string;
 }
 
 /**
@@ -55,15 +71,39 @@ export function trimBase(url: string): string {
 }
 
 /**
- * Sends one request and returns the response text. Non-2xx statuses throw
- * {@link HttpStatusError}; a timeout or refused connection throws an Error
- * naming the service and the URL.
+ * Sends one request and returns the response text, read through
+ * {@link readCapped}. Non-2xx statuses throw {@link HttpStatusError}; a body
+ * past the service's cap throws {@link ResponseTooLargeError}; a timeout or
+ * refused connection throws an Error naming the service and the URL.
  */
 export async function httpText(
   svc: HttpService,
   path: string,
-  init: { method?: string; body?: string; accept?: string; signal?: AbortSignal } = {},
+  init: HttpInit = {},
 ): Promise<{ status: number; text: string }> {
+  const { status, body } = await httpRead(svc, path, init, (res, url) => readCapped(res, svc, url));
+  return { status, text: body };
+}
+
+/** Method, body, Accept header and the caller's signal of one request. */
+export interface HttpInit {
+  method?: string;
+  body?: string;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends one request and reads a 2xx body with `read` (which must keep to
+ * the service's cap: {@link readCapped}, `readJsonArrayPrefix`). Errors as
+ * for {@link httpText}.
+ */
+export async function httpRead<T>(
+  svc: HttpService,
+  path: string,
+  init: HttpInit,
+  read: (res: Response, url: string) => Promise<T>,
+): Promise<{ status: number; body: T }> {
   const url = `${svc.base}${path}`;
   const timeout = AbortSignal.timeout(svc.timeoutMs);
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
@@ -71,11 +111,14 @@ export async function httpText(
   if (init.body !== undefined) headers["content-type"] = "application/json";
   if (svc.authorization) headers.authorization = svc.authorization;
   let res: Response;
-  let text: string;
+  let body: T | undefined;
+  let errorText = "";
   try {
     res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal });
-    text = await res.text();
+    if (res.ok) body = await read(res, url);
+    else errorText = await readErrorText(res);
   } catch (e) {
+    if (e instanceof ResponseTooLargeError || e instanceof SyntaxError) throw e;
     if (init.signal?.aborted) throw init.signal.reason;
     if (timeout.aborted) {
       throw new Error(
@@ -90,13 +133,13 @@ export async function httpText(
   if (!res.ok) {
     throw new HttpStatusError(
       `${svc.label} answered HTTP ${res.status} for ${path.split("?")[0]}${
-        text ? `: ${text.slice(0, 200).replace(/\s+/g, " ")}` : ""
+        errorText ? `: ${errorText.slice(0, 200).replace(/\s+/g, " ")}` : ""
       }`,
       res.status,
-      text,
+      errorText,
     );
   }
-  return { status: res.status, text };
+  return { status: res.status, body: body as T };
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ModelEvent, Usage } from "../llm/types.ts";
+import type { LlmErrorKind } from "../llm/errors.ts";
 import type { PlanEvent } from "../plan/service.ts";
 
 export type { Usage };
@@ -34,7 +35,11 @@ export type AgentEvent =
     status: "started" | "done" | "failed" | "cancelled";
   }
   | { type: "cancelled"; reason: string }
-  | { type: "error"; message: string; retryable: boolean };
+  /**
+   * The turn failed. `kind` says how, for scripts: an {@link LlmErrorKind}
+   * ("too_large", "timeout"…) or "turn_deadline".
+   */
+  | { type: "error"; message: string; retryable: boolean; kind?: LlmErrorKind | "turn_deadline" };
 
 /** Fails to compile when a `switch` over events misses a case. */
 export function assertNever(x: never): never {

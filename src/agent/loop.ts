@@ -33,6 +33,15 @@ export interface TurnOptions {
   /** Milliseconds clock, for tool durations. */
   now?: () => number;
   /**
+   * Wall-clock limit of the turn's model calls: past it the call in flight
+   * is stopped and the turn ends with a `turn_deadline` error, however
+   * slowly the endpoint keeps sending. A tool call that is running is left
+   * to its own limits (a plan is never cut mid-write by this); the turn
+   * ends before the next model call. `key` is the config key named in the
+   * message.
+   */
+  deadline?: { ms: number; key: string };
+  /**
    * Called before every model call; may shorten the session (see
    * `compaction.ts`) and returns the `compact` event when it did.
    */
@@ -56,10 +65,20 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
   session.turns++;
   let usage: Usage = { ...ZERO_USAGE };
   let answeredBy = model.model;
+  const deadline = opts.deadline ? AbortSignal.timeout(opts.deadline.ms) : undefined;
+  const modelSignal = deadline ? AbortSignal.any([signal, deadline]) : signal;
+  const pastDeadline = () => deadline?.aborted === true && !signal.aborted;
 
   for (let iteration = 0; iteration < opts.maxIterations; iteration++) {
     if (signal.aborted) return yield cancelled(signal);
-    const compacted = await opts.compact?.(session, opts.systemPrompt, signal);
+    if (pastDeadline()) return yield deadlineError(opts.deadline);
+    let compacted: AgentEvent | undefined;
+    try {
+      compacted = await opts.compact?.(session, opts.systemPrompt, modelSignal);
+    } catch (e) {
+      if (pastDeadline()) return yield deadlineError(opts.deadline);
+      throw e;
+    }
     if (compacted) yield compacted;
     let response: ModelResponse | undefined;
     try {
@@ -67,17 +86,18 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
         { role: "system", content: opts.systemPrompt },
         ...session.messages,
       ];
-      for await (const ev of model.complete({ messages, tools: tools.specs() }, signal)) {
+      for await (const ev of model.complete({ messages, tools: tools.specs() }, modelSignal)) {
         if (ev.type === "text") yield { type: "text", delta: ev.delta };
         else if (ev.type === "retry") yield { ...ev };
         else response = ev.response;
       }
     } catch (e) {
+      if (pastDeadline()) return yield deadlineError(opts.deadline);
       if (signal.aborted || (e instanceof LlmError && e.kind === "aborted")) {
         return yield cancelled(signal);
       }
       if (e instanceof LlmError) {
-        return yield { type: "error", message: e.message, retryable: e.retryable };
+        return yield { type: "error", message: e.message, retryable: e.retryable, kind: e.kind };
       }
       throw e;
     }
@@ -119,6 +139,19 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
     message:
       `stopped after ${opts.maxIterations} model calls without a final answer; raise [agent] max_iterations or ask a narrower question`,
     retryable: false,
+  };
+}
+
+function deadlineError(d: TurnOptions["deadline"]): AgentEvent {
+  const s = (d?.ms ?? 0) / 1000;
+  const took = s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`;
+  return {
+    type: "error",
+    message: `the turn passed its ${took} deadline (${
+      d?.key ?? "turn deadline"
+    }): the model was still answering; ask again, ask a narrower question or raise the limit`,
+    retryable: false,
+    kind: "turn_deadline",
   };
 }
 

@@ -11,8 +11,14 @@ export interface ToolOutcome {
   ok: boolean;
   /** What the model reads: compact, truncated text (usually JSON). */
   content: string;
-  /** The structured result, for events and `--json`. */
+  /**
+   * The structured result, for events and `--json`. When the model's text
+   * was cut, this is a small stand-in with the same excerpt (see
+   * `src/tools/full_output.ts`) and the whole is in `fullResult`.
+   */
   result: unknown;
+  /** The whole result when `result` is a cut-down stand-in (for the operator's own commands). */
+  fullResult?: unknown;
   /** The arguments after validation and coercion, or the raw text when unparseable. */
   args: unknown;
 }

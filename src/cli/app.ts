@@ -20,6 +20,7 @@ import {
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
+import { fileSaver } from "../tools/full_output.ts";
 import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
 import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
@@ -124,6 +125,7 @@ export async function createApp(
   const registry = {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
+    saveFullOutput: fileSaver(`${stateDir}/tool-output`),
   };
   let session = new Session(crypto.randomUUID(), Date.now());
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
@@ -265,6 +267,7 @@ export async function createApp(
           systemPrompt: skillText ? `${systemPrompt}\n\n${skillText}` : systemPrompt,
           maxIterations: config.agent.max_iterations,
           signal,
+          deadline: { ms: config.llm.turn_timeout_s * 1000, key: "[llm] turn_timeout_s" },
           compact: async (s, prompt, sig) => {
             const ev = await compactSession(
               s,

@@ -84,6 +84,7 @@ export async function createModelClient(
     },
     requestTimeoutMs: config.llm.request_timeout_s * 1000,
     idleTimeoutMs: config.llm.idle_timeout_s * 1000,
+    maxResponseBytes: config.llm.max_response_bytes,
   });
 }
 

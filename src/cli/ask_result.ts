@@ -31,7 +31,8 @@ export interface AskResult {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   duration_ms: number;
   cancelled: boolean;
-  error: { message: string; retryable: boolean } | null;
+  /** `kind` when known: "too_large", "turn_deadline", "timeout"… (see README, Failures). */
+  error: { message: string; retryable: boolean; kind?: string } | null;
   /** Plans proposed in the turn and what became of them. */
   plans: AskPlan[];
   exit_code: ExitCode;
@@ -97,7 +98,11 @@ export class AskResultBuilder {
         this.#cancelled = true;
         break;
       case "error":
-        this.#error = { message: ev.message, retryable: ev.retryable };
+        this.#error = {
+          message: ev.message,
+          retryable: ev.retryable,
+          ...(ev.kind ? { kind: ev.kind } : {}),
+        };
         break;
       case "plan_proposed":
       case "plan_progress":

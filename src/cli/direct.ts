@@ -27,7 +27,8 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
     if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
     throw new CliError(errorText(outcome.result).replace(/^\w+: /, ""), Exit.FAILURE);
   }
-  const result = outcome.result as Row;
+  // The operator's own command prints all it asked for, not the model's excerpt.
+  const result = (outcome.fullResult ?? outcome.result) as Row;
   if (json) {
     io.out(`${JSON.stringify(result, null, 2)}\n`);
   } else {
@@ -133,6 +134,7 @@ function renderSearch(result: Row, io: Io, s: Style): void {
         : `no devices match (${total} in all)\n`,
     ),
   );
+  if (typeof result.note === "string") io.err(`accel-agent: ${result.note}\n`);
 }
 
 function renderLogs(result: Row, io: Io, s: Style): void {

@@ -17,6 +17,9 @@ const serviceUrl = z.union([
   }),
 ]).default("");
 const ms = (dflt: number) => z.int().positive().default(dflt);
+const MiB = 1024 * 1024;
+/** A response-size cap in bytes: at least 1 KiB. */
+const bytes = (dflt: number) => z.int().min(1024).default(dflt);
 
 export const EpicsConfigSchema = z.strictObject({
   pvws_url: serviceUrl,
@@ -36,6 +39,15 @@ export const EpicsConfigSchema = z.strictObject({
   reconnect_max_ms: ms(10_000),
   monitor_linger_ms: z.int().min(0).default(1000),
   http_timeout_ms: ms(10_000),
+  /** Largest response body read from each service; a longer one fails the call. */
+  archiver_max_bytes: bytes(64 * MiB),
+  channelfinder_max_bytes: bytes(16 * MiB),
+  olog_max_bytes: bytes(16 * MiB),
+  alarm_logger_max_bytes: bytes(16 * MiB),
+  pvget_max_bytes: bytes(4 * MiB),
+  /** Largest pvws WebSocket message; a longer one closes the socket and fails the reads. */
+  // Deno's WebSocket refuses a message above 64 MiB before it is seen: no higher cap can hold.
+  pvws_max_frame_bytes: z.int().min(1024).max(64 * MiB).default(16 * MiB),
 });
 
 export const TangoConfigSchema = z.strictObject({
@@ -45,4 +57,6 @@ export const TangoConfigSchema = z.strictObject({
   username_env: z.string().default("TANGO_REST_USER"),
   password_env: z.string().default("TANGO_REST_PASSWORD"),
   timeout_ms: ms(10_000),
+  /** Largest response body read from the REST server; a longer one fails the call. */
+  max_bytes: bytes(16 * MiB),
 });

@@ -36,6 +36,10 @@ export const ConfigSchema = z.strictObject({
     temperature: z.number().min(0).max(2).optional(),
     request_timeout_s: z.number().positive().default(120),
     idle_timeout_s: z.number().positive().default(60),
+    /** Bytes one model response may carry; a longer one is cut off and the turn fails. */
+    max_response_bytes: z.int().min(1024).default(8 * 1024 * 1024),
+    /** Wall-clock limit of one turn's model calls, however the endpoint trickles. */
+    turn_timeout_s: z.number().positive().default(600),
     max_retries: z.int().min(0).max(20).default(4),
     retry_base_ms: z.int().min(1).default(500),
     retry_max_ms: z.int().min(1).default(30_000),

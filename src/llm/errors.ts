@@ -14,7 +14,9 @@ export type LlmErrorKind =
   | "bad_request"
   | "auth"
   | "not_found"
-  | "stream";
+  | "stream"
+  /** One response was longer than `[llm] max_response_bytes`; asking again would flood again. */
+  | "too_large";
 
 const RETRYABLE: ReadonlySet<LlmErrorKind> = new Set([
   "rate_limit",
@@ -78,4 +80,48 @@ export function parseRetryAfter(
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(ra);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Thrown inside a response body that passed its byte cap; becomes a `too_large` {@link LlmError}. */
+export class ResponseBytesExceeded extends Error {
+  override name = "ResponseBytesExceeded";
+  constructor(readonly limit: number) {
+    super(`the model's response passed ${limit} bytes`);
+  }
+}
+
+/** The {@link ResponseBytesExceeded} in `e` or its chain of causes, if any. */
+export function bytesExceededIn(e: unknown): ResponseBytesExceeded | undefined {
+  for (let x = e, depth = 0; x !== undefined && x !== null && depth < 8; depth++) {
+    if (x instanceof ResponseBytesExceeded) return x;
+    x = x instanceof Error ? x.cause : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A `fetch` whose response bodies fail with {@link ResponseBytesExceeded}
+ * once they pass `limit` bytes; the transfer is cancelled at that point, so
+ * a flooding endpoint costs no more memory than the cap.
+ */
+export function cappedFetch(limit: number, inner: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    if (!res.body) return res;
+    let received = 0;
+    const counted = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          received += chunk.byteLength;
+          if (received > limit) controller.error(new ResponseBytesExceeded(limit));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
+  };
 }

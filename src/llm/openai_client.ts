@@ -18,7 +18,13 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { kindForStatus, LlmError, parseRetryAfter } from "./errors.ts";
+import {
+  bytesExceededIn,
+  cappedFetch,
+  kindForStatus,
+  LlmError,
+  parseRetryAfter,
+} from "./errors.ts";
 import { backoffMs, type RetryPolicy, sleep } from "./retry.ts";
 import type {
   ChatMessage,
@@ -46,6 +52,8 @@ export interface OpenAiClientOptions {
   requestTimeoutMs: number;
   /** Time allowed between two streamed chunks. */
   idleTimeoutMs: number;
+  /** Bytes one response may carry (streamed or not); past it the call fails as `too_large`. */
+  maxResponseBytes?: number;
   /** Random source for jitter (tests pass a fixed one). */
   random?: () => number;
 }
@@ -76,6 +84,7 @@ class OpenAiModelClient implements ModelClient {
       baseURL: opts.baseUrl || undefined,
       maxRetries: 0,
       timeout: opts.requestTimeoutMs,
+      ...(opts.maxResponseBytes ? { fetch: cappedFetch(opts.maxResponseBytes) } : {}),
     });
   }
 
@@ -339,6 +348,15 @@ function estimateUsage(request: ModelRequest, text: string, calls: ToolCall[]): 
 /** Turns whatever the SDK or the stream threw into an {@link LlmError}. */
 function classify(e: unknown, signal: AbortSignal): LlmError {
   if (e instanceof LlmError) return e;
+  const flood = bytesExceededIn(e);
+  if (flood) {
+    return new LlmError(
+      "too_large",
+      `model response passed ${mib(flood.limit)} ([llm] max_response_bytes) and was cut off; ` +
+        `ask for a shorter answer or raise the limit`,
+      { cause: e },
+    );
+  }
   if (signal.aborted || e instanceof APIUserAbortError) {
     return new LlmError("aborted", "model call cancelled", { cause: e });
   }
@@ -361,6 +379,11 @@ function classify(e: unknown, signal: AbortSignal): LlmError {
   // Anything else broke the response midway: a cut connection, bad SSE, bad JSON.
   const message = e instanceof Error ? e.message : String(e);
   return new LlmError("stream", `model response broke off: ${message}`, { cause: e });
+}
+
+function mib(n: number): string {
+  const m = n / (1024 * 1024);
+  return m >= 1 ? `${Number.isInteger(m) ? m : m.toFixed(1)} MiB` : `${n} bytes`;
 }
 
 function causeText(e: Error): string {

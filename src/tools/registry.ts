@@ -9,6 +9,7 @@ import type { AgentEvent } from "../agent/events.ts";
 import type { ToolOutcome, ToolSet } from "../agent/tools.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { Tool, ToolDeps } from "./define.ts";
+import { type SaveFullOutput, truncatedResult } from "./full_output.ts";
 import { truncateMiddle } from "./truncate.ts";
 import { parseJsonArgs, validateArgs } from "./validate.ts";
 
@@ -17,6 +18,11 @@ export interface RegistryOptions {
   maxOutputChars: number;
   /** A call that takes longer is abandoned and reported as timed out. */
   timeoutMs: number;
+  /**
+   * Saves the whole text of a result that was cut for the model; the
+   * outcome's `result` then names the file. Without it the whole is not kept.
+   */
+  saveFullOutput?: SaveFullOutput;
 }
 
 export class ToolRegistry implements ToolSet {
@@ -104,8 +110,13 @@ export class ToolRegistry implements ToolSet {
     try {
       const running = tool.execute(valid.args, { ...this.#deps, signal: combined, emit });
       const result = await (tool.awaitsCompletion ? running : raceAbort(running, combined));
-      const content = truncateMiddle(JSON.stringify(result) ?? "null", this.#opts.maxOutputChars);
-      return { ok: true, content, result, args: valid.args };
+      const json = JSON.stringify(result) ?? "null";
+      const content = truncateMiddle(json, this.#opts.maxOutputChars);
+      if (content === json) return { ok: true, content, result, args: valid.args };
+      // Events and --json carry what the model read, not the whole (which goes to a file).
+      const saved = await this.#opts.saveFullOutput?.(name, json);
+      const shown = truncatedResult(result, json, content, saved);
+      return { ok: true, content, result: shown, fullResult: result, args: valid.args };
     } catch (e) {
       if (timeout.aborted && !signal.aborted) {
         return this.#fail(valid.args, `${name} timed out after ${this.#opts.timeoutMs / 1000} s`);
@@ -117,7 +128,12 @@ export class ToolRegistry implements ToolSet {
 
   #fail(args: unknown, error: string): ToolOutcome {
     const content = truncateMiddle(JSON.stringify({ error }), this.#opts.maxOutputChars);
-    return { ok: false, content, result: { error }, args };
+    return {
+      ok: false,
+      content,
+      result: { error: truncateMiddle(error, this.#opts.maxOutputChars) },
+      args,
+    };
   }
 }
 

@@ -31,11 +31,18 @@ export const searchDevice = defineTool({
   async execute({ pattern, subsystem, writable, limit, offset }, { cs, signal }) {
     const glob = /[*?]/.test(pattern) ? pattern : `*${pattern}*`;
     const page = await cs.search({ pattern: glob, subsystem, writable, limit, offset }, signal);
-    const next = page.offset + page.devices.length;
+    // Whatever the backend sent, a page is never longer than asked for.
+    const devices = page.devices.slice(0, limit);
+    const note = page.note ??
+      (page.devices.length > limit
+        ? `the backend sent ${page.devices.length} names for a page of ${limit}; the first ${limit} are shown`
+        : undefined);
+    const next = page.offset + devices.length;
     return {
       total: page.total,
       offset: page.offset,
-      devices: page.devices.map((d) => ({
+      ...(note ? { note } : {}),
+      devices: devices.map((d) => ({
         name: d.device,
         description: d.description,
         units: d.units,

@@ -197,6 +197,7 @@ Deno.test("a model failure after retries is an error event, not an exception", a
     type: "error",
     message: "model endpoint answered 500: boom",
     retryable: true,
+    kind: "server",
   }]);
 });
 

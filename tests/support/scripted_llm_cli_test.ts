@@ -76,6 +76,8 @@ Deno.test("scenario validation names the path of the first problem", async () =>
   const cases: [unknown, RegExp][] = [
     [{ turns: [{ respond: { txt: "typo" } }] }, /\$\.turns\[0\]\.respond\.txt: unknown field/],
     [{ turns: [{ respond: { fault: "stall", ms: 5 } }] }, /respond\.ms: unknown field/],
+    [{ turns: [{ respond: { fault: "flood", every: 5 } }] }, /respond\.every: unknown field/],
+    [{ turns: [{ respond: { fault: "trickle", delayMs: -1 } }] }, /respond\.delayMs/],
     [{ turns: [{ respond: { fault: "melt" } }] }, /respond\.fault: expected "rate_limit"/],
     [{ turns: [{ respond: { fault: "server_error", status: 404 } }] }, /expected a 5xx/],
     [{ turns: [{ respond: { toolCalls: [{ name: "x", arguments: 3 }] } }] }, /arguments: expected/],
@@ -83,6 +85,10 @@ Deno.test("scenario validation names the path of the first problem", async () =>
     [{ turns: [], loop: true }, /a looping scenario needs turns/],
     [{ turn: [] }, /\$\.turn: unknown field/],
   ];
+  assert.deepEqual(
+    parseScenario({ turns: [{ respond: { fault: "trickle", chunk: "a", delayMs: 3000 } }] }),
+    { turns: [{ respond: { fault: "trickle", chunk: "a", delayMs: 3000 } }] },
+  );
   for (const [json, message] of cases) {
     assert.throws(() => parseScenario(json, "case.json"), (error: unknown) => {
       assert.ok(error instanceof TypeError);

@@ -160,6 +160,8 @@ const FAULT_FIELDS = [
   "cutAfterChars",
   "ms",
   "then",
+  "chunk",
+  "delayMs",
 ];
 
 function readRespond(r: Reader, value: unknown, path: string): Respond {
@@ -254,10 +256,19 @@ function readFault(r: Reader, value: unknown, path: string): FaultResponse {
         then: readRespond(r, json.then, `${path}.then`),
       };
     }
+    case "flood":
+    case "trickle": {
+      const json = keys("chunk", "delayMs");
+      return {
+        fault,
+        ...r.optional(json, "chunk", path, (v, p) => r.string(v, p)),
+        ...num(json, "delayMs"),
+      };
+    }
     default:
       return r.fail(
         `${path}.fault`,
-        'expected "rate_limit", "server_error", "bad_request", "stall", "cut" or "delay"',
+        'expected "rate_limit", "server_error", "bad_request", "stall", "cut", "delay", "flood" or "trickle"',
       );
   }
 }

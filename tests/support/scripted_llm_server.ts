@@ -49,6 +49,8 @@ export interface ScriptedLlm extends AsyncDisposable {
   readonly failures: readonly string[];
   /** Turns not yet consumed; `Infinity` for a looping scenario. */
   remaining(): number;
+  /** Bytes written by `flood` and `trickle` faults so far (what a client was offered). */
+  readonly endlessBytes: number;
   /** Resolves once every turn is consumed and its response fully sent (never when looping). */
   settled(): Promise<void>;
   /** Ends open streams and delays, then stops the server. Safe to call twice. */
@@ -74,6 +76,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions): Promise<Scr
 
 class ScriptedServer implements ScriptedLlm {
   readonly requests: RecordedRequest[] = [];
+  endlessBytes = 0;
   readonly failures: string[] = [];
   readonly listening: Promise<void>;
   readonly #scenario: Scenario;
@@ -256,6 +259,20 @@ class ScriptedServer implements ScriptedLlm {
         const writer = new ChunkWriter(ctx);
         const frames = [writer.role(false), ...writer.toolCall(0, call, DEFAULT_CHUNK_SIZE, limit)];
         return sseResponse(this.#streams.open(frames, 0, "cut"), requestId);
+      }
+      case "flood":
+      case "trickle": {
+        const writer = new ChunkWriter(ctx);
+        const flood = r.fault === "flood";
+        const chunk = r.chunk ?? (flood ? "a".repeat(4096) : "a");
+        const delta = writer.text(chunk, chunk.length)[0] ?? "";
+        const body = this.#streams.endless(
+          [writer.role(false)],
+          () => delta,
+          r.delayMs ?? (flood ? 0 : 500),
+          (n) => this.endlessBytes += n,
+        );
+        return sseResponse(body, requestId);
       }
       case "delay": {
         if (!await sleep(r.ms, this.#closing.signal)) {

@@ -93,6 +93,46 @@ export class FrameStreams {
     }, { highWaterMark: 0 });
   }
 
+  /**
+   * A body writing `first`, then `next()` without end, `delayMs` apart, until
+   * the client cancels it or the server closes. `sent` counts every byte
+   * handed to the connection.
+   */
+  endless(
+    first: readonly string[],
+    next: () => string,
+    delayMs: number,
+    sent: (bytes: number) => void,
+  ): ReadableStream<Uint8Array> {
+    const encoder = new TextEncoder();
+    const stop = new AbortController();
+    let index = 0;
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const finish = () => {
+      stop.abort();
+      this.#open.delete(terminate);
+    };
+    const terminate = () => {
+      finish();
+      controller?.error(CUT);
+    };
+    return new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+        this.#open.add(terminate);
+        if (this.#closing.aborted) terminate();
+      },
+      pull: async (c) => {
+        if (delayMs > 0 && index > first.length && !await sleep(delayMs, stop.signal)) return;
+        const frame = encoder.encode(first[index] ?? next());
+        index += 1;
+        sent(frame.byteLength);
+        c.enqueue(frame);
+      },
+      cancel: finish,
+    }, { highWaterMark: 0 });
+  }
+
   /** Cuts every open stream (the server is closing). */
   terminateAll(): void {
     for (const terminate of [...this.#open]) terminate();

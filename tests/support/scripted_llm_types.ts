@@ -133,6 +133,20 @@ export interface DelayFault {
   then: Respond;
 }
 
+/**
+ * Streams text deltas of `chunk` without end, `delayMs` apart (default 0: as
+ * fast as the client reads), until the client goes away or the server closes.
+ * `flood` is the endpoint that never stops talking; a long `delayMs` with a
+ * short chunk is the one that trickles a token every few seconds for ever.
+ */
+export interface EndlessFault {
+  fault: "flood" | "trickle";
+  /** Text of each delta; default 4 KiB of "a" for a flood, "a" for a trickle. */
+  chunk?: string;
+  /** Pause between deltas; default 0 for a flood, 500 ms for a trickle. */
+  delayMs?: number;
+}
+
 /** Any failure mode the server can play. */
 export type FaultResponse =
   | RateLimitFault
@@ -140,7 +154,8 @@ export type FaultResponse =
   | BadRequestFault
   | StallFault
   | CutFault
-  | DelayFault;
+  | DelayFault
+  | EndlessFault;
 
 /** What one turn answers. */
 export type Respond = MessageResponse | FaultResponse;

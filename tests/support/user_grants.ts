@@ -32,10 +32,17 @@ export class UserSetup implements AsyncDisposable {
 
   /**
    * `limits` is the limits file's TOML; `extra` is added to the config file
-   * (after the `[facility]`, `[epics]`, `[state]` and `[safety]` tables it writes).
+   * (after the `[facility]`, `[epics]`, `[state]` and `[safety]` tables it writes);
+   * `epicsConfig` adds keys to the `[epics]` table.
    */
   static async start(
-    opts: { limits?: string; extra?: string; safety?: string; epics?: FakeEpicsOptions } = {},
+    opts: {
+      limits?: string;
+      extra?: string;
+      safety?: string;
+      epics?: FakeEpicsOptions;
+      epicsConfig?: Record<string, string | number>;
+    } = {},
   ): Promise<UserSetup> {
     const dir = await Deno.makeTempDir({ prefix: "accel-agent-user-" });
     const epics = startFakeEpics(opts.epics);
@@ -44,7 +51,7 @@ export class UserSetup implements AsyncDisposable {
       await Deno.writeTextFile(`${dir}/limits.toml`, opts.limits ?? DEFAULT_LIMITS);
       await Deno.writeTextFile(
         setup.configPath,
-        `${epics.config()}\n[state]\ndir = ${JSON.stringify(`${dir}/state`)}\n\n` +
+        `${epics.config(opts.epicsConfig)}\n[state]\ndir = ${JSON.stringify(`${dir}/state`)}\n\n` +
           `[safety]\nlimits_file = "limits.toml"\n${opts.safety ?? ""}\n${opts.extra ?? ""}\n`,
       );
     } catch (e) {

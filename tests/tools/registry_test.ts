@@ -3,8 +3,11 @@ import { z } from "zod";
 import { ManualClock } from "../../src/adapters/clock.ts";
 import { createSimulator } from "../../src/adapters/simulator/mod.ts";
 import { defineTool, ToolRegistry } from "../../src/tools/mod.ts";
+import { fileSaver, type TruncatedResult } from "../../src/tools/full_output.ts";
 import { truncateMiddle } from "../../src/tools/truncate.ts";
 import { validateArgs } from "../../src/tools/validate.ts";
+
+import { tempDir } from "../support/temp.ts";
 
 const clock = new ManualClock(Date.parse("2026-11-20T12:00:00Z"));
 const deps = { cs: createSimulator({ seed: 1, clock }), now: () => clock.now() };
@@ -43,7 +46,7 @@ const big = defineTool({
   description: "Returns a lot",
   parameters: z.object({}),
   readOnly: true,
-  execute: () => Promise.resolve({ text: "a".repeat(10_000) + "END" }),
+  execute: () => Promise.resolve({ status: "done", text: "a".repeat(10_000) + "END" }),
 });
 
 function registry(timeoutMs = 5_000) {
@@ -107,11 +110,39 @@ Deno.test("a tool that ignores its signal is abandoned when the operator cancels
 Deno.test("large output is cut in the middle with a note, keeping head and tail", async () => {
   const out = await registry().execute("big", "{}", never);
   assert.ok(out.content.length <= 1_000, `length ${out.content.length}`);
-  assert.ok(out.content.startsWith('{"text":"aaa'));
+  assert.ok(out.content.startsWith('{"status":"done","text":"aaa'));
   assert.ok(out.content.endsWith('END"}'));
-  assert.match(out.content, /…\[\d+ of 10014 characters cut; ask for less\]…/);
-  // The structured result is whole; only what the model reads is cut.
-  assert.equal((out.result as { text: string }).text.length, 10_003);
+  assert.match(out.content, /…\[\d+ of 10030 characters cut; ask for less\]…/);
+  // Events and --json carry what the model read; the operator's own commands get the whole.
+  assert.deepEqual(out.result, {
+    status: "done",
+    truncated: { chars: 10_030, full_output: null },
+    excerpt: out.content,
+  });
+  assert.equal((out.fullResult as { text: string }).text.length, 10_003);
+});
+
+Deno.test("a cut result's whole text is saved to a file the result names", async () => {
+  await using dir = await tempDir();
+  const r = new ToolRegistry([big, echo], deps, {
+    maxOutputChars: 1_000,
+    timeoutMs: 5_000,
+    saveFullOutput: fileSaver(`${dir.path}/tool-output`),
+  });
+  const out = await r.execute("big", "{}", never);
+  const path = (out.result as TruncatedResult).truncated.full_output;
+  assert.ok(path !== null && path.startsWith(`${dir.path}/tool-output/`), String(path));
+  assert.match(path, /-big-[0-9a-f]{8}\.json$/);
+  const saved = JSON.parse(await Deno.readTextFile(path));
+  assert.equal(saved.text, "a".repeat(10_000) + "END");
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+  // A result that fits is passed on as it is, and nothing is saved.
+  const small = await r.execute("echo", '{"count":1}', never);
+  assert.deepEqual(small.result, { count: 1, flag: false, names: [] });
+  assert.equal(small.fullResult, undefined);
+  let files = 0;
+  for await (const _ of Deno.readDir(`${dir.path}/tool-output`)) files++;
+  assert.equal(files, 1);
 });
 
 Deno.test("truncateMiddle leaves short text alone", () => {

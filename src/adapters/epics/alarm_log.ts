@@ -5,7 +5,8 @@
  * @module
  */
 import { type LogEntry, type LogQuery, severityAtLeast, wildcardToRegExp } from "../adapter.ts";
-import { type HttpService, httpText, query } from "../http.ts";
+import { readJsonArrayPrefix } from "../capped_body.ts";
+import { httpRead, type HttpService, query } from "../http.ts";
 import { isoFromText, serviceTime, severityFromName } from "./normalise.ts";
 
 interface AlarmMessage {
@@ -36,8 +37,14 @@ export async function alarmEntries(
   // The service wildcards `pv` as *pv*; a pattern is narrowed here.
   const pv = q.device?.replace(/[*?].*$/, "") || undefined;
   const params = { start: serviceTime(q.from), end: serviceTime(q.to), pv, size: PAGE };
-  const { text } = await httpText(svc, `/search/alarm${query(params)}`, { signal });
-  const messages = JSON.parse(text) as AlarmMessage[];
+  // Only the page asked for is read, whatever the service sends.
+  const { body } = await httpRead(
+    svc,
+    `/search/alarm${query(params)}`,
+    { signal },
+    (res, url) => readJsonArrayPrefix(res, svc, url, PAGE),
+  );
+  const messages = (body.whole === undefined ? body.items : body.whole) as AlarmMessage[];
   const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
   const deviceRe = q.device ? wildcardToRegExp(q.device) : undefined;
   const needle = q.text?.toLowerCase();

@@ -7,7 +7,8 @@
  * @module
  */
 import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
-import { type HttpService, httpText, query } from "../http.ts";
+import { readJsonArrayPrefix } from "../capped_body.ts";
+import { httpRead, type HttpService, httpText, query } from "../http.ts";
 import { subsystemOf } from "./pv_value.ts";
 
 /** EPICS record types whose value an operator sets. */
@@ -34,16 +35,34 @@ export async function channelFinderSearch(
   if (q.tags?.length) filters["~tag"] = q.tags;
   if (q.writable === true) filters.recordType = OUTPUT_RECORDS.join("|");
   if (q.writable === false) filters["recordType!"] = OUTPUT_RECORDS.join("|");
+  // A service that ignores ~size must not turn a page of ten into a million rows: only the
+  // page is read, the rest of the body is dropped unread.
   const [page, count] = await Promise.all([
-    httpText(svc, `/channels${query({ ...filters, "~from": offset, "~size": limit })}`, { signal }),
+    httpRead(
+      svc,
+      `/channels${query({ ...filters, "~from": offset, "~size": limit })}`,
+      { signal },
+      (res, url) => readJsonArrayPrefix(res, svc, url, limit),
+    ),
     httpText(svc, `/channels/count${query(filters)}`, { signal }),
   ]);
-  const channels = JSON.parse(page.text) as Channel[];
+  if (page.body.whole !== undefined) {
+    throw new Error(
+      `${svc.label} at ${svc.base} answered /channels with JSON that is not a list of channels; check [epics] channelfinder_url`,
+    );
+  }
+  const channels = page.body.items as Channel[];
   const total = Number(count.text.trim());
   return {
     total: Number.isFinite(total) ? total : offset + channels.length,
     offset,
     devices: channels.map(toInfo),
+    ...(page.body.more
+      ? {
+        note: `${svc.label} at ${svc.base} sent more than the ${limit} channels asked for ` +
+          `(it ignored ~size); the first ${limit} are shown`,
+      }
+      : {}),
   };
 }
 

@@ -67,7 +67,23 @@ export interface EpicsOptions {
   /** How long a PV stays monitored after a read, answering repeat reads from its live value. */
   monitorLingerMs?: number;
   httpTimeoutMs?: number;
+  /** Largest response body read from each HTTP service (`[epics] <service>_max_bytes`). */
+  maxBytes?: Partial<Record<EpicsHttpService, number>>;
+  /** Largest pvws WebSocket message accepted (`[epics] pvws_max_frame_bytes`). */
+  pvwsMaxFrameBytes?: number;
 }
+
+/** The HTTP services of an EPICS facility. */
+export type EpicsHttpService = "pvget" | "archiver" | "channelfinder" | "olog" | "alarm";
+
+/** The config key of each service's body cap, named in errors. */
+const MAX_BYTES_KEY: Record<EpicsHttpService, string> = {
+  pvget: "[epics] pvget_max_bytes",
+  archiver: "[epics] archiver_max_bytes",
+  channelfinder: "[epics] channelfinder_max_bytes",
+  olog: "[epics] olog_max_bytes",
+  alarm: "[epics] alarm_logger_max_bytes",
+};
 
 /** The EPICS backend. */
 export class Epics implements ControlSystem {
@@ -79,9 +95,7 @@ export class Epics implements ControlSystem {
   #pvget: "auto" | "on" | "off";
   /** A pvget probe that failed on the network is not repeated before this time. */
   #pvgetProbeAfter = 0;
-  readonly #svc: Partial<
-    Record<"pvget" | "archiver" | "channelfinder" | "olog" | "alarm", HttpService>
-  > = {};
+  readonly #svc: Partial<Record<EpicsHttpService, HttpService>> = {};
 
   constructor(opts: EpicsOptions) {
     this.#o = {
@@ -92,8 +106,16 @@ export class Epics implements ControlSystem {
     this.#prefix = opts.pvPrefix ?? "";
     this.#pvget = opts.pvget ?? "auto";
     const timeoutMs = opts.httpTimeoutMs ?? 10_000;
-    const svc = (label: string, url: string | undefined, authorization?: string) =>
-      url ? { label, base: trimBase(url), timeoutMs, authorization } : undefined;
+    const caps = (key: EpicsHttpService) => ({
+      maxBytes: opts.maxBytes?.[key],
+      maxBytesKey: MAX_BYTES_KEY[key],
+    });
+    const svc = (
+      key: EpicsHttpService,
+      label: string,
+      url: string | undefined,
+      authorization?: string,
+    ) => url ? { label, base: trimBase(url), timeoutMs, authorization, ...caps(key) } : undefined;
     if (opts.pvwsUrl) {
       const base = trimBase(opts.pvwsUrl);
       this.pvws = new PvwsClient({
@@ -102,13 +124,24 @@ export class Epics implements ControlSystem {
         reconnectMinMs: opts.reconnectMinMs ?? 250,
         reconnectMaxMs: opts.reconnectMaxMs ?? 10_000,
         lingerMs: opts.monitorLingerMs ?? 1000,
+        maxFrameBytes: opts.pvwsMaxFrameBytes,
       });
-      this.#svc.pvget = { label: "pvws pvget", base, timeoutMs: this.#o.readTimeoutMs + 1000 };
+      this.#svc.pvget = {
+        label: "pvws pvget",
+        base,
+        timeoutMs: this.#o.readTimeoutMs + 1000,
+        ...caps("pvget"),
+      };
     }
-    this.#svc.archiver = svc("archiver", opts.archiverUrl);
-    this.#svc.channelfinder = svc("ChannelFinder", opts.channelFinderUrl, opts.authorization);
-    this.#svc.olog = svc("Olog", opts.ologUrl, opts.authorization);
-    this.#svc.alarm = svc("alarm logger", opts.alarmLoggerUrl);
+    this.#svc.archiver = svc("archiver", "archiver", opts.archiverUrl);
+    this.#svc.channelfinder = svc(
+      "channelfinder",
+      "ChannelFinder",
+      opts.channelFinderUrl,
+      opts.authorization,
+    );
+    this.#svc.olog = svc("olog", "Olog", opts.ologUrl, opts.authorization);
+    this.#svc.alarm = svc("alarm", "alarm logger", opts.alarmLoggerUrl);
   }
 
   async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {

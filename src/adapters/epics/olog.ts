@@ -5,7 +5,8 @@
  * @module
  */
 import { type LogEntry, type LogQuery, type Severity, severityAtLeast } from "../adapter.ts";
-import { type HttpService, httpText, query } from "../http.ts";
+import { readJsonArrayPrefix } from "../capped_body.ts";
+import { httpRead, type HttpService, query } from "../http.ts";
 import { namesInText, serviceTime } from "./normalise.ts";
 
 /** Olog's default levels as severities: problems are minor, urgent and bad ones major. */
@@ -46,9 +47,17 @@ export async function ologEntries(
     from: 0,
     sort: "down",
   };
-  const { text: body } = await httpText(svc, `/logs/search${query(params)}`, { signal });
-  const parsed = JSON.parse(body) as { logs?: OlogEntry[] } | OlogEntry[];
-  const logs = Array.isArray(parsed) ? parsed : parsed.logs ?? [];
+  // An array answer is read only as far as the page asked for; `{logs: […]}` is cut here.
+  const { body } = await httpRead(
+    svc,
+    `/logs/search${query(params)}`,
+    { signal },
+    (res, url) => readJsonArrayPrefix(res, svc, url, params.size),
+  );
+  const parsed = (body.whole === undefined ? body.items : body.whole) as
+    | { logs?: OlogEntry[] }
+    | OlogEntry[];
+  const logs = (Array.isArray(parsed) ? parsed : parsed.logs ?? []).slice(0, params.size);
   const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
   return logs
     .map(toEntry)

@@ -53,6 +53,29 @@ export interface PvwsOptions {
   keepaliveMs?: number;
   /** How long a released PV stays subscribed, in ms (0: cleared at once). */
   lingerMs?: number;
+  /**
+   * Largest message accepted from the gateway, in bytes (default 16 MiB). A
+   * larger one closes the socket (code 1009), fails the waiting reads with a
+   * message that says so, and the client reconnects as after any drop.
+   * Deno's WebSocket has no payload limit of its own to set, so the size is
+   * checked as each message arrives.
+   */
+  maxFrameBytes?: number;
+}
+
+/** Default of {@link PvwsOptions.maxFrameBytes}: 16 MiB. */
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+/** The size in bytes of a WebSocket message, counting no further than needed. */
+export function messageBytes(data: unknown, limit: number): number {
+  if (typeof data === "string") {
+    // UTF-8 takes one to three bytes per UTF-16 unit: encode only when that decides.
+    if (data.length > limit || data.length * 3 <= limit) return data.length;
+    return new TextEncoder().encode(data).byteLength;
+  }
+  if (data instanceof ArrayBuffer) return data.byteLength;
+  if (data instanceof Blob) return data.size;
+  return 0;
 }
 
 /** Tomcat's default text-message limit is 8192 bytes; stay below it. */
@@ -251,9 +274,19 @@ export class PvwsClient {
         ws.close();
         throw new Error("the EPICS adapter is closed");
       }
-      ws.onmessage = (ev) => this.#onMessage(ev.data);
-      ws.onclose = () => this.#onClose(ws);
-      ws.onerror = () => {};
+      ws.onmessage = (ev) => this.#onMessage(ws, ev.data);
+      let socketError = "";
+      ws.onclose = () =>
+        this.#onClose(
+          ws,
+          // Deno's own WebSocket limit: it drops a message above 64 MiB before we see it.
+          /frame too large/i.test(socketError)
+            ? this.#frameError("a message over Deno's 64 MiB WebSocket limit")
+            : undefined,
+        );
+      ws.onerror = (e) => {
+        socketError = (e as ErrorEvent).message ?? "";
+      };
       this.#ws = ws;
       this.#startKeepalive(ws);
       this.#backoffMs = this.opts.reconnectMinMs;
@@ -268,7 +301,10 @@ export class PvwsClient {
     }
   }
 
-  #onMessage(data: unknown): void {
+  #onMessage(ws: WebSocket, data: unknown): void {
+    const limit = this.opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    const size = messageBytes(data, limit);
+    if (size > limit) return this.#refuseFrame(ws, size, limit);
     if (typeof data !== "string") return;
     let msg: PvState;
     try {
@@ -299,11 +335,32 @@ export class PvwsClient {
     Deno.unrefTimer(this.#keepalive);
   }
 
-  #onClose(ws: WebSocket): void {
+  /** Closes a socket that sent an oversized message; its reads fail with the reason. */
+  #refuseFrame(ws: WebSocket, size: number, limit: number): void {
+    ws.onmessage = ws.onclose = null;
+    try {
+      ws.close(1009, "message too big");
+    } catch { /* already closing */ }
+    const mib = (n: number) => `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB`;
+    this.#onClose(
+      ws,
+      this.#frameError(`a ${mib(size)} message, over the ${mib(limit)} limit`),
+    );
+  }
+
+  #frameError(what: string): Error {
+    return new Error(
+      `pvws gateway at ${this.opts.url} sent ${what} ([epics] pvws_max_frame_bytes); the ` +
+        `connection was closed and will be reopened — read fewer or smaller PVs, or raise the limit`,
+    );
+  }
+
+  #onClose(ws: WebSocket, reason?: Error): void {
     if (this.#ws !== ws) return;
     this.#ws = undefined;
     clearInterval(this.#keepalive);
-    const lost = new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
+    const lost = reason ??
+      new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
     // Subscriptions ended with the socket: lingering PVs are simply forgotten.
     for (const name of this.#lingering) this.#pvs.delete(name);
     this.#lingering.clear();

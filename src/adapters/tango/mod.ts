@@ -41,6 +41,8 @@ export interface TangoOptions {
   tangoHost?: string;
   authorization?: string;
   timeoutMs?: number;
+  /** Largest response body read from the REST server ([tango] max_bytes). */
+  maxBytes?: number;
 }
 
 const QUALITY: Record<string, Severity> = {
@@ -71,6 +73,8 @@ export class Tango implements ControlSystem {
         base: trimBase(opts.restUrl),
         timeoutMs: opts.timeoutMs ?? 10_000,
         authorization: opts.authorization,
+        maxBytes: opts.maxBytes,
+        maxBytesKey: "[tango] max_bytes",
       },
       opts.apiVersion ?? "v11",
       opts.tangoHost ?? "localhost:10000",

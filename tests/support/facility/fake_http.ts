@@ -12,6 +12,8 @@ export interface Faults {
   latencyMs: number;
   /** Answer every request with HTTP 500 and a Java-like error page. */
   fail500: boolean;
+  /** Answers in place of the service when it returns a response (a misbehaving peer). */
+  respond?: (url: URL) => Response | undefined;
 }
 
 export class FakeHttp implements AsyncDisposable {
@@ -39,7 +41,7 @@ export class FakeHttp implements AsyncDisposable {
             headers: { "content-type": "text/html" },
           });
         }
-        return await handler(url, req);
+        return this.faults.respond?.(url) ?? await handler(url, req);
       },
     );
     this.#timer = setTimeout(() => this.close(), lifetimeMs);
@@ -68,4 +70,39 @@ export function jsonText(text: string, status = 200): Response {
 export function globRe(glob: string): RegExp {
   const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
   return new RegExp(`^${body}$`, "i");
+}
+
+/**
+ * A body that never ends: `prefix`, then `chunk` again and again until the
+ * client goes away. The default is a JSON array of channels without end; a
+ * prefix of `["` makes one string without end.
+ */
+export class EndlessBody {
+  /** Bytes handed to the server so far. */
+  sent = 0;
+  /** Whether the client cancelled the body (stopped reading). */
+  cancelled = false;
+
+  constructor(
+    readonly chunk: string = '{"name":"X:Y:Z","properties":[]},'.repeat(2000),
+    readonly prefix = "[",
+  ) {}
+
+  /** A fresh response streaming this body; `headers` are added (e.g. a lying content-length). */
+  response(headers: Record<string, string> = {}): Response {
+    const bytes = new TextEncoder().encode(this.chunk);
+    const stream = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new TextEncoder().encode(this.prefix)),
+      pull: (c) => {
+        this.sent += bytes.byteLength;
+        c.enqueue(bytes);
+      },
+      cancel: () => {
+        this.cancelled = true;
+      },
+    }, { highWaterMark: 1 });
+    return new Response(stream, {
+      headers: { "content-type": "application/json", ...headers },
+    });
+  }
 }
