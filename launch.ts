@@ -49,7 +49,10 @@ const stdinIsTerminal = Deno.stdin.isTerminal();
 Deno.addSignalListener("SIGINT", () => {
   if (!stdinIsTerminal) child.kill("SIGINT");
 });
+// SIGTERM and SIGHUP stop a plan as SIGINT does, and a second one changes nothing, so they are
+// always passed on: the launcher must never end first and leave the program without its signal.
 Deno.addSignalListener("SIGTERM", () => child.kill("SIGTERM"));
+Deno.addSignalListener("SIGHUP", () => child.kill("SIGHUP"));
 
 const status = await child.status;
 Deno.exit(status.code);

@@ -9,7 +9,7 @@ import type { App } from "./app.ts";
 import type { Invocation } from "./args.ts";
 import { AskResultBuilder } from "./ask_result.ts";
 import { CliError, UsageError } from "./exit.ts";
-import { abortOnSigint, type Io, readStdin } from "./io.ts";
+import { abortOnSignals, cancelledBy, type Io, readStdin, SIGNAL_EXIT } from "./io.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
 
@@ -43,7 +43,7 @@ export async function runAsk(
     throw e;
   }
   const controller = new AbortController();
-  using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+  using stop = abortOnSignals(controller, cancelledBy);
   const result = new AskResultBuilder(model.name, model.model, performance.now());
   // The table library costs tens of milliseconds to load: only the human mode needs it.
   const renderer = mode === "human"
@@ -66,6 +66,7 @@ export async function runAsk(
     renderer?.end();
   }
   const final = result.build(performance.now());
+  if (stop.received && final.cancelled) final.exit_code = SIGNAL_EXIT[stop.received];
   if (mode === "json") io.out(`${JSON.stringify(final, null, 2)}\n`);
   else if (mode === "stream") io.out(`${JSON.stringify({ type: "result", ...final })}\n`);
   return final.exit_code;

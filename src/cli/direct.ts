@@ -9,7 +9,7 @@ import Table from "cli-table3";
 import type { App } from "./app.ts";
 import type { Command } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
-import { abortOnSigint, type Io } from "./io.ts";
+import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
 import { type Style, style } from "./style.ts";
 
 type Direct = Extract<Command, { kind: "get" | "search" | "logs" }>;
@@ -18,11 +18,16 @@ type Row = Record<string, unknown>;
 export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): Promise<number> {
   const [tool, args] = toolCall(cmd);
   const controller = new AbortController();
-  const outcome = await (() => {
-    using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
-    return app.tools.execute(tool, JSON.stringify(args), controller.signal);
+  let stoppedBy: StopSignal | undefined;
+  const outcome = await (async () => {
+    using stop = abortOnSignals(controller, cancelledBy);
+    try {
+      return await app.tools.execute(tool, JSON.stringify(args), controller.signal);
+    } finally {
+      stoppedBy = stop.received;
+    }
   })();
-  if (controller.signal.aborted) return Exit.CANCELLED;
+  if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
   if (!outcome.ok) {
     if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
     throw new CliError(errorText(outcome.result).replace(/^\w+: /, ""), Exit.FAILURE);

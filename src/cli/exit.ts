@@ -13,8 +13,12 @@ export const Exit = {
   USAGE: 2,
   /** A plan needs approval but there is no terminal to ask on. */
   APPROVAL_REQUIRED: 3,
-  /** Cancelled by SIGINT. */
+  /** Stopped by a closed terminal (SIGHUP): what was running stopped, restored and was recorded. */
+  HANGUP: 129,
+  /** Cancelled by SIGINT (Ctrl-C). */
   CANCELLED: 130,
+  /** Stopped by SIGTERM (a service manager, `kill`), as SIGINT stops it. */
+  TERMINATED: 143,
 } as const;
 
 export type ExitCode = typeof Exit[keyof typeof Exit];

@@ -20,10 +20,24 @@ export interface Io {
 
 const encoder = new TextEncoder();
 
+/**
+ * Writes all of `text`. A terminal that is gone (closed over ssh: EIO) or a
+ * reader that left (EPIPE) must not break what is running — a plan that is
+ * restoring a magnet above all — so such a failure drops the text.
+ */
 function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): void {
   const bytes = encoder.encode(text);
   let off = 0;
-  while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+  try {
+    while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+  } catch (e) {
+    if (!(e instanceof Deno.errors.BrokenPipe || isIoError(e))) throw e;
+  }
+}
+
+/** EIO: what a write to a terminal whose other end was closed gets. */
+function isIoError(e: unknown): boolean {
+  return e instanceof Error && /\(os error 5\)|EIO|Input\/output error/i.test(e.message);
 }
 
 /** The real terminal. `color` follows the flag, NO_COLOR and whether stdout is a terminal. */
@@ -63,16 +77,59 @@ export async function readStdin(): Promise<string> {
   return await new Response(Deno.stdin.readable).text();
 }
 
+/** The signals that stop what is running: Ctrl-C, a service manager or `kill`, a closed terminal. */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+export type StopSignal = typeof STOP_SIGNALS[number];
+
+/** The exit code after a stop signal, as a shell reports a process it ended: 128 + its number. */
+export const SIGNAL_EXIT: Record<StopSignal, 129 | 130 | 143> = {
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGTERM: 143,
+};
+
+/** Listening for stop signals; `received` is the first that came, if any. */
+export interface SignalWatch extends Disposable {
+  readonly received: StopSignal | undefined;
+}
+
 /**
- * Aborts `controller` on SIGINT until disposed.
+ * Aborts `controller` on SIGINT, SIGTERM or SIGHUP until disposed, with
+ * `reason(signal)` as the abort's message. While it listens, none of them
+ * ends the process: what is running (a plan above all) stops the way
+ * Ctrl-C stops it, restores what it changed and records it; the caller then
+ * exits with {@link SIGNAL_EXIT} for the signal. A repeated signal changes
+ * nothing. Once disposed, each signal has its default effect again.
  *
  * @example
  * ```ts
- * using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+ * using watch = abortOnSignals(controller, (sig) => `cancelled by ${sig}`);
  * ```
  */
-export function abortOnSigint(controller: AbortController, reason: string): Disposable {
-  const onSigint = () => controller.abort(new Error(reason));
-  Deno.addSignalListener("SIGINT", onSigint);
-  return { [Symbol.dispose]: () => Deno.removeSignalListener("SIGINT", onSigint) };
+export function abortOnSignals(
+  controller: AbortController,
+  reason: (signal: StopSignal) => string,
+): SignalWatch {
+  let received: StopSignal | undefined;
+  const listeners = STOP_SIGNALS.map((signal) => {
+    const listener = () => {
+      received ??= signal;
+      if (!controller.signal.aborted) controller.abort(new Error(reason(signal)));
+    };
+    Deno.addSignalListener(signal, listener);
+    return [signal, listener] as const;
+  });
+  return {
+    get received() {
+      return received;
+    },
+    [Symbol.dispose]: () => {
+      for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
+    },
+  };
+}
+
+/** The abort message for a stop signal in a command without a terminal of its own. */
+export function cancelledBy(signal: StopSignal): string {
+  return `cancelled by ${signal}`;
 }

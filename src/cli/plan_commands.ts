@@ -13,7 +13,7 @@ import { forModel } from "../tools/propose_plan.ts";
 import type { App } from "./app.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
 import { CliError, Exit, type ExitCode } from "./exit.ts";
-import { abortOnSigint, type Io } from "./io.ts";
+import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
 import { planColumns, renderPlan } from "./plan_table.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
@@ -100,15 +100,18 @@ export async function runPlanRun(
   }
   const controller = new AbortController();
   let outcome: ProposeOutcome;
+  let stoppedBy: StopSignal | undefined;
   {
-    using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+    // SIGTERM and SIGHUP (a closed terminal) stop a plan exactly as Ctrl-C does: restore, record, report.
+    using stop = abortOnSignals(controller, cancelledBy);
     // Progress goes to stderr in --json mode too: a long plan should show it is alive.
     outcome = await app.plans.service.propose(plan, app.plans.approver, controller.signal, (ev) => {
       if (!json || ev.type === "plan_progress") renderer.handle(ev);
     });
     renderer.end();
+    stoppedBy = stop.received;
   }
-  const code = exitCodeOf(outcome);
+  const code = exitCodeOf(outcome, stoppedBy);
   if (json) {
     io.out(
       `${
@@ -121,7 +124,7 @@ export async function runPlanRun(
   return code;
 }
 
-function exitCodeOf(o: ProposeOutcome): ExitCode {
+function exitCodeOf(o: ProposeOutcome, stoppedBy?: StopSignal): ExitCode {
   switch (o.status) {
     case "completed":
       return Exit.OK;
@@ -131,7 +134,9 @@ function exitCodeOf(o: ProposeOutcome): ExitCode {
       return Exit.APPROVAL_REQUIRED;
     case "aborted":
       // An alarm abort is a failure of the plan; only the operator's Ctrl-C is a cancellation.
-      return o.execution.abortedBy === "operator" ? Exit.CANCELLED : Exit.FAILURE;
+      return o.execution.abortedBy === "operator"
+        ? SIGNAL_EXIT[stoppedBy ?? "SIGINT"]
+        : Exit.FAILURE;
     default:
       return Exit.FAILURE;
   }

@@ -2,7 +2,9 @@
  * The interactive session: a line editor with persistent history, slash
  * commands, and streamed answers. Ctrl-C cancels the answer in progress and
  * keeps the conversation; Ctrl-C twice at an empty prompt, Ctrl-D or /quit
- * leave.
+ * leave. SIGTERM or SIGHUP (the terminal closed) during an answer stops it
+ * as Ctrl-C does — a plan restores what it changed and is recorded — and
+ * then the REPL ends with 143 or 129.
  *
  * @module
  */
@@ -12,7 +14,7 @@ import { VERSION } from "../version.ts";
 import type { App } from "./app.ts";
 import { Exit } from "./exit.ts";
 import { History } from "./history.ts";
-import { abortOnSigint, type Io } from "./io.ts";
+import { abortOnSignals, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
 import { TerminalOperator } from "./ask_user_prompt.ts";
 import { subagentLine, TerminalRenderer } from "./render.ts";
@@ -79,16 +81,38 @@ export async function runRepl(app: App, io: Io): Promise<number> {
       continue;
     }
     renderer = new TerminalRenderer(io, { showUsage: true });
-    await turn(app, io, text, renderer);
+    const stopped = await turn(app, io, text, renderer);
+    if (stopped) {
+      // The terminal is gone or the program was told to end: the turn (and any plan) stopped,
+      // restored and was recorded; the session is saved as it goes.
+      unsubscribe();
+      return SIGNAL_EXIT[stopped];
+    }
   }
   unsubscribe();
   io.out("\n");
   return Exit.OK;
 }
 
-async function turn(app: App, io: Io, text: string, renderer: TerminalRenderer): Promise<void> {
+/** The reason a turn stopped, for each stop signal. */
+const STOPPED_BY: Record<StopSignal, string> = {
+  SIGINT: "cancelled by Ctrl-C",
+  SIGTERM: "stopped by SIGTERM",
+  SIGHUP: "stopped: the terminal was closed (SIGHUP)",
+};
+
+/**
+ * Runs one turn. Ctrl-C cancels it and the session goes on; returns SIGTERM
+ * or SIGHUP when one of them stopped it, and the REPL then ends.
+ */
+async function turn(
+  app: App,
+  io: Io,
+  text: string,
+  renderer: TerminalRenderer,
+): Promise<Exclude<StopSignal, "SIGINT"> | undefined> {
   const controller = new AbortController();
-  using _sigint = abortOnSigint(controller, "cancelled by Ctrl-C");
+  using stop = abortOnSignals(controller, (sig) => STOPPED_BY[sig]);
   try {
     renderer.begin();
     for await (const ev of app.turn(text, controller.signal)) renderer.handle(ev);
@@ -100,6 +124,7 @@ async function turn(app: App, io: Io, text: string, renderer: TerminalRenderer):
   } finally {
     renderer.end();
   }
+  return stop.received === "SIGINT" ? undefined : stop.received;
 }
 
 /** One line from the terminal; the terminal is back in normal mode afterwards. */

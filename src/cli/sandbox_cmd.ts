@@ -12,7 +12,7 @@ import { shapeRun } from "../tools/sandbox_result.ts";
 import type { App } from "./app.ts";
 import type { Command } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
-import { abortOnSigint, type Io } from "./io.ts";
+import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT } from "./io.ts";
 import { style } from "./style.ts";
 
 type SandboxCommand = Extract<Command, { kind: "exec" | "scripts" }>;
@@ -25,7 +25,7 @@ export async function runSandboxCommand(
   io: Io,
 ): Promise<number> {
   const controller = new AbortController();
-  using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+  using stop = abortOnSignals(controller, cancelledBy);
   let result: Row;
   if (cmd.kind === "exec") {
     const code = await readCode(cmd.file);
@@ -52,7 +52,7 @@ export async function runSandboxCommand(
     }
     result = outcome.result as Row;
   }
-  if (controller.signal.aborted) return Exit.CANCELLED;
+  if (stop.received) return SIGNAL_EXIT[stop.received];
   if (json) {
     io.out(`${JSON.stringify(result, null, 2)}\n`);
   } else if (cmd.kind === "scripts" && cmd.action === "list") {

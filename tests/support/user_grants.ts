@@ -17,6 +17,8 @@ export const LAUNCHER_FLAGS = ["--allow-read", "--allow-env", "--allow-run"] as 
 export interface UserRunOptions {
   stdin?: string;
   env?: Record<string, string>;
+  /** Called with the launcher's process once it runs (to send signals). */
+  onSpawn?: (child: Deno.ChildProcess) => void | Promise<void>;
 }
 
 /**
@@ -117,10 +119,30 @@ export async function runAsUser(args: string[], opts: UserRunOptions = {}): Prom
     await w.write(new TextEncoder().encode(opts.stdin));
     await w.close();
   }
-  const [status, stdout, stderr] = await Promise.all([
-    child.status,
+  const output = Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
   ]);
+  await opts.onSpawn?.(child);
+  const [status, [stdout, stderr]] = await Promise.all([child.status, output]);
   return { code: status.code, stdout, stderr, ms: performance.now() - started };
+}
+
+/**
+ * The pid of the program the launcher started (main.ts), for a signal that
+ * reaches it alone; waits until it exists.
+ */
+export async function programPid(launcher: Deno.ChildProcess, ms = 20_000): Promise<number> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    try {
+      const text = await Deno.readTextFile(`/proc/${launcher.pid}/task/${launcher.pid}/children`);
+      const pid = Number(text.trim().split(/\s+/)[0]);
+      if (pid > 0) return pid;
+    } catch {
+      // not started yet
+    }
+    if (performance.now() > deadline) throw new Error("the launcher started no program");
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
