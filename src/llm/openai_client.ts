@@ -190,8 +190,11 @@ class OpenAiModelClient implements ModelClient {
       { ...this.#body(request), stream: false },
       { signal },
     );
-    const choice = completion.choices[0];
-    const message = choice?.message;
+    const choice = completion.choices?.[0];
+    if (!choice?.message) {
+      throw new LlmError("stream", "model endpoint answered a completion without a message");
+    }
+    const message = choice.message;
     const toolCalls: ToolCall[] = [];
     for (const call of message?.tool_calls ?? []) {
       if (call.type === "function") {
@@ -207,7 +210,7 @@ class OpenAiModelClient implements ModelClient {
       text,
       toolCalls,
       usage: completion.usage ? toUsage(completion.usage) : estimateUsage(request, text, toolCalls),
-      finishReason: choice?.finish_reason ?? "stop",
+      finishReason: choice.finish_reason ?? "stop",
       model: completion.model || this.model,
     };
   }
@@ -266,10 +269,15 @@ class StreamAccumulator {
 
   finish(request: ModelRequest): ModelResponse {
     const toolCalls = [...this.#calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
-    // A stream that ends without a finish reason may have been cut by a proxy: text is
-    // usable as is, but a tool call whose arguments do not parse was cut mid-way.
-    if (this.finishReason === null && toolCalls.some((c) => !parses(c.arguments))) {
-      throw new LlmError("stream", "model response ended in the middle of a tool call");
+    // A stream that closes without a finish reason was cut short (by a proxy, a restarted
+    // endpoint): what arrived is no answer, however complete it reads.
+    if (this.finishReason === null) {
+      throw new LlmError(
+        "stream",
+        toolCalls.some((c) => !parses(c.arguments))
+          ? "model response ended in the middle of a tool call"
+          : `model response was cut off: the stream ended without a finish reason after ${this.text.length} characters`,
+      );
     }
     return {
       text: this.text,

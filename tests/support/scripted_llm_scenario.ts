@@ -158,6 +158,7 @@ const FAULT_FIELDS = [
   "afterText",
   "toolCall",
   "cutAfterChars",
+  "done",
   "ms",
   "then",
 ];
@@ -246,6 +247,17 @@ function readFault(r: Reader, value: unknown, path: string): FaultResponse {
         ...num(json, "cutAfterChars"),
       };
     }
+    case "truncate": {
+      const json = keys("afterText", "done");
+      if (json.done !== undefined && typeof json.done !== "boolean") {
+        r.fail(`${path}.done`, "expected true or false");
+      }
+      return {
+        fault,
+        afterText: r.string(json.afterText, `${path}.afterText`),
+        ...(json.done === undefined ? {} : { done: json.done === true }),
+      };
+    }
     case "delay": {
       const json = keys("ms", "then");
       return {
@@ -257,7 +269,7 @@ function readFault(r: Reader, value: unknown, path: string): FaultResponse {
     default:
       return r.fail(
         `${path}.fault`,
-        'expected "rate_limit", "server_error", "bad_request", "stall", "cut" or "delay"',
+        'expected "rate_limit", "server_error", "bad_request", "stall", "cut", "truncate" or "delay"',
       );
   }
 }

@@ -257,6 +257,12 @@ class ScriptedServer implements ScriptedLlm {
         const frames = [writer.role(false), ...writer.toolCall(0, call, DEFAULT_CHUNK_SIZE, limit)];
         return sseResponse(this.#streams.open(frames, 0, "cut"), requestId);
       }
+      case "truncate": {
+        const writer = new ChunkWriter(ctx);
+        const frames = [writer.role(true), ...writer.text(r.afterText, DEFAULT_CHUNK_SIZE)];
+        if (r.done) frames.push("data: [DONE]\n\n");
+        return sseResponse(frames.join(""), requestId);
+      }
       case "delay": {
         if (!await sleep(r.ms, this.#closing.signal)) {
           return jsonResponse(errorBody("The server is shutting down.", "server_error"), 503);
