@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { looksLikeHtml } from "./reply.ts";
 
 /** A facility service answered with an HTTP error status. */
 export class HttpStatusError extends Error {
@@ -90,7 +91,11 @@ export async function httpText(
   if (!res.ok) {
     throw new HttpStatusError(
       `${svc.label} answered HTTP ${res.status} for ${path.split("?")[0]}${
-        text ? `: ${text.slice(0, 200).replace(/\s+/g, " ")}` : ""
+        looksLikeHtml(text)
+          ? ` with an HTML page`
+          : text
+          ? `: ${text.slice(0, 200).replace(/\s+/g, " ")}`
+          : ""
       }`,
       res.status,
       text,
