@@ -92,8 +92,7 @@ export function shaped<T>(
 
 /** What a reply held where the schema wanted something else, in a few words. */
 export function mismatch(body: unknown, error: z.ZodError): string {
-  const issue = error.issues[0];
-  const path = issue?.path ?? [];
+  const path = deepestPath(error.issues);
   if (path.length === 0) return kindOf(body);
   let at: unknown = body;
   for (const key of path) {
@@ -104,6 +103,19 @@ export function mismatch(body: unknown, error: z.ZodError): string {
   const where = path.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("")
     .replace(/^\./, "");
   return `${kindOf(body)} whose ${where} is ${at === undefined ? "missing" : kindOf(at)}`;
+}
+
+/**
+ * Where the first issue is; for a union (Olog's list or `{logs}`), the path
+ * into the branch that got furthest, which is the one the service meant.
+ */
+function deepestPath(issues: readonly z.core.$ZodIssue[]): PropertyKey[] {
+  const issue = issues[0];
+  if (!issue) return [];
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [...issue.path];
+  const branches = issue.errors.map(deepestPath);
+  const best = branches.reduce((a, b) => (b.length > a.length ? b : a));
+  return [...issue.path, ...best];
 }
 
 /** "nothing", "a list", "an object", "the number 5", "the text \"abc\"", "null". */

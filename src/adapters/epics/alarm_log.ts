@@ -6,22 +6,9 @@
  */
 import { type LogEntry, type LogQuery, severityAtLeast, wildcardToRegExp } from "../adapter.ts";
 import { type HttpService, httpText, query } from "../http.ts";
+import { jsonReply, shaped } from "../reply.ts";
 import { isoFromText, serviceTime, severityFromName } from "./normalise.ts";
-
-interface AlarmMessage {
-  severity?: unknown;
-  message?: unknown;
-  value?: unknown;
-  time?: unknown;
-  message_time?: unknown;
-  current_severity?: unknown;
-  current_message?: unknown;
-  config?: unknown;
-  pv?: unknown;
-  user?: unknown;
-  host?: unknown;
-  command?: unknown;
-}
+import { type AlarmMessage, AlarmMessagesSchema } from "./shapes.ts";
 
 /** The service caps `size`; ask for a generous page and filter here. */
 const PAGE = 1000;
@@ -36,8 +23,13 @@ export async function alarmEntries(
   // The service wildcards `pv` as *pv*; a pattern is narrowed here.
   const pv = q.device?.replace(/[*?].*$/, "") || undefined;
   const params = { start: serviceTime(q.from), end: serviceTime(q.to), pv, size: PAGE };
-  const { text } = await httpText(svc, `/search/alarm${query(params)}`, { signal });
-  const messages = JSON.parse(text) as AlarmMessage[];
+  const { text, status } = await httpText(svc, `/search/alarm${query(params)}`, { signal });
+  const messages = shaped(
+    svc,
+    AlarmMessagesSchema,
+    jsonReply(svc, text, status),
+    "a list of alarm messages",
+  );
   const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
   const deviceRe = q.device ? wildcardToRegExp(q.device) : undefined;
   const needle = q.text?.toLowerCase();

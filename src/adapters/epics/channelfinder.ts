@@ -6,18 +6,17 @@
  *
  * @module
  */
+import type { z } from "zod";
 import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
 import { type HttpService, httpText, query } from "../http.ts";
+import { jsonReply, shaped } from "../reply.ts";
 import { subsystemOf } from "./pv_value.ts";
+import { ChannelsSchema, CountSchema } from "./shapes.ts";
 
 /** EPICS record types whose value an operator sets. */
 const OUTPUT_RECORDS = ["ao", "bo", "mbbo", "longout", "stringout", "int64out", "lso", "aao"];
 
-interface Channel {
-  name?: unknown;
-  properties?: { name?: unknown; value?: unknown }[];
-  tags?: { name?: unknown }[];
-}
+type Channel = z.infer<typeof ChannelsSchema>[number];
 
 /** One page of channels matching the query, with the total number of matches. */
 export async function channelFinderSearch(
@@ -38,10 +37,20 @@ export async function channelFinderSearch(
     httpText(svc, `/channels${query({ ...filters, "~from": offset, "~size": limit })}`, { signal }),
     httpText(svc, `/channels/count${query(filters)}`, { signal }),
   ]);
-  const channels = JSON.parse(page.text) as Channel[];
-  const total = Number(count.text.trim());
+  const channels = shaped(
+    svc,
+    ChannelsSchema,
+    jsonReply(svc, page.text, page.status),
+    "a list of channels with names",
+  );
+  const total = shaped(
+    svc,
+    CountSchema,
+    jsonReply(svc, count.text, count.status),
+    "the number of matching channels",
+  );
   return {
-    total: Number.isFinite(total) ? total : offset + channels.length,
+    total,
     offset,
     devices: channels.map(toInfo),
   };
@@ -59,8 +68,8 @@ function namePattern(q: DeviceQuery): string | undefined {
 }
 
 function toInfo(c: Channel): DeviceInfo {
-  const name = String(c.name ?? "");
-  const props = new Map((c.properties ?? []).map((p) => [String(p.name), String(p.value ?? "")]));
+  const name = c.name;
+  const props = new Map((c.properties ?? []).map((p) => [p.name, String(p.value ?? "")]));
   const recordType = props.get("recordType") ?? "";
   return {
     device: name,

@@ -6,7 +6,9 @@
  */
 import { type LogEntry, type LogQuery, type Severity, severityAtLeast } from "../adapter.ts";
 import { type HttpService, httpText, query } from "../http.ts";
+import { jsonReply, shaped } from "../reply.ts";
 import { namesInText, serviceTime } from "./normalise.ts";
+import { type OlogEntry, OlogSearchSchema } from "./shapes.ts";
 
 /** Olog's default levels as severities: problems are minor, urgent and bad ones major. */
 const LEVEL_SEVERITY: Record<string, Severity> = {
@@ -17,17 +19,6 @@ const LEVEL_SEVERITY: Record<string, Severity> = {
 
 /** Olog's largest page. */
 const MAX_PAGE = 1000;
-
-interface OlogEntry {
-  id?: unknown;
-  owner?: unknown;
-  title?: unknown;
-  description?: unknown;
-  level?: unknown;
-  createdDate?: unknown;
-  logbooks?: { name?: unknown }[];
-  properties?: { attributes?: { name?: unknown; value?: unknown }[] }[];
-}
 
 /** E-log entries in `[from, to)`, newest first. */
 export async function ologEntries(
@@ -46,8 +37,13 @@ export async function ologEntries(
     from: 0,
     sort: "down",
   };
-  const { text: body } = await httpText(svc, `/logs/search${query(params)}`, { signal });
-  const parsed = JSON.parse(body) as { logs?: OlogEntry[] } | OlogEntry[];
+  const { text: body, status } = await httpText(svc, `/logs/search${query(params)}`, { signal });
+  const parsed = shaped(
+    svc,
+    OlogSearchSchema,
+    jsonReply(svc, body, status),
+    "a list of log entries (or {logs: [...]}) with createdDate times",
+  );
   const logs = Array.isArray(parsed) ? parsed : parsed.logs ?? [];
   const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
   return logs
@@ -67,7 +63,7 @@ function toEntry(e: OlogEntry): LogEntry {
   const title = String(e.title ?? "") || text.split("\n")[0] || "";
   const attrs = (e.properties ?? []).flatMap((p) => p.attributes ?? []);
   const fromProps = attrs.filter((a) => /^(pv|device|channel)s?$/i.test(String(a.name)))
-    .map((a) => String(a.value));
+    .map((a) => String(a.value ?? ""));
   return {
     source: "elog",
     id: String(e.id ?? ""),

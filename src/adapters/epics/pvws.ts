@@ -17,6 +17,8 @@
  * @module
  */
 
+import { parseFrame } from "./pvws_frame.ts";
+
 /** A PV's merged update: the first message's metadata plus every later delta. */
 export type PvState = Record<string, unknown>;
 
@@ -73,6 +75,8 @@ export class PvwsClient {
   #reconnectTimer?: ReturnType<typeof setTimeout>;
   #closed = false;
   #lastError?: Error;
+  /** The last malformed frame the gateway sent, named in "no value" errors. */
+  #malformed?: { why: string };
   #lastSent = 0;
   #keepalive?: ReturnType<typeof setInterval>;
   /** Released PVs still subscribed on the server, to clear later. */
@@ -269,21 +273,23 @@ export class PvwsClient {
   }
 
   #onMessage(data: unknown): void {
-    if (typeof data !== "string") return;
-    let msg: PvState;
-    try {
-      msg = JSON.parse(data);
-    } catch {
+    const frame = parseFrame(data);
+    if (frame.kind === "error") {
+      for (const fn of this.#errorListeners) fn(frame.message);
       return;
     }
-    if (msg.type === "error") {
-      for (const fn of this.#errorListeners) fn(String(msg.message ?? "unknown error"));
+    if (frame.kind === "malformed") {
+      // Garbage is never merged; a PV waiting for a value hears what came instead.
+      const why = `the pvws gateway at ${this.opts.url} sent a malformed frame (${frame.why})`;
+      this.#malformed = { why };
+      const entry = frame.pv === undefined ? undefined : this.#pvs.get(frame.pv);
+      if (entry) { for (const fn of [...entry.watchers]) fn(entry.state, new Error(why)); }
       return;
     }
-    if (msg.type !== "update" || typeof msg.pv !== "string") return;
-    const entry = this.#pvs.get(msg.pv);
+    if (frame.kind !== "update") return;
+    const entry = this.#pvs.get(frame.pv);
     if (!entry) return;
-    entry.state = mergeUpdate(entry.state, msg);
+    entry.state = mergeUpdate(entry.state, frame.msg);
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
 
@@ -368,12 +374,17 @@ export class PvwsClient {
         pending.clear();
         finish();
       };
+      const malformedBefore = this.#malformed;
       const timer = setTimeout(() => {
+        // A gateway that sent garbage meanwhile is the likelier cause than a PV that never connected.
+        const garbage = this.#malformed !== malformedBefore ? this.#malformed?.why : undefined;
         for (const name of pending) {
           out.set(
             name,
             new Error(
-              `no value within ${statedMs} ms: the PV did not connect through the gateway`,
+              garbage
+                ? `no value within ${statedMs} ms: ${garbage}`
+                : `no value within ${statedMs} ms: the PV did not connect through the gateway`,
             ),
           );
         }

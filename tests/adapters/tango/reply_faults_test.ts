@@ -122,9 +122,7 @@ Deno.test("attribute names in the reply match whatever their case", async () => 
 });
 
 Deno.test("an attribute missing from the reply fails alone, it never takes a neighbour's value", async () => {
-  await using t = tangoWith(() =>
-    json([value("long_scalar", 42), value("string_scalar", "x")])
-  );
+  await using t = tangoWith(() => json([value("long_scalar", 42), value("string_scalar", "x")]));
   const r = await t.cs.read([`${D}/double_scalar`, `${D}/long_scalar`]);
   assert.equal(r[0]?.ok, false);
   assert.equal(r[0]?.value, null);
@@ -146,9 +144,7 @@ for (
   ] as const
 ) {
   Deno.test(`a ${attr} sent as ${JSON.stringify(sent)} is an error naming the attribute, not VALID`, async () => {
-    await using t = tangoWith((attrs) =>
-      json(attrs.map((a) => value(a, a === attr ? sent : 1)))
-    );
+    await using t = tangoWith((attrs) => json(attrs.map((a) => value(a, a === attr ? sent : 1))));
     const [r, other] = await t.cs.read([`${D}/${attr}`, `${D}/double_scalar`]);
     assert.equal(r?.ok, false, JSON.stringify(r));
     assert.equal(r?.value, null);
