@@ -1,7 +1,8 @@
 /**
  * `accel-agent ask`: one question, one answer, never a prompt. Output is the
  * rendered answer, one JSON object (`--json`), or one JSON line per event
- * (`--stream-json`). SIGINT cancels within a second (exit 130).
+ * (`--stream-json`). SIGINT, SIGTERM or SIGHUP cancel within a second (exit
+ * 130), the result still printed.
  *
  * @module
  */
@@ -9,7 +10,7 @@ import type { App } from "./app.ts";
 import type { Invocation } from "./args.ts";
 import { AskResultBuilder } from "./ask_result.ts";
 import { CliError, UsageError } from "./exit.ts";
-import { abortOnSigint, type Io, readStdin } from "./io.ts";
+import { abortOnSignals, type Io, readStdin } from "./io.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
 
@@ -43,7 +44,7 @@ export async function runAsk(
     throw e;
   }
   const controller = new AbortController();
-  using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
+  using _signals = abortOnSignals(controller);
   const result = new AskResultBuilder(model.name, model.model, performance.now());
   // The table library costs tens of milliseconds to load: only the human mode needs it.
   const renderer = mode === "human"

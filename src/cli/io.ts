@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { bytesText, readCapped, TooLargeError } from "../util/bounded_read.ts";
+import { UsageError } from "./exit.ts";
 
 export interface Io {
   out(text: string): void;
@@ -58,9 +60,24 @@ export function denoIo(opts: { noColor: boolean; colorSetting?: "auto" | "always
   };
 }
 
-/** Reads all of stdin as text. */
-export async function readStdin(): Promise<string> {
-  return await new Response(Deno.stdin.readable).text();
+/** The most `ask` reads from stdin: a question, not a data file. */
+export const MAX_STDIN_BYTES = 1 << 20;
+
+/**
+ * Reads all of stdin as text, at most {@link MAX_STDIN_BYTES}; more is a
+ * usage error (exit 2) as soon as the cap is passed, so `< /dev/zero` ends.
+ */
+export async function readStdin(maxBytes = MAX_STDIN_BYTES): Promise<string> {
+  try {
+    return await readCapped(Deno.stdin.readable, maxBytes, "");
+  } catch (e) {
+    if (!(e instanceof TooLargeError)) throw e;
+    throw new UsageError(
+      `stdin holds more than ${
+        bytesText(maxBytes)
+      }: ask reads a question, not a data file; put the data in a file the agent can read`,
+    );
+  }
 }
 
 /**
@@ -75,4 +92,34 @@ export function abortOnSigint(controller: AbortController, reason: string): Disp
   const onSigint = () => controller.abort(new Error(reason));
   Deno.addSignalListener("SIGINT", onSigint);
   return { [Symbol.dispose]: () => Deno.removeSignalListener("SIGINT", onSigint) };
+}
+
+/** The signals that end a one-shot command: Ctrl-C, a service manager or `kill`, a closed terminal. */
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const satisfies Deno.Signal[];
+
+/**
+ * Aborts `controller` on SIGINT, SIGTERM or SIGHUP until disposed, with
+ * "cancelled by SIGTERM" (and so on) as the reason, so a command killed by a
+ * service manager or a closed ssh session still ends the way Ctrl-C does:
+ * cancelled, with its result printed.
+ *
+ * @example
+ * ```ts
+ * using _signals = abortOnSignals(controller);
+ * ```
+ */
+export function abortOnSignals(controller: AbortController): Disposable {
+  const listeners: [Deno.Signal, () => void][] = [];
+  for (const sig of ENDING_SIGNALS) {
+    const fn = () => controller.abort(new Error(`cancelled by ${sig}`));
+    try {
+      Deno.addSignalListener(sig, fn);
+      listeners.push([sig, fn]);
+    } catch { /* not a signal on this platform */ }
+  }
+  return {
+    [Symbol.dispose]: () => {
+      for (const [sig, fn] of listeners) Deno.removeSignalListener(sig, fn);
+    },
+  };
 }
