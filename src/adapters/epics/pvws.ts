@@ -42,6 +42,8 @@ interface Entry {
   refs: number;
   state?: PvState;
   watchers: Set<Watcher>;
+  /** The gateway's last frame for this PV was garbage, and no good one came since. */
+  malformed?: Error;
 }
 
 /** Options of {@link PvwsClient}. */
@@ -75,8 +77,8 @@ export class PvwsClient {
   #reconnectTimer?: ReturnType<typeof setTimeout>;
   #closed = false;
   #lastError?: Error;
-  /** The last malformed frame the gateway sent, named in "no value" errors. */
-  #malformed?: { why: string };
+  /** A malformed frame for no PV in particular on this socket, named in "no value" errors. */
+  #malformed?: string;
   #lastSent = 0;
   #keepalive?: ReturnType<typeof setInterval>;
   /** Released PVs still subscribed on the server, to clear later. */
@@ -259,6 +261,7 @@ export class PvwsClient {
       ws.onclose = () => this.#onClose(ws);
       ws.onerror = () => {};
       this.#ws = ws;
+      this.#malformed = undefined;
       this.#startKeepalive(ws);
       this.#backoffMs = this.opts.reconnectMinMs;
       this.#retryAt = 0;
@@ -281,14 +284,19 @@ export class PvwsClient {
     if (frame.kind === "malformed") {
       // Garbage is never merged; a PV waiting for a value hears what came instead.
       const why = `the pvws gateway at ${this.opts.url} sent a malformed frame (${frame.why})`;
-      this.#malformed = { why };
       const entry = frame.pv === undefined ? undefined : this.#pvs.get(frame.pv);
-      if (entry) { for (const fn of [...entry.watchers]) fn(entry.state, new Error(why)); }
+      if (!entry) {
+        this.#malformed = why;
+        return;
+      }
+      entry.malformed = new Error(why);
+      for (const fn of [...entry.watchers]) fn(entry.state, entry.malformed);
       return;
     }
     if (frame.kind !== "update") return;
     const entry = this.#pvs.get(frame.pv);
     if (!entry) return;
+    entry.malformed = undefined;
     entry.state = mergeUpdate(entry.state, frame.msg);
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
@@ -359,8 +367,9 @@ export class PvwsClient {
       const pending = new Set<string>();
       const unwatch: (() => void)[] = [];
       for (const name of names) {
-        const state = this.#pvs.get(name)?.state;
-        if (state) out.set(name, state);
+        const entry = this.#pvs.get(name);
+        if (entry?.state) out.set(name, entry.state);
+        else if (entry?.malformed) out.set(name, entry.malformed);
         else pending.add(name);
       }
       const finish = () => {
@@ -374,19 +383,13 @@ export class PvwsClient {
         pending.clear();
         finish();
       };
-      const malformedBefore = this.#malformed;
       const timer = setTimeout(() => {
-        // A gateway that sent garbage meanwhile is the likelier cause than a PV that never connected.
-        const garbage = this.#malformed !== malformedBefore ? this.#malformed?.why : undefined;
+        // A gateway that sent garbage may have meant it for these PVs: that is what to report.
+        const why = this.#malformed
+          ? `${this.#malformed} and no update for this PV`
+          : "the PV did not connect through the gateway";
         for (const name of pending) {
-          out.set(
-            name,
-            new Error(
-              garbage
-                ? `no value within ${statedMs} ms: ${garbage}`
-                : `no value within ${statedMs} ms: the PV did not connect through the gateway`,
-            ),
-          );
+          out.set(name, new Error(`no value within ${statedMs} ms: ${why}`));
         }
         pending.clear();
         finish();

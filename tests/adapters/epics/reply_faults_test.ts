@@ -225,6 +225,6 @@ for (
     assert.equal(r?.value, null);
     assert.match(r?.error ?? "", /the pvws gateway at ws:\/\/127\.0\.0\.1:\d+\/pvws\/pv/);
     assert.match(r?.error ?? "", expected);
-    assert.doesNotMatch(r?.error ?? "", /did not connect|is not a function|InvalidCharacter/);
+    assert.doesNotMatch(r?.error ?? "", /is not a function|InvalidCharacter/);
   });
 }
