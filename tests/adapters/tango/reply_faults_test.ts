@@ -6,7 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { createTango } from "../../../src/adapters/tango/mod.ts";
+import { basicAuth } from "../../../src/adapters/http.ts";
 import { FakeHttp } from "../../support/facility/fake_http.ts";
+import { HAS_TANGO, startTango } from "../../support/facility/tango_server.ts";
 
 const D = "sys/tg_test/1";
 const INFO = [
@@ -238,4 +240,34 @@ Deno.test("an error element without a name stands for the attribute at its posit
   const r = await t.cs.read([`${D}/double_scalar`, `${D}/long_scalar`]);
   assert.equal(r[0]?.error, "API_AttrNotFound: no attribute double_scalar");
   assert.equal(r[1]?.value, 3);
+});
+
+Deno.test({
+  name:
+    "TangoTest: attributes of five types read in one request each get a value of their own type",
+  ignore: !HAS_TANGO && !Deno.env.get("CI"),
+  async fn() {
+    await using server = await startTango();
+    const cs = createTango({
+      restUrl: server.restUrl,
+      tangoHost: server.tangoHost,
+      authorization: basicAuth((n) => server.env[n], "TANGO_REST_USER", "TANGO_REST_PASSWORD"),
+    });
+    const names = [
+      "string_scalar",
+      "boolean_scalar",
+      "long_scalar",
+      "double_scalar",
+      "short_scalar",
+    ];
+    const r = await cs.read(names.map((n) => `${D}/${n}`));
+    await cs.close();
+    assert.deepEqual(r.map((x) => [x.ok, typeof x.value]), [
+      [true, "string"],
+      [true, "boolean"],
+      [true, "number"],
+      [true, "number"],
+      [true, "number"],
+    ]);
+  },
 });
