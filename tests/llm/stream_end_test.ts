@@ -98,3 +98,19 @@ Deno.test("ask --json reports a cut answer as an error with exit 1, never ok", a
   assert.match(out.error.message, /cut off/);
   assert.equal(llm.requests.length, 2, "retried once, then reported");
 });
+
+for (const reason of ["length", "content_filter"]) {
+  Deno.test(`an answer stopped with finish reason ${reason} is reported as cut off, exit 1`, async () => {
+    await using llm = await startScriptedLlm({
+      scenario: { turns: [{ respond: { text: CUT, finishReason: reason } }] },
+    });
+    const r = await runAgent(["ask", "--json", "Is it safe?"], {
+      env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+    });
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.ok, false);
+    assert.match(out.error.message, new RegExp(`cut off .*finish reason "${reason}"`));
+    assert.equal(llm.requests.length, 1, "a cut at the limit is not retried: it would cut again");
+  });
+}
