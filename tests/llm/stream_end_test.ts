@@ -114,3 +114,36 @@ for (const reason of ["length", "content_filter"]) {
     assert.equal(llm.requests.length, 1, "a cut at the limit is not retried: it would cut again");
   });
 }
+
+Deno.test("a non-streamed completion without a message is an error, not an empty answer", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () =>
+      Response.json({
+        id: "x",
+        object: "chat.completion",
+        created: 0,
+        model: "m",
+        choices: [],
+      }),
+  );
+  const client = createOpenAiClient({
+    name: "main",
+    model: "m",
+    baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
+    apiKey: "k",
+    stream: false,
+    retry: { maxRetries: 0, baseMs: 5, maxMs: 20 },
+    requestTimeoutMs: 5_000,
+    idleTimeoutMs: 2_000,
+  });
+  let error: unknown;
+  try {
+    for await (const _ of client.complete(REQUEST, new AbortController().signal)) { /* drain */ }
+  } catch (e) {
+    error = e;
+  }
+  await server.shutdown();
+  assert.ok(error instanceof LlmError, String(error));
+  assert.match(error.message, /answered a completion without a message/);
+});
