@@ -10,7 +10,7 @@ import Table from "cli-table3";
 import type { App } from "./app.ts";
 import type { Command } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
-import { abortOnSigint, type Io } from "./io.ts";
+import { abortOnSignals, type Io } from "./io.ts";
 import { type Style, style } from "./style.ts";
 
 type Direct = Extract<Command, { kind: "get" | "search" | "logs" }>;
@@ -19,11 +19,15 @@ type Row = Record<string, unknown>;
 export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): Promise<number> {
   const [tool, args] = toolCall(cmd);
   const controller = new AbortController();
-  const outcome = await (() => {
-    using _sigint = abortOnSigint(controller, "cancelled by SIGINT");
-    return app.tools.execute(tool, JSON.stringify(args), controller.signal);
+  const outcome = await (async () => {
+    // Awaited inside, so the listeners stay until the call ends (not only until it starts).
+    using _signals = abortOnSignals(controller);
+    return await app.tools.execute(tool, JSON.stringify(args), controller.signal);
   })();
-  if (controller.signal.aborted) return Exit.CANCELLED;
+  if (controller.signal.aborted) {
+    const why = controller.signal.reason instanceof Error ? controller.signal.reason.message : "";
+    throw new CliError(why || "cancelled", Exit.CANCELLED);
+  }
   if (!outcome.ok) {
     if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
     throw new CliError(errorText(outcome.result).replace(/^\w+: /, ""), Exit.FAILURE);

@@ -18,8 +18,11 @@
 /** The schema id of the error object. */
 export const ERROR_SCHEMA = "accel-agent.error/1";
 
-/** What went wrong: bad usage (exit 2), the config (exit 2), a runtime failure (1), a bug (1). */
-export type ErrorKind = "usage" | "config" | "failure" | "internal";
+/**
+ * What went wrong: bad usage (exit 2), the config (exit 2), a runtime failure
+ * (1), a bug (1), a signal (130).
+ */
+export type ErrorKind = "usage" | "config" | "failure" | "internal" | "cancelled";
 
 /** One line of JSON; under `--stream-json` it is the stream's `result` line. */
 export function errorJson(

@@ -101,7 +101,12 @@ export async function main(args: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof CliError) {
-      return fail(e.message, e.code === Exit.USAGE ? "usage" : "failure", e.code);
+      const kind = e.code === Exit.USAGE
+        ? "usage"
+        : e.code === Exit.CANCELLED
+        ? "cancelled"
+        : "failure";
+      return fail(e.message, kind, e.code);
     }
     if (e instanceof ConfigError) return fail(`config error: ${e.message}`, "config", Exit.USAGE);
     return fail(

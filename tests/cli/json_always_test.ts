@@ -4,6 +4,7 @@
  * that is a FIFO or a device, a signal during `ask`. Run as a user runs it.
  */
 import assert from "node:assert/strict";
+import { startFakeEpics } from "../support/facility/fake_epics.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import {
   AGENT_FLAGS,
@@ -164,3 +165,17 @@ for (const signal of ["SIGTERM", "SIGHUP"] as const) {
     assert.equal(out.exit_code, 130);
   });
 }
+
+Deno.test("SIGTERM during get --json ends with exit 130 and one error object saying so", async () => {
+  await using fake = startFakeEpics();
+  await using config = await tempConfig(fake.config({ read_timeout_ms: 30_000 }));
+  const r = await runAgent(["get", "NEVER:ANSWERS", "--json", "--config", config.path], {
+    onSpawn: async (child) => {
+      await waitFor(() => fake.pvws.stats.subscribes > 0, 20_000, "the subscribe");
+      child.kill("SIGTERM");
+    },
+  });
+  assert.equal(r.code, 130, r.stderr);
+  assert.ok(r.ms < 20_000);
+  assertErrorJson(r.stdout, "cancelled", 130, /cancelled by SIGTERM/);
+});
