@@ -179,3 +179,19 @@ Deno.test("SIGTERM during get --json ends with exit 130 and one error object say
   assert.ok(r.ms < 20_000);
   assertErrorJson(r.stdout, "cancelled", 130, /cancelled by SIGTERM/);
 });
+
+Deno.test("an agent_md that is /dev/zero is refused with one line, not read without end", async () => {
+  await using llm = await startScriptedLlm({ scenario: { turns: [{ respond: { text: "hi" } }] } });
+  await using config = await tempConfig('[agent]\nagent_md = "/dev/zero"\n');
+  const r = await runAgent(["ask", "--json", "--config", config.path, "hello"], {
+    env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assertErrorJson(
+    r.stdout,
+    "usage",
+    2,
+    /\/dev\/zero: is a character device, not a regular file; fix \[agent\] agent_md/,
+  );
+  assert.equal(llm.requests.length, 0);
+});

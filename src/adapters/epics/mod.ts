@@ -36,7 +36,7 @@ import { channelFinderSearch } from "./channelfinder.ts";
 import { ologEntries } from "./olog.ts";
 import { infoOf, readingOf, subsystemOf } from "./pv_value.ts";
 import { type PvState, PvwsClient } from "./pvws.ts";
-import { PvgetSchema } from "./shapes.ts";
+import { PvFieldsSchema } from "./pvws_frame.ts";
 import { confirmWrite } from "./write.ts";
 
 /** Where the services are and how long to wait for them. */
@@ -271,7 +271,12 @@ export class Epics implements ControlSystem {
       if (!text.trim()) {
         return new Error(`no value within the gateway's read timeout: the PV did not connect`);
       }
-      return shaped(svc, PvgetSchema, jsonReply(svc, text, status, true), "a PV update object");
+      return shaped(
+        svc,
+        PvFieldsSchema,
+        jsonReply(svc, text, status, true),
+        "a PV update (value, severity, time stamp)",
+      );
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       return e as Error;

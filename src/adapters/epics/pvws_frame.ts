@@ -15,9 +15,8 @@ const b64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "not Base64");
 /** Display metadata: numbers, or the text "NaN" for non-finite ones. */
 const limit = z.union([z.number(), z.string(), z.null()]).optional();
 
-const UpdateSchema = z.looseObject({
-  type: z.literal("update"),
-  pv: z.string(),
+/** The fields of a PV's update (also the whole of a pvget answer), without `type` and `pv`. */
+export const PvFieldsSchema = z.looseObject({
   vtype: z.string().optional(),
   value: z.union([z.number(), z.string(), z.null()]).optional(),
   text: z.string().optional(),
@@ -41,6 +40,8 @@ const UpdateSchema = z.looseObject({
   b64srt: b64.optional(),
   b64byt: b64.optional(),
 });
+
+const UpdateSchema = PvFieldsSchema.extend({ type: z.literal("update"), pv: z.string() });
 
 /** What one frame means to the client. */
 export type Frame =
@@ -66,6 +67,7 @@ export function parseFrame(data: unknown): Frame {
   }
   const m = msg as Record<string, unknown>;
   if (m.type === "error") return { kind: "error", message: String(m.message ?? "unknown error") };
+  if (typeof m.type !== "string") return { kind: "malformed", why: "a message without a type" };
   if (m.type !== "update") return { kind: "other" };
   const r = UpdateSchema.safeParse(m);
   if (r.success) return { kind: "update", pv: r.data.pv, msg: r.data };

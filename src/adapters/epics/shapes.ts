@@ -79,6 +79,3 @@ export const GetDataSchema = z.array(z.object({
 
 /** Archiver `getMatchingPVs`: a list of PV names. */
 export const MatchingPvsSchema = z.array(z.string());
-
-/** pvws-springboot `GET /pvget`: one update object. */
-export const PvgetSchema = z.record(z.string(), z.unknown());

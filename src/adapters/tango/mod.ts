@@ -31,7 +31,7 @@ import type {
 import { wildcardToRegExp } from "../adapter.ts";
 import { trimBase } from "../http.ts";
 import { type AttrInfo, type AttrValue, tangoErrorText, TangoRest } from "./rest.ts";
-import { typedValue } from "./shapes.ts";
+import { QUALITIES, typedValue } from "./shapes.ts";
 
 export interface TangoOptions {
   /** REST entry point, e.g. `http://rest:10001/tango/rest`. */
@@ -264,6 +264,15 @@ function toReading(device: string, v: AttrValue | undefined, info?: AttrInfo): R
   }
   const value = typed.value;
   const quality = v.quality ?? "ATTR_VALID";
+  if (!QUALITIES.includes(quality)) {
+    return failed(
+      device,
+      `TANGO REST sent the quality ${JSON.stringify(quality)}, expected one of ${
+        QUALITIES.join(", ")
+      }; the value is not used`,
+      units,
+    );
+  }
   return {
     device,
     value,

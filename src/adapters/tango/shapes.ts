@@ -68,6 +68,25 @@ const NUMERIC = new Set([
   "DevUChar",
 ]);
 const FLOATING = new Set(["DevDouble", "DevFloat"]);
+/** The range of each integer type (64-bit ones unbounded: JSON cannot hold their ends exactly). */
+const INTEGER_RANGE: Record<string, [number, number]> = {
+  DevUChar: [0, 255],
+  DevShort: [-32768, 32767],
+  DevUShort: [0, 65535],
+  DevLong: [-2147483648, 2147483647],
+  DevULong: [0, 4294967295],
+  DevLong64: [-Infinity, Infinity],
+  DevULong64: [0, Infinity],
+};
+/** The qualities a TANGO value can have (spec §h.2). */
+export const QUALITIES = [
+  "ATTR_VALID",
+  "ATTR_INVALID",
+  "ATTR_ALARM",
+  "ATTR_CHANGING",
+  "ATTR_WARNING",
+];
+
 /** How TANGO REST servers spell the non-finite doubles JSON cannot hold. */
 const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
 
@@ -110,7 +129,9 @@ export function typedValue(v: unknown, info?: Declared): { value: Value | null }
   if (type && NUMERIC.has(type)) {
     const n = scalarNumber(v, type);
     return n === undefined
-      ? { error: `sent ${describe(v)} for a ${type} attribute, expected a number` }
+      ? {
+        error: `sent ${describe(v)} for a ${type} attribute, expected ${expectedOf(type)}`,
+      }
       : { value: n };
   }
   if (type === "DevBoolean") {
@@ -133,7 +154,17 @@ export function typedValue(v: unknown, info?: Declared): { value: Value | null }
   return { error: `sent ${describe(v)}, expected a scalar or an array` };
 }
 
+function expectedOf(type: string): string {
+  const range = INTEGER_RANGE[type];
+  if (!range) return "a number";
+  return range.every(Number.isFinite) ? `an integer in ${range.join("..")}` : "an integer";
+}
+
 function scalarNumber(x: unknown, type: string): number | undefined {
+  const range = INTEGER_RANGE[type];
+  if (typeof x === "number" && range) {
+    return Number.isInteger(x) && x >= range[0] && x <= range[1] ? x : undefined;
+  }
   if (typeof x === "number") return x;
   if (typeof x === "string" && FLOATING.has(type) && x in NON_FINITE) return NON_FINITE[x];
   return undefined;

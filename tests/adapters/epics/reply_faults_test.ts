@@ -214,6 +214,11 @@ for (
       /an update whose b64dbl is the text "%%%%"/,
     ],
     ["a list", () => "[1,2,3]", /sent a malformed frame \(a list that is no message\)/],
+    [
+      "no type",
+      () => JSON.stringify({ pv: "SR:DCCT", value: 1 }),
+      /sent a malformed frame \(a message without a type\)/,
+    ],
   ] as const
 ) {
   Deno.test(`a pvws frame with ${name} is reported as a malformed frame, not a PV that did not connect`, async () => {
@@ -228,3 +233,17 @@ for (
     assert.doesNotMatch(r?.error ?? "", /is not a function|InvalidCharacter/);
   });
 }
+
+Deno.test("a pvget answer whose value is an object is the gateway's fault, named as such", async () => {
+  await using server = new FakeHttp(() =>
+    Response.json({ type: "update", pv: "SR:DCCT", value: { v: 1 }, severity: "NONE" })
+  );
+  const cs = createEpics({ pvwsUrl: `${server.origin}/pvws`, pvget: "on", readTimeoutMs: 1_000 });
+  const [r] = await cs.read(["SR:DCCT"]);
+  await cs.close();
+  assert.equal(r?.ok, false);
+  assert.match(
+    r?.error ?? "",
+    /^pvws pvget at \S+ answered an object whose value is an object, expected a PV update/,
+  );
+});

@@ -135,8 +135,14 @@ Deno.test("an attribute missing from the reply fails alone, it never takes a nei
 for (
   const [attr, sent, expected] of [
     ["double_scalar", "1.5abc", /DevDouble attribute, expected a number/],
-    ["long_scalar", "42", /DevLong attribute, expected a number/],
-    ["long_scalar", "NaN", /DevLong attribute, expected a number/],
+    ["long_scalar", "42", /DevLong attribute, expected an integer/],
+    ["long_scalar", "NaN", /DevLong attribute, expected an integer/],
+    [
+      "long_scalar",
+      1.5,
+      /the number 1.5 for a DevLong attribute, expected an integer in -2147483648..2147483647/,
+    ],
+    ["long_scalar", 2 ** 40, /for a DevLong attribute, expected an integer in/],
     ["double_scalar", { v: 1 }, /an object for a DevDouble/],
     ["double_scalar", true, /boolean true for a DevDouble/],
     ["string_scalar", 12, /DevString attribute, expected text/],
@@ -156,6 +162,13 @@ for (
     if (attr !== "double_scalar") assert.equal(other?.ok, true);
   });
 }
+
+Deno.test("a value with a quality TANGO does not have is an error, not a reading of some severity", async () => {
+  await using t = tangoWith((attrs) => json(attrs.map((a) => value(a, 1.5, "VALID"))));
+  const [r] = await t.cs.read([`${D}/double_scalar`]);
+  assert.equal(r?.ok, false);
+  assert.match(r?.error ?? "", /TANGO REST sent the quality "VALID", expected one of ATTR_VALID/);
+});
 
 Deno.test("a DevDouble sent as the text NaN is a non-finite number, as TANGO REST writes it", async () => {
   await using t = tangoWith((attrs) => json(attrs.map((a) => value(a, "NaN"))));
