@@ -154,11 +154,11 @@ class OpenAiModelClient implements ModelClient {
     };
     try {
       arm();
-      const stream = await this.#sdk.chat.completions.create({
+      const { data: stream, response } = await this.#sdk.chat.completions.create({
         ...this.#body(request),
         stream: true,
         stream_options: { include_usage: true },
-      }, { signal: combined });
+      }, { signal: combined }).withResponse();
       const acc = new StreamAccumulator(this.model);
       for await (const chunk of stream) {
         arm();
@@ -170,6 +170,8 @@ class OpenAiModelClient implements ModelClient {
       }
       // The SDK ends iteration quietly when its signal aborts; that is no answer.
       if (combined.aborted) throw combined.reason;
+      // Nor is a body with no events at all: a proxy's page, not a model's stream.
+      if (acc.chunks === 0) throw notAnswered(this.#opts.baseUrl, response, "an event stream");
       yield { type: "done", response: acc.finish(request) };
     } catch (e) {
       if (idle.signal.aborted && !signal.aborted) {
@@ -186,11 +188,14 @@ class OpenAiModelClient implements ModelClient {
   }
 
   async #whole(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-    const completion = await this.#sdk.chat.completions.create(
+    const { data: completion, response } = await this.#sdk.chat.completions.create(
       { ...this.#body(request), stream: false },
       { signal },
-    );
-    const choice = completion.choices?.[0];
+    ).withResponse();
+    if (!Array.isArray((completion as { choices?: unknown } | null)?.choices)) {
+      throw notAnswered(this.#opts.baseUrl, response, "a chat completion");
+    }
+    const choice = completion.choices[0];
     if (!choice?.message) {
       throw new LlmError("stream", "model endpoint answered a completion without a message");
     }
@@ -244,8 +249,12 @@ class StreamAccumulator {
     this.model = model;
   }
 
+  /** Chunks received. */
+  chunks = 0;
+
   /** Adds a chunk; returns its text delta, if any. */
   add(chunk: ChatCompletionChunk): string {
+    this.chunks++;
     if (chunk.model) this.model = chunk.model;
     if (chunk.usage) this.usage = toUsage(chunk.usage);
     let delta = "";
@@ -360,7 +369,9 @@ function classify(e: unknown, signal: AbortSignal): LlmError {
   }
   if (e instanceof APIError && typeof e.status === "number") {
     const kind = kindForStatus(e.status);
-    return new LlmError(kind, `model endpoint answered ${e.status}: ${e.message}`, {
+    // A proxy's error page says nothing a reader needs in its markup.
+    const what = HTML.test(e.message) ? "an HTML page" : e.message;
+    return new LlmError(kind, `model endpoint answered ${e.status}: ${what}`, {
       status: e.status,
       retryAfterMs: parseRetryAfter(e.headers),
       cause: e,
@@ -369,6 +380,20 @@ function classify(e: unknown, signal: AbortSignal): LlmError {
   // Anything else broke the response midway: a cut connection, bad SSE, bad JSON.
   const message = e instanceof Error ? e.message : String(e);
   return new LlmError("stream", `model response broke off: ${message}`, { cause: e });
+}
+
+const HTML = /<!doctype html|<html[\s>]/i;
+
+/** The error for a 2xx answer that is not what the request asked for (a proxy's page, say). */
+function notAnswered(baseUrl: string, response: Response, expected: string): LlmError {
+  const type = response.headers.get("content-type") ?? "";
+  const what = /html/i.test(type) ? "an HTML page" : `${type || "a body"} with nothing usable`;
+  return new LlmError(
+    "stream",
+    `model endpoint at ${
+      baseUrl || "api.openai.com"
+    } answered ${what} (status ${response.status}) where ${expected} was expected; check [llm] base_url`,
+  );
 }
 
 function causeText(e: Error): string {

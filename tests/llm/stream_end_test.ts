@@ -147,3 +147,49 @@ Deno.test("a non-streamed completion without a message is an error, not an empty
   assert.ok(error instanceof LlmError, String(error));
   assert.match(error.message, /answered a completion without a message/);
 });
+
+for (
+  const [status, stream, expected] of [
+    [
+      200,
+      true,
+      /^model endpoint at http:\S+ answered an HTML page \(status 200\) where an event stream was expected; check \[llm\] base_url$/,
+    ],
+    [
+      200,
+      false,
+      /^model endpoint at http:\S+ answered an HTML page \(status 200\) where a chat completion was expected; check \[llm\] base_url$/,
+    ],
+    [502, true, /^model endpoint answered 502: an HTML page$/],
+  ] as const
+) {
+  Deno.test(`a model endpoint answering an HTML page (status ${status}, ${stream ? "streamed" : "whole"}) says so in one line`, async () => {
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () =>
+        new Response("<!DOCTYPE html>\n<html><body><h1>Sign in</h1>\n</body></html>", {
+          status,
+          headers: { "content-type": "text/html" },
+        }),
+    );
+    const client = createOpenAiClient({
+      name: "main",
+      model: "m",
+      baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
+      apiKey: "k",
+      stream,
+      retry: { maxRetries: 0, baseMs: 5, maxMs: 20 },
+      requestTimeoutMs: 5_000,
+      idleTimeoutMs: 2_000,
+    });
+    let error: unknown;
+    try {
+      for await (const _ of client.complete(REQUEST, new AbortController().signal)) { /* drain */ }
+    } catch (e) {
+      error = e;
+    }
+    await server.shutdown();
+    assert.ok(error instanceof LlmError, String(error));
+    assert.match(error.message, expected);
+  });
+}
