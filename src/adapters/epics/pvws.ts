@@ -368,8 +368,9 @@ export class PvwsClient {
       const unwatch: (() => void)[] = [];
       for (const name of names) {
         const entry = this.#pvs.get(name);
-        if (entry?.state) out.set(name, entry.state);
-        else if (entry?.malformed) out.set(name, entry.malformed);
+        // After a garbage delta the held state is stale: the PV's value is unknown.
+        if (entry?.malformed) out.set(name, entry.malformed);
+        else if (entry?.state) out.set(name, entry.state);
         else pending.add(name);
       }
       const finish = () => {

@@ -247,3 +247,38 @@ Deno.test("a pvget answer whose value is an object is the gateway's fault, named
     /^pvws pvget at \S+ answered an object whose value is an object, expected a PV update/,
   );
 });
+
+Deno.test("after a garbage delta a repeat read does not answer the stale value it held before", async () => {
+  const sockets: WebSocket[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    sockets.push(socket);
+    socket.onmessage = (ev) => {
+      const msg = JSON.parse(String(ev.data));
+      if (msg.type !== "subscribe") return;
+      for (const pv of msg.pvs) {
+        socket.send(
+          JSON.stringify({ type: "update", pv, value: 1.5, severity: "NONE", seconds: 1 }),
+        );
+      }
+    };
+    return response;
+  });
+  const cs = createEpics({
+    pvwsUrl: `http://127.0.0.1:${server.addr.port}/pvws`,
+    pvget: "off",
+    readTimeoutMs: 1_000,
+    monitorLingerMs: 5_000,
+  });
+  try {
+    assert.equal((await cs.read(["SR:DCCT"]))[0]?.value, 1.5);
+    for (const s of sockets) s.send(JSON.stringify({ type: "update", pv: "SR:DCCT", value: [1] }));
+    await new Promise((r) => setTimeout(r, 50));
+    const [again] = await cs.read(["SR:DCCT"]);
+    assert.equal(again?.ok, false, JSON.stringify(again));
+    assert.match(again?.error ?? "", /malformed frame \(an update whose value is a list\)/);
+  } finally {
+    await cs.close();
+    await server.shutdown();
+  }
+});
