@@ -98,13 +98,14 @@ export interface ArrayPrefix {
  * cancels the rest, so a service that ignores a page size sends a page and
  * not a million rows; the byte cap still holds for what is read. A body that
  * is not an array is read whole (within the cap), parsed, and returned as
- * `whole`.
+ * `whole` (by `parseWhole`, JSON.parse unless given).
  */
 export async function readJsonArrayPrefix(
   res: Response,
   svc: HttpService,
   url: string,
   maxItems: number,
+  parseWhole: (text: string) => unknown = JSON.parse,
 ): Promise<ArrayPrefix> {
   const limit = svc.maxBytes ?? DEFAULT_MAX_BYTES;
   const declared = Number(res.headers.get("content-length") ?? NaN);
@@ -133,7 +134,7 @@ export async function readJsonArrayPrefix(
         if (first !== "[") {
           // Not an array: the whole (capped) body is the answer.
           head += await rest(reader, decoder, limit, received, svc, url);
-          return { items: [], more: false, whole: JSON.parse(head) };
+          return { items: [], more: false, whole: parseWhole(head) };
         }
         scan.feed(head);
       } else scan.feed(text);

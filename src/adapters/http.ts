@@ -5,7 +5,7 @@
  *
  * @module
  */
-
+import { looksLikeHtml, ReplyShapeError } from "./reply.ts";
 import { readCapped, readErrorText, ResponseTooLargeError } from "./capped_body.ts";
 
 export {
@@ -118,7 +118,9 @@ export async function httpRead<T>(
     if (res.ok) body = await read(res, url);
     else errorText = await readErrorText(res);
   } catch (e) {
-    if (e instanceof ResponseTooLargeError || e instanceof SyntaxError) throw e;
+    if (
+      e instanceof ResponseTooLargeError || e instanceof SyntaxError || e instanceof ReplyShapeError
+    ) throw e;
     if (init.signal?.aborted) throw init.signal.reason;
     if (timeout.aborted) {
       throw new Error(
@@ -133,7 +135,11 @@ export async function httpRead<T>(
   if (!res.ok) {
     throw new HttpStatusError(
       `${svc.label} answered HTTP ${res.status} for ${path.split("?")[0]}${
-        errorText ? `: ${errorText.slice(0, 200).replace(/\s+/g, " ")}` : ""
+        looksLikeHtml(errorText)
+          ? ` with an HTML page`
+          : errorText
+          ? `: ${errorText.slice(0, 200).replace(/\s+/g, " ")}`
+          : ""
       }`,
       res.status,
       errorText,

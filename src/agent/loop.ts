@@ -109,6 +109,9 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
 
     if (response.toolCalls.length === 0) {
       session.messages.push({ role: "assistant", content: response.text });
+      const cut = CUT_REASONS[response.finishReason];
+      // An answer the endpoint stopped short is no answer, however complete it reads.
+      if (cut) return yield { type: "error", message: cut, retryable: false };
       return yield { type: "turn_complete", usage, model: answeredBy };
     }
 
@@ -154,6 +157,14 @@ function deadlineError(d: TurnOptions["deadline"]): AgentEvent {
     kind: "turn_deadline",
   };
 }
+
+/** Finish reasons that mean the endpoint stopped the answer before the model did. */
+const CUT_REASONS: Readonly<Record<string, string>> = {
+  length:
+    'the model\'s answer was cut off at its output token limit (finish reason "length"); the answer is incomplete',
+  content_filter:
+    "the model's answer was cut off by the endpoint's content filter (finish reason \"content_filter\"); the answer is incomplete",
+};
 
 function cancelled(signal: AbortSignal): AgentEvent {
   const reason = signal.reason instanceof Error

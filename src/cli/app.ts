@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
 import { openControlSystem, openLazily } from "../adapters/mod.ts";
 import { type ControlReader, readOnlyView } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
@@ -167,7 +168,7 @@ export async function createApp(
       }
       names = names.sort();
       for (const n of names) {
-        files.push({ path: `${dir}/${n}`, text: await Deno.readTextFile(`${abs}/${n}`) });
+        files.push({ path: `${dir}/${n}`, text: await promptFile(`${abs}/${n}`, "context_dirs") });
       }
     }
     return files;
@@ -183,10 +184,22 @@ export async function createApp(
     try {
       return {
         path: config.agent.agent_md,
-        text: await Deno.readTextFile(resolve(config.agent.agent_md)),
+        text: await promptFile(resolve(config.agent.agent_md), "agent_md"),
       };
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+  }
+
+  /** A file for the system prompt: a regular file of at most 1 MiB, or a usage error naming the key. */
+  async function promptFile(path: string, key: string): Promise<string> {
+    try {
+      return await readRegularText(path, 1 << 20);
+    } catch (e) {
+      if (e instanceof NotRegularFileError || e instanceof TooLargeError) {
+        throw new CliError(`${e.message}; fix [agent] ${key}`, Exit.USAGE);
+      }
       throw e;
     }
   }

@@ -1,7 +1,8 @@
 /**
  * `accel-agent ask`: one question, one answer, never a prompt. Output is the
  * rendered answer, one JSON object (`--json`), or one JSON line per event
- * (`--stream-json`). SIGINT cancels within a second (exit 130).
+ * (`--stream-json`). SIGINT, SIGTERM or SIGHUP cancel within a second (exit
+ * 130, 143 or 129), the result still printed.
  *
  * @module
  */

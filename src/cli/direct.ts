@@ -1,7 +1,8 @@
 /**
  * The no-LLM commands (`get`, `search`, `logs`): the same tools the model
  * uses, with the same validation, driven by the operator. `--json` prints the
- * tool's result object.
+ * tool's result object. Exit 0 only when everything asked for came back; 1 when
+ * the service failed or any device of `get` or `logs archive` did.
  *
  * @module
  */
@@ -20,6 +21,7 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
   const outcome = await (async () => {
+    // Awaited inside, so the listeners stay until the call ends (not only until it starts).
     using stop = abortOnSignals(controller, cancelledBy);
     try {
       return await app.tools.execute(tool, JSON.stringify(args), controller.signal);
@@ -27,7 +29,10 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
       stoppedBy = stop.received;
     }
   })();
-  if (stoppedBy) return SIGNAL_EXIT[stoppedBy];
+  if (stoppedBy) {
+    const why = controller.signal.reason instanceof Error ? controller.signal.reason.message : "";
+    throw new CliError(why || cancelledBy(stoppedBy), SIGNAL_EXIT[stoppedBy]);
+  }
   if (!outcome.ok) {
     if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
     throw new CliError(errorText(outcome.result).replace(/^\w+: /, ""), Exit.FAILURE);
@@ -42,14 +47,25 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
     else if (cmd.kind === "search") renderSearch(result, io, s);
     else renderLogs(result, io, s);
   }
-  // A batch read with failed devices is a partial failure for scripts.
-  if (cmd.kind === "get" && Array.isArray(result.errors)) {
-    if (!json) {
-      for (const e of result.errors as Row[]) io.err(`accel-agent: ${e.device}: ${e.error}\n`);
-    }
+  // A device that could not be read or summarised is a failure for scripts, even when
+  // others came back: exit 1, with each device's reason on stderr (in the JSON under --json).
+  const failures = failedDevices(cmd, result);
+  if (failures.length) {
+    if (!json) { for (const e of failures) io.err(`accel-agent: ${e.device}: ${e.error}\n`); }
     return Exit.FAILURE;
   }
   return Exit.OK;
+}
+
+/** The devices a `get` or `logs archive` result holds an error for. */
+function failedDevices(cmd: Direct, result: Row): { device: string; error: string }[] {
+  const rows = cmd.kind === "get"
+    ? result.errors
+    : cmd.kind === "logs" && result.source === "archive"
+    ? (result.series as Row[] | undefined)?.filter((x) => typeof x.error === "string")
+    : undefined;
+  if (!Array.isArray(rows)) return [];
+  return (rows as Row[]).map((e) => ({ device: String(e.device), error: String(e.error) }));
 }
 
 function toolCall(cmd: Direct): [string, Row] {

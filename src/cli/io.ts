@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { bytesText, readCapped, TooLargeError } from "../util/bounded_read.ts";
+import { UsageError } from "./exit.ts";
 
 export interface Io {
   out(text: string): void;
@@ -72,9 +74,24 @@ export function denoIo(opts: { noColor: boolean; colorSetting?: "auto" | "always
   };
 }
 
-/** Reads all of stdin as text. */
-export async function readStdin(): Promise<string> {
-  return await new Response(Deno.stdin.readable).text();
+/** The most `ask` reads from stdin: a question, not a data file. */
+export const MAX_STDIN_BYTES = 1 << 20;
+
+/**
+ * Reads all of stdin as text, at most {@link MAX_STDIN_BYTES}; more is a
+ * usage error (exit 2) as soon as the cap is passed, so `< /dev/zero` ends.
+ */
+export async function readStdin(maxBytes = MAX_STDIN_BYTES): Promise<string> {
+  try {
+    return await readCapped(Deno.stdin.readable, maxBytes, "");
+  } catch (e) {
+    if (!(e instanceof TooLargeError)) throw e;
+    throw new UsageError(
+      `stdin holds more than ${
+        bytesText(maxBytes)
+      }: ask reads a question, not a data file; put the data in a file the agent can read`,
+    );
+  }
 }
 
 /** The signals that stop what is running: Ctrl-C, a service manager or `kill`, a closed terminal. */

@@ -9,13 +9,34 @@ import { createApp } from "./app.ts";
 import { parseInvocation, USAGE } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
 import { denoIo, type Io } from "./io.ts";
+import { errorJson, type ErrorKind, wantsJson } from "./json_error.ts";
 
 /**
  * Runs the program; returns the exit code. Each command's module is loaded
  * only when that command runs, to keep start-up short.
  */
 export async function main(args: string[]): Promise<number> {
-  let io: Io = denoIo({ noColor: args.includes("--no-color") });
+  // Under --json, stdout holds exactly one JSON object: if the command printed none
+  // before it failed, the error is printed as one (see json_error.ts).
+  const asked = wantsJson(args);
+  let printed = false;
+  const tracked = (raw: Io): Io => ({
+    ...raw,
+    out: (text) => {
+      printed = true;
+      raw.out(text);
+    },
+  });
+  let io: Io = tracked(denoIo({ noColor: args.includes("--no-color") }));
+  const fail = (message: string, kind: ErrorKind, code: number): number => {
+    io.err(`accel-agent: ${message}\n`);
+    if (asked.json && !printed) {
+      io.out(
+        errorJson({ message: message.split("\n")[0] ?? "", kind, code, stream: asked.stream }),
+      );
+    }
+    return code;
+  };
   try {
     const inv = parseInvocation(args, io.stdinIsTerminal);
     if (inv.command.kind === "help") {
@@ -29,7 +50,7 @@ export async function main(args: string[]): Promise<number> {
       { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile },
       io,
     );
-    io = denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color });
+    io = tracked(denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color }));
     try {
       const cmd = inv.command;
       switch (cmd.kind) {
@@ -80,16 +101,18 @@ export async function main(args: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof CliError) {
-      io.err(`accel-agent: ${e.message}\n`);
-      return e.code;
+      const kind = e.code === Exit.USAGE
+        ? "usage"
+        : e.code === Exit.CANCELLED || e.code === Exit.TERMINATED || e.code === Exit.HANGUP
+        ? "cancelled"
+        : "failure";
+      return fail(e.message, kind, e.code);
     }
-    if (e instanceof ConfigError) {
-      io.err(`accel-agent: config error: ${e.message}\n`);
-      return Exit.USAGE;
-    }
-    io.err(
-      `accel-agent: internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`,
+    if (e instanceof ConfigError) return fail(`config error: ${e.message}`, "config", Exit.USAGE);
+    return fail(
+      `internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`,
+      "internal",
+      Exit.FAILURE,
     );
-    return Exit.FAILURE;
   }
 }

@@ -10,6 +10,7 @@
 import { type Config, ConfigSchema, type ModelEntry } from "./schema.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { ConfigError, type LoadedConfig, parseConfig } from "./load.ts";
+import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
 
 export { ConfigError, parseConfig } from "./load.ts";
 export type { LoadedConfig } from "./load.ts";
@@ -49,11 +50,20 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   return { config, path, baseDir, hash: await sha256Hex(text ?? "") };
 }
 
+/** The largest config file read; a bigger one is refused (default.toml is a few KiB). */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
 async function readText(path: string, shown: string): Promise<string | undefined> {
   try {
-    return await Deno.readTextFile(path);
+    return await readRegularText(path, MAX_CONFIG_BYTES, shown);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
+    if (e instanceof NotRegularFileError) {
+      throw new ConfigError(`${e.message}; pass a config file to --config`);
+    }
+    if (e instanceof TooLargeError) {
+      throw new ConfigError(`${e.message}, too large for a config file; check the path`);
+    }
     if (e instanceof Deno.errors.IsADirectory) {
       throw new ConfigError(`${shown}: is a directory, not a config file`);
     }

@@ -163,11 +163,11 @@ class OpenAiModelClient implements ModelClient {
     };
     try {
       arm();
-      const stream = await this.#sdk.chat.completions.create({
+      const { data: stream, response } = await this.#sdk.chat.completions.create({
         ...this.#body(request),
         stream: true,
         stream_options: { include_usage: true },
-      }, { signal: combined });
+      }, { signal: combined }).withResponse();
       const acc = new StreamAccumulator(this.model);
       for await (const chunk of stream) {
         arm();
@@ -179,6 +179,8 @@ class OpenAiModelClient implements ModelClient {
       }
       // The SDK ends iteration quietly when its signal aborts; that is no answer.
       if (combined.aborted) throw combined.reason;
+      // Nor is a body with no events at all: a proxy's page, not a model's stream.
+      if (acc.chunks === 0) throw notAnswered(this.#opts.baseUrl, response, "an event stream");
       yield { type: "done", response: acc.finish(request) };
     } catch (e) {
       if (idle.signal.aborted && !signal.aborted) {
@@ -195,12 +197,18 @@ class OpenAiModelClient implements ModelClient {
   }
 
   async #whole(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-    const completion = await this.#sdk.chat.completions.create(
+    const { data: completion, response } = await this.#sdk.chat.completions.create(
       { ...this.#body(request), stream: false },
       { signal },
-    );
+    ).withResponse();
+    if (!Array.isArray((completion as { choices?: unknown } | null)?.choices)) {
+      throw notAnswered(this.#opts.baseUrl, response, "a chat completion");
+    }
     const choice = completion.choices[0];
-    const message = choice?.message;
+    if (!choice?.message) {
+      throw new LlmError("stream", "model endpoint answered a completion without a message");
+    }
+    const message = choice.message;
     const toolCalls: ToolCall[] = [];
     for (const call of message?.tool_calls ?? []) {
       if (call.type === "function") {
@@ -216,7 +224,7 @@ class OpenAiModelClient implements ModelClient {
       text,
       toolCalls,
       usage: completion.usage ? toUsage(completion.usage) : estimateUsage(request, text, toolCalls),
-      finishReason: choice?.finish_reason ?? "stop",
+      finishReason: choice.finish_reason ?? "stop",
       model: completion.model || this.model,
     };
   }
@@ -250,8 +258,12 @@ class StreamAccumulator {
     this.model = model;
   }
 
+  /** Chunks received. */
+  chunks = 0;
+
   /** Adds a chunk; returns its text delta, if any. */
   add(chunk: ChatCompletionChunk): string {
+    this.chunks++;
     if (chunk.model) this.model = chunk.model;
     if (chunk.usage) this.usage = toUsage(chunk.usage);
     let delta = "";
@@ -275,10 +287,15 @@ class StreamAccumulator {
 
   finish(request: ModelRequest): ModelResponse {
     const toolCalls = [...this.#calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
-    // A stream that ends without a finish reason may have been cut by a proxy: text is
-    // usable as is, but a tool call whose arguments do not parse was cut mid-way.
-    if (this.finishReason === null && toolCalls.some((c) => !parses(c.arguments))) {
-      throw new LlmError("stream", "model response ended in the middle of a tool call");
+    // A stream that closes without a finish reason was cut short (by a proxy, a restarted
+    // endpoint): what arrived is no answer, however complete it reads.
+    if (this.finishReason === null) {
+      throw new LlmError(
+        "stream",
+        toolCalls.some((c) => !parses(c.arguments))
+          ? "model response ended in the middle of a tool call"
+          : `model response was cut off: the stream ended without a finish reason after ${this.text.length} characters`,
+      );
     }
     return {
       text: this.text,
@@ -370,7 +387,9 @@ function classify(e: unknown, signal: AbortSignal): LlmError {
   }
   if (e instanceof APIError && typeof e.status === "number") {
     const kind = kindForStatus(e.status);
-    return new LlmError(kind, `model endpoint answered ${e.status}: ${e.message}`, {
+    // A proxy's error page says nothing a reader needs in its markup.
+    const what = HTML.test(e.message) ? "an HTML page" : e.message;
+    return new LlmError(kind, `model endpoint answered ${e.status}: ${what}`, {
       status: e.status,
       retryAfterMs: parseRetryAfter(e.headers),
       cause: e,
@@ -384,6 +403,20 @@ function classify(e: unknown, signal: AbortSignal): LlmError {
 function mib(n: number): string {
   const m = n / (1024 * 1024);
   return m >= 1 ? `${Number.isInteger(m) ? m : m.toFixed(1)} MiB` : `${n} bytes`;
+}
+
+const HTML = /<!doctype html|<html[\s>]/i;
+
+/** The error for a 2xx answer that is not what the request asked for (a proxy's page, say). */
+function notAnswered(baseUrl: string, response: Response, expected: string): LlmError {
+  const type = response.headers.get("content-type") ?? "";
+  const what = /html/i.test(type) ? "an HTML page" : `${type || "a body"} with nothing usable`;
+  return new LlmError(
+    "stream",
+    `model endpoint at ${
+      baseUrl || "api.openai.com"
+    } answered ${what} (status ${response.status}) where ${expected} was expected; check [llm] base_url`,
+  );
 }
 
 function causeText(e: Error): string {

@@ -106,8 +106,9 @@ Deno.test("EPICS: an archiver answering 500 fails logs archive with a clear line
   fake.archiver.faults.fail500 = true;
   await using config = await tempConfig(fake.config());
   const r = await runAgent(["logs", "archive", "--device", "SR:BPM:01:X", "--config", config.path]);
-  assert.equal(r.code, 0, "a per-device error inside the summary");
+  assert.equal(r.code, 1, "every series failed: nothing but errors is a failure");
   assert.match(r.stdout, /archiver answered HTTP 500/);
+  assert.match(r.stderr, /^accel-agent: SR:BPM:01:X: archiver answered HTTP 500/m);
 });
 
 Deno.test({

@@ -164,3 +164,22 @@ Deno.test("chunkDelayMs paces the stream and close() cuts it", async () => {
   assert.ok(error instanceof TypeError, String(error));
   assert.ok(said.text.length >= 1 && said.text.length < 10, said.text);
 });
+
+Deno.test("truncate streams its text, then closes cleanly with no finish reason and, unless asked, no [DONE]", async () => {
+  for (const done of [false, true]) {
+    const respond: Respond = { fault: "truncate", afterText: "Safe to proceed: do NOT", done };
+    await using llm = await startScriptedLlm({ scenario: { turns: [{ respond }, { respond }] } });
+    const res = await fetch(`${llm.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages, stream: true }),
+    });
+    const body = await res.text();
+    assert.equal(body.includes("data: [DONE]"), done);
+    const said: Assembled = { text: "", toolCalls: [], finishReason: null, chunks: [] };
+    for await (const chunk of await streamFrom(llm)) addChunk(said, chunk);
+    assert.equal(said.text, "Safe to proceed: do NOT");
+    assert.equal(said.finishReason, null, "the SDK ends quietly: the client must notice");
+    assert.deepEqual(llm.failures, []);
+  }
+});

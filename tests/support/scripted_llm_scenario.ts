@@ -158,6 +158,7 @@ const FAULT_FIELDS = [
   "afterText",
   "toolCall",
   "cutAfterChars",
+  "done",
   "ms",
   "then",
   "chunk",
@@ -248,6 +249,17 @@ function readFault(r: Reader, value: unknown, path: string): FaultResponse {
         ...num(json, "cutAfterChars"),
       };
     }
+    case "truncate": {
+      const json = keys("afterText", "done");
+      if (json.done !== undefined && typeof json.done !== "boolean") {
+        r.fail(`${path}.done`, "expected true or false");
+      }
+      return {
+        fault,
+        afterText: r.string(json.afterText, `${path}.afterText`),
+        ...(json.done === undefined ? {} : { done: json.done === true }),
+      };
+    }
     case "delay": {
       const json = keys("ms", "then");
       return {
@@ -268,7 +280,7 @@ function readFault(r: Reader, value: unknown, path: string): FaultResponse {
     default:
       return r.fail(
         `${path}.fault`,
-        'expected "rate_limit", "server_error", "bad_request", "stall", "cut", "delay", "flood" or "trickle"',
+        'expected "rate_limit", "server_error", "bad_request", "stall", "cut", "truncate", "delay", "flood" or "trickle"',
       );
   }
 }

@@ -274,6 +274,12 @@ class ScriptedServer implements ScriptedLlm {
         );
         return sseResponse(body, requestId);
       }
+      case "truncate": {
+        const writer = new ChunkWriter(ctx);
+        const frames = [writer.role(true), ...writer.text(r.afterText, DEFAULT_CHUNK_SIZE)];
+        if (r.done) frames.push("data: [DONE]\n\n");
+        return sseResponse(frames.join(""), requestId);
+      }
       case "delay": {
         if (!await sleep(r.ms, this.#closing.signal)) {
           return jsonResponse(errorBody("The server is shutting down.", "server_error"), 503);

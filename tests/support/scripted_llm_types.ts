@@ -126,6 +126,18 @@ export interface CutFault {
   cutAfterChars?: number;
 }
 
+/**
+ * Streams some text, then closes the body cleanly with no `finish_reason`
+ * chunk (and, unless `done` is true, no `[DONE]` either): a proxy that cut
+ * the answer short without dropping the connection.
+ */
+export interface TruncateFault {
+  fault: "truncate";
+  afterText: string;
+  /** Send the `[DONE]` end marker after the text (still no finish reason). */
+  done?: boolean;
+}
+
 /** Waits `ms` before any byte is sent, then responds with `then`. */
 export interface DelayFault {
   fault: "delay";
@@ -154,6 +166,7 @@ export type FaultResponse =
   | BadRequestFault
   | StallFault
   | CutFault
+  | TruncateFault
   | DelayFault
   | EndlessFault;
 

@@ -5,24 +5,10 @@
  * @module
  */
 import { type LogEntry, type LogQuery, severityAtLeast, wildcardToRegExp } from "../adapter.ts";
-import { readJsonArrayPrefix } from "../capped_body.ts";
 import { httpRead, type HttpService, query } from "../http.ts";
+import { jsonListPage, pageBody, shaped } from "../reply.ts";
 import { isoFromText, serviceTime, severityFromName } from "./normalise.ts";
-
-interface AlarmMessage {
-  severity?: unknown;
-  message?: unknown;
-  value?: unknown;
-  time?: unknown;
-  message_time?: unknown;
-  current_severity?: unknown;
-  current_message?: unknown;
-  config?: unknown;
-  pv?: unknown;
-  user?: unknown;
-  host?: unknown;
-  command?: unknown;
-}
+import { type AlarmMessage, AlarmMessagesSchema } from "./shapes.ts";
 
 /** The service caps `size`; ask for a generous page and filter here. */
 const PAGE = 1000;
@@ -42,9 +28,9 @@ export async function alarmEntries(
     svc,
     `/search/alarm${query(params)}`,
     { signal },
-    (res, url) => readJsonArrayPrefix(res, svc, url, PAGE),
+    jsonListPage(svc, PAGE),
   );
-  const messages = (body.whole === undefined ? body.items : body.whole) as AlarmMessage[];
+  const messages = shaped(svc, AlarmMessagesSchema, pageBody(body), "a list of alarm messages");
   const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
   const deviceRe = q.device ? wildcardToRegExp(q.device) : undefined;
   const needle = q.text?.toLowerCase();

@@ -15,8 +15,10 @@
  * @module
  */
 import type { ArchiveQuery, Sample, Series } from "../adapter.ts";
-import { type HttpService, HttpStatusError, httpText, parseLenientJson, query } from "../http.ts";
+import { type HttpService, HttpStatusError, httpText, query } from "../http.ts";
+import { jsonReply, shaped } from "../reply.ts";
 import { severityFromNumber } from "./normalise.ts";
+import { type ArchiverEvent, GetDataSchema, MatchingPvsSchema } from "./shapes.ts";
 
 /**
  * The post-processed PV name for a time span and point budget: raw data
@@ -27,13 +29,6 @@ export function binnedName(pv: string, fromMs: number, toMs: number, maxPoints: 
   const spanS = Math.max(1, (toMs - fromMs) / 1000);
   if (spanS <= maxPoints) return pv;
   return `mean_${Math.ceil(spanS / maxPoints)}(${pv})`;
-}
-
-interface ArchiverEvent {
-  secs?: unknown;
-  nanos?: unknown;
-  val?: unknown;
-  severity?: unknown;
 }
 
 /** Archived history of each device; one device's failure does not fail the others. */
@@ -74,18 +69,18 @@ async function oneSeries(
   /** Whether the answer is `mean_N` bins, not the PV's own samples. */
   let binned = name !== device;
   try {
-    answer = parseAnswer(await getData(svc, name, range, signal));
+    answer = parseAnswer(svc, await getData(svc, name, range, signal));
   } catch (e) {
     // Means of strings or enums are refused by some appliances: ask for raw data once.
     if (!binned || !(e instanceof HttpStatusError) || e.status === 404) throw e;
-    answer = parseAnswer(await getData(svc, device, range, signal));
+    answer = parseAnswer(svc, await getData(svc, device, range, signal));
     binned = false;
   }
   let labels = enumLabels(answer.meta);
   if (labels && binned) {
     // A mean of enum indices is no state at all (between Shutdown and User is not "No Beam"):
     // an enum's history is its raw changes, thinned below.
-    answer = parseAnswer(await getData(svc, device, range, signal));
+    answer = parseAnswer(svc, await getData(svc, device, range, signal));
     labels = enumLabels(answer.meta);
     binned = false;
   }
@@ -128,12 +123,12 @@ async function oneSeries(
 }
 
 /** The first (only) PV's meta and events of a getData.json answer. */
-function parseAnswer(body: unknown): { meta: Record<string, unknown>; events: ArchiverEvent[] } {
-  const first = Array.isArray(body) ? body[0] : undefined;
-  return {
-    meta: (first?.meta ?? {}) as Record<string, unknown>,
-    events: (Array.isArray(first?.data) ? first.data : []) as ArchiverEvent[],
-  };
+function parseAnswer(
+  svc: HttpService,
+  body: unknown,
+): { meta: Record<string, unknown>; events: ArchiverEvent[] } {
+  const [first] = shaped(svc, GetDataSchema, body, "a list of {meta, data} with numeric secs");
+  return { meta: first?.meta ?? {}, events: first?.data ?? [] };
 }
 
 async function getData(
@@ -142,8 +137,10 @@ async function getData(
   range: { from: string; to: string },
   signal?: AbortSignal,
 ): Promise<unknown> {
-  const { text } = await httpText(svc, `/data/getData.json${query({ pv, ...range })}`, { signal });
-  return text.trim() ? parseLenientJson(text) : [];
+  const { text, status } = await httpText(svc, `/data/getData.json${query({ pv, ...range })}`, {
+    signal,
+  });
+  return text.trim() ? jsonReply(svc, text, status, true) : [];
 }
 
 /** `ENUM_0`, `ENUM_1`… of an enum PV's meta, by index; undefined for other PVs. */
@@ -186,11 +183,11 @@ export async function matchingPvs(
   glob: string,
   signal?: AbortSignal,
 ): Promise<string[]> {
-  const { text } = await httpText(
+  const { text, status } = await httpText(
     svc,
     `/bpl/getMatchingPVs${query({ pv: glob, limit: -1 })}`,
     { signal },
   );
-  const body = parseLenientJson(text);
-  return Array.isArray(body) ? body.map(String).sort() : [];
+  const body = jsonReply(svc, text, status, true);
+  return shaped(svc, MatchingPvsSchema, body, "a list of PV names").sort();
 }

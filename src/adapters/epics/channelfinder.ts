@@ -6,19 +6,17 @@
  *
  * @module
  */
+import type { z } from "zod";
 import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
-import { readJsonArrayPrefix } from "../capped_body.ts";
 import { httpRead, type HttpService, httpText, query } from "../http.ts";
+import { jsonListPage, jsonReply, pageBody, shaped } from "../reply.ts";
 import { subsystemOf } from "./pv_value.ts";
+import { ChannelsSchema, CountSchema } from "./shapes.ts";
 
 /** EPICS record types whose value an operator sets. */
 const OUTPUT_RECORDS = ["ao", "bo", "mbbo", "longout", "stringout", "int64out", "lso", "aao"];
 
-interface Channel {
-  name?: unknown;
-  properties?: { name?: unknown; value?: unknown }[];
-  tags?: { name?: unknown }[];
-}
+type Channel = z.infer<typeof ChannelsSchema>[number];
 
 /** One page of channels matching the query, with the total number of matches. */
 export async function channelFinderSearch(
@@ -42,19 +40,24 @@ export async function channelFinderSearch(
       svc,
       `/channels${query({ ...filters, "~from": offset, "~size": limit })}`,
       { signal },
-      (res, url) => readJsonArrayPrefix(res, svc, url, limit),
+      jsonListPage(svc, limit),
     ),
     httpText(svc, `/channels/count${query(filters)}`, { signal }),
   ]);
-  if (page.body.whole !== undefined) {
-    throw new Error(
-      `${svc.label} at ${svc.base} answered /channels with JSON that is not a list of channels; check [epics] channelfinder_url`,
-    );
-  }
-  const channels = page.body.items as Channel[];
-  const total = Number(count.text.trim());
+  const channels = shaped(
+    svc,
+    ChannelsSchema,
+    pageBody(page.body),
+    "a list of channels with names",
+  );
+  const total = shaped(
+    svc,
+    CountSchema,
+    jsonReply(svc, count.text, count.status),
+    "the number of matching channels",
+  );
   return {
-    total: Number.isFinite(total) ? total : offset + channels.length,
+    total,
     offset,
     devices: channels.map(toInfo),
     ...(page.body.more
@@ -78,8 +81,8 @@ function namePattern(q: DeviceQuery): string | undefined {
 }
 
 function toInfo(c: Channel): DeviceInfo {
-  const name = String(c.name ?? "");
-  const props = new Map((c.properties ?? []).map((p) => [String(p.name), String(p.value ?? "")]));
+  const name = c.name;
+  const props = new Map((c.properties ?? []).map((p) => [p.name, String(p.value ?? "")]));
   const recordType = props.get("recordType") ?? "";
   return {
     device: name,

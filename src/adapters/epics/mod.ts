@@ -28,19 +28,15 @@ import type {
   Value,
 } from "../adapter.ts";
 import { wildcardToRegExp } from "../adapter.ts";
-import {
-  type HttpService,
-  HttpStatusError,
-  httpText,
-  parseLenientJson,
-  trimBase,
-} from "../http.ts";
+import { type HttpService, HttpStatusError, httpText, trimBase } from "../http.ts";
+import { jsonReply, shaped } from "../reply.ts";
 import { alarmEntries } from "./alarm_log.ts";
 import { archiverData, matchingPvs } from "./archiver.ts";
 import { channelFinderSearch } from "./channelfinder.ts";
 import { ologEntries } from "./olog.ts";
 import { infoOf, readingOf, subsystemOf } from "./pv_value.ts";
 import { type PvState, PvwsClient } from "./pvws.ts";
+import { PvFieldsSchema } from "./pvws_frame.ts";
 import { confirmWrite } from "./write.ts";
 
 /** Where the services are and how long to wait for them. */
@@ -300,7 +296,7 @@ export class Epics implements ControlSystem {
   async #pvgetOne(name: string, signal?: AbortSignal): Promise<PvState | Error> {
     try {
       const svc = this.#svc.pvget as HttpService;
-      const { text } = await httpText(
+      const { text, status } = await httpText(
         svc,
         `/pvget?name=${encodeURIComponent(this.#prefix + name)}`,
         { signal },
@@ -308,7 +304,12 @@ export class Epics implements ControlSystem {
       if (!text.trim()) {
         return new Error(`no value within the gateway's read timeout: the PV did not connect`);
       }
-      return parseLenientJson(text) as PvState;
+      return shaped(
+        svc,
+        PvFieldsSchema,
+        jsonReply(svc, text, status, true),
+        "a PV update (value, severity, time stamp)",
+      );
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       return e as Error;

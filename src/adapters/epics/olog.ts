@@ -5,9 +5,10 @@
  * @module
  */
 import { type LogEntry, type LogQuery, type Severity, severityAtLeast } from "../adapter.ts";
-import { readJsonArrayPrefix } from "../capped_body.ts";
 import { httpRead, type HttpService, query } from "../http.ts";
+import { jsonListPage, pageBody, shaped } from "../reply.ts";
 import { namesInText, serviceTime } from "./normalise.ts";
+import { type OlogEntry, OlogSearchSchema } from "./shapes.ts";
 
 /** Olog's default levels as severities: problems are minor, urgent and bad ones major. */
 const LEVEL_SEVERITY: Record<string, Severity> = {
@@ -18,17 +19,6 @@ const LEVEL_SEVERITY: Record<string, Severity> = {
 
 /** Olog's largest page. */
 const MAX_PAGE = 1000;
-
-interface OlogEntry {
-  id?: unknown;
-  owner?: unknown;
-  title?: unknown;
-  description?: unknown;
-  level?: unknown;
-  createdDate?: unknown;
-  logbooks?: { name?: unknown }[];
-  properties?: { attributes?: { name?: unknown; value?: unknown }[] }[];
-}
 
 /** E-log entries in `[from, to)`, newest first. */
 export async function ologEntries(
@@ -52,11 +42,14 @@ export async function ologEntries(
     svc,
     `/logs/search${query(params)}`,
     { signal },
-    (res, url) => readJsonArrayPrefix(res, svc, url, params.size),
+    jsonListPage(svc, params.size),
   );
-  const parsed = (body.whole === undefined ? body.items : body.whole) as
-    | { logs?: OlogEntry[] }
-    | OlogEntry[];
+  const parsed = shaped(
+    svc,
+    OlogSearchSchema,
+    pageBody(body),
+    "a list of log entries (or {logs: [...]}) with createdDate times",
+  );
   const logs = (Array.isArray(parsed) ? parsed : parsed.logs ?? []).slice(0, params.size);
   const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
   return logs
@@ -76,7 +69,7 @@ function toEntry(e: OlogEntry): LogEntry {
   const title = String(e.title ?? "") || text.split("\n")[0] || "";
   const attrs = (e.properties ?? []).flatMap((p) => p.attributes ?? []);
   const fromProps = attrs.filter((a) => /^(pv|device|channel)s?$/i.test(String(a.name)))
-    .map((a) => String(a.value));
+    .map((a) => String(a.value ?? ""));
   return {
     source: "elog",
     id: String(e.id ?? ""),

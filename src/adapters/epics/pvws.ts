@@ -17,6 +17,8 @@
  * @module
  */
 
+import { parseFrame } from "./pvws_frame.ts";
+
 /** A PV's merged update: the first message's metadata plus every later delta. */
 export type PvState = Record<string, unknown>;
 
@@ -40,6 +42,8 @@ interface Entry {
   refs: number;
   state?: PvState;
   watchers: Set<Watcher>;
+  /** The gateway's last frame for this PV was garbage, and no good one came since. */
+  malformed?: Error;
 }
 
 /** Options of {@link PvwsClient}. */
@@ -96,6 +100,8 @@ export class PvwsClient {
   #reconnectTimer?: ReturnType<typeof setTimeout>;
   #closed = false;
   #lastError?: Error;
+  /** A malformed frame for no PV in particular on this socket, named in "no value" errors. */
+  #malformed?: string;
   #lastSent = 0;
   #keepalive?: ReturnType<typeof setInterval>;
   /** Released PVs still subscribed on the server, to clear later. */
@@ -288,6 +294,7 @@ export class PvwsClient {
         socketError = (e as ErrorEvent).message ?? "";
       };
       this.#ws = ws;
+      this.#malformed = undefined;
       this.#startKeepalive(ws);
       this.#backoffMs = this.opts.reconnectMinMs;
       this.#retryAt = 0;
@@ -305,21 +312,28 @@ export class PvwsClient {
     const limit = this.opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     const size = messageBytes(data, limit);
     if (size > limit) return this.#refuseFrame(ws, size, limit);
-    if (typeof data !== "string") return;
-    let msg: PvState;
-    try {
-      msg = JSON.parse(data);
-    } catch {
+    const frame = parseFrame(data);
+    if (frame.kind === "error") {
+      for (const fn of this.#errorListeners) fn(frame.message);
       return;
     }
-    if (msg.type === "error") {
-      for (const fn of this.#errorListeners) fn(String(msg.message ?? "unknown error"));
+    if (frame.kind === "malformed") {
+      // Garbage is never merged; a PV waiting for a value hears what came instead.
+      const why = `the pvws gateway at ${this.opts.url} sent a malformed frame (${frame.why})`;
+      const entry = frame.pv === undefined ? undefined : this.#pvs.get(frame.pv);
+      if (!entry) {
+        this.#malformed = why;
+        return;
+      }
+      entry.malformed = new Error(why);
+      for (const fn of [...entry.watchers]) fn(entry.state, entry.malformed);
       return;
     }
-    if (msg.type !== "update" || typeof msg.pv !== "string") return;
-    const entry = this.#pvs.get(msg.pv);
+    if (frame.kind !== "update") return;
+    const entry = this.#pvs.get(frame.pv);
     if (!entry) return;
-    entry.state = mergeUpdate(entry.state, msg);
+    entry.malformed = undefined;
+    entry.state = mergeUpdate(entry.state, frame.msg);
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
 
@@ -410,8 +424,10 @@ export class PvwsClient {
       const pending = new Set<string>();
       const unwatch: (() => void)[] = [];
       for (const name of names) {
-        const state = this.#pvs.get(name)?.state;
-        if (state) out.set(name, state);
+        const entry = this.#pvs.get(name);
+        // After a garbage delta the held state is stale: the PV's value is unknown.
+        if (entry?.malformed) out.set(name, entry.malformed);
+        else if (entry?.state) out.set(name, entry.state);
         else pending.add(name);
       }
       const finish = () => {
@@ -426,13 +442,12 @@ export class PvwsClient {
         finish();
       };
       const timer = setTimeout(() => {
+        // A gateway that sent garbage may have meant it for these PVs: that is what to report.
+        const why = this.#malformed
+          ? `${this.#malformed} and no update for this PV`
+          : "the PV did not connect through the gateway";
         for (const name of pending) {
-          out.set(
-            name,
-            new Error(
-              `no value within ${statedMs} ms: the PV did not connect through the gateway`,
-            ),
-          );
+          out.set(name, new Error(`no value within ${statedMs} ms: ${why}`));
         }
         pending.clear();
         finish();

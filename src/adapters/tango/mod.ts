@@ -31,6 +31,7 @@ import type {
 import { wildcardToRegExp } from "../adapter.ts";
 import { trimBase } from "../http.ts";
 import { type AttrInfo, type AttrValue, tangoErrorText, TangoRest } from "./rest.ts";
+import { QUALITIES, typedValue } from "./shapes.ts";
 
 export interface TangoOptions {
   /** REST entry point, e.g. `http://rest:10001/tango/rest`. */
@@ -101,13 +102,14 @@ export class Tango implements ControlSystem {
         const unique = [...new Set(attrs)];
         if (!unique.length) return;
         const [values, info] = await Promise.all([
-          this.#rest.values(device, unique, signal) as Promise<AttrValue[]>,
+          this.#rest.values(device, unique, signal),
           this.#infos(device, signal).catch(() => new Map<string, AttrInfo>()),
         ]);
-        unique.forEach((attr, i) => {
+        const byName = matchByName(unique, values);
+        for (const attr of unique) {
           const name = `${device}/${attr}`;
-          out.set(name, toReading(name, values?.[i], info.get(attr.toLowerCase())));
-        });
+          out.set(name, toReading(name, byName.get(attr), info.get(attr.toLowerCase())));
+        }
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
         for (const attr of attrs) {
@@ -133,9 +135,7 @@ export class Tango implements ControlSystem {
     if (info.writable === "READ") {
       throw new Error(`${name} is read-only (writable READ); nothing written`);
     }
-    const back = await this.#rest.write(n.device, n.attr, String(value), signal) as
-      | AttrValue
-      | undefined;
+    const back = await this.#rest.write(n.device, n.attr, String(value), signal);
     const error = back && tangoErrorText(back);
     if (error) throw new Error(`write to ${name} failed: ${error}`);
   }
@@ -155,7 +155,7 @@ export class Tango implements ControlSystem {
       if (!n) return missing(`"${name}" is not a TANGO name: use domain/family/member/attribute`);
       try {
         if (!n.attr) {
-          const s = await this.#rest.state(n.device, signal) as { state?: string; status?: string };
+          const s = await this.#rest.state(n.device, signal);
           return {
             ...missing(""),
             exists: true,
@@ -177,8 +177,8 @@ export class Tango implements ControlSystem {
     const pattern = q.pattern.trim() || "*";
     const parts = pattern.split("/");
     const deviceWildcard = parts.length >= 3 ? parts.slice(0, 3).join("/") : "*/*/*";
-    const list = await this.#rest.devices(deviceWildcard, signal) as { name?: string }[];
-    const devices = (list ?? []).map((d) => String(d.name)).filter((d) =>
+    const list = await this.#rest.devices(deviceWildcard, signal);
+    const devices = list.map((d) => d.name).filter((d) =>
       !q.subsystem || d.split("/")[0]?.toLowerCase() === q.subsystem.toLowerCase()
     ).sort();
     const re = wildcardToRegExp(
@@ -229,13 +229,12 @@ export class Tango implements ControlSystem {
   #infos(device: string, signal?: AbortSignal): Promise<Map<string, AttrInfo>> {
     let p = this.#info.get(device);
     if (!p) {
-      p = (this.#rest.attributes(device, signal) as Promise<{ name?: string; info?: AttrInfo }[]>)
-        .then((attrs) =>
-          new Map((attrs ?? []).map((a) => {
-            const info = { ...(a.info ?? {}), name: a.info?.name ?? String(a.name) } as AttrInfo;
-            return [info.name.toLowerCase(), info];
-          }))
-        );
+      p = this.#rest.attributes(device, signal).then((attrs) =>
+        new Map(attrs.map((a) => {
+          const info: AttrInfo = { ...(a.info ?? {}), name: a.info?.name ?? String(a.name) };
+          return [info.name.toLowerCase(), info];
+        }))
+      );
       p.catch(() => this.#info.delete(device));
       this.#info.set(device, p);
     }
@@ -243,15 +242,15 @@ export class Tango implements ControlSystem {
   }
 
   async #stateReading(device: string, signal?: AbortSignal): Promise<Reading> {
-    const s = await this.#rest.state(device, signal) as { state?: string; status?: string };
-    const state = String(s?.state ?? "UNKNOWN");
+    const s = await this.#rest.state(device, signal);
+    const state = s.state;
     return {
       device,
       value: state,
       units: "",
       timestamp: new Date().toISOString(),
       severity: state === "FAULT" ? "MAJOR" : state === "ALARM" ? "MINOR" : "NONE",
-      status: String(s?.status ?? state).trim(),
+      status: (s.status ?? state).trim(),
       ok: true,
     };
   }
@@ -263,8 +262,21 @@ function toReading(device: string, v: AttrValue | undefined, info?: AttrInfo): R
   if (error !== undefined || v === undefined) {
     return failed(device, error ?? "no value in the reply", units);
   }
-  const value = toValue(v.value);
+  const typed = typedValue(v.value, info);
+  if ("error" in typed) {
+    return failed(device, `TANGO REST ${typed.error}; the value is not used`, units);
+  }
+  const value = typed.value;
   const quality = v.quality ?? "ATTR_VALID";
+  if (!QUALITIES.includes(quality)) {
+    return failed(
+      device,
+      `TANGO REST sent the quality ${JSON.stringify(quality)}, expected one of ${
+        QUALITIES.join(", ")
+      }; the value is not used`,
+      units,
+    );
+  }
   return {
     device,
     value,
@@ -276,13 +288,26 @@ function toReading(device: string, v: AttrValue | undefined, info?: AttrInfo): R
   };
 }
 
-function toValue(v: unknown): Value | null {
-  if (typeof v === "number" || typeof v === "string" || typeof v === "boolean") return v;
-  if (Array.isArray(v)) return v.map(Number);
-  if (v && typeof v === "object" && Array.isArray((v as { data?: unknown }).data)) {
-    return (v as { data: unknown[] }).data.flat(2).map(Number);
+/**
+ * The reply's element for each requested attribute, matched by name (any
+ * case): a server may answer in another order. An element without a name (an
+ * error in an attribute's place) stands for the attribute at its position, and
+ * only when the reply has one element per attribute.
+ */
+export function matchByName(attrs: string[], values: AttrValue[]): Map<string, AttrValue> {
+  const named = new Map<string, AttrValue>();
+  for (const v of values) {
+    const key = v.name?.toLowerCase();
+    if (key !== undefined && !named.has(key)) named.set(key, v);
   }
-  return null;
+  const out = new Map<string, AttrValue>();
+  attrs.forEach((attr, i) => {
+    const byName = named.get(attr.toLowerCase());
+    const atPosition = values.length === attrs.length ? values[i] : undefined;
+    const v = byName ?? (atPosition && atPosition.name === undefined ? atPosition : undefined);
+    if (v) out.set(attr, v);
+  });
+  return out;
 }
 
 function unitsOf(info?: AttrInfo): string {

@@ -6,35 +6,23 @@
  *
  * @module
  */
+import type { z } from "zod";
 import { type HttpService, HttpStatusError, httpText, query } from "../http.ts";
+import { jsonReply, shaped } from "../reply.ts";
+import {
+  AttributesSchema,
+  type AttrInfoSchema,
+  type AttrValue,
+  DevicesSchema,
+  StateSchema,
+  ValuesSchema,
+  WriteReplySchema,
+} from "./shapes.ts";
 
-/** A TANGO attribute's static description (AttributeInfoEx). */
-export interface AttrInfo {
-  name: string;
-  writable?: string;
-  data_format?: string;
-  data_type?: string;
-  label?: string;
-  unit?: string;
-  description?: string;
-  min_value?: string;
-  max_value?: string;
-  min_alarm?: string;
-  max_alarm?: string;
-  enum_label?: string[];
-}
+/** A TANGO attribute's static description (AttributeInfoEx), the fields used. */
+export type AttrInfo = Partial<z.infer<typeof AttrInfoSchema>> & { name: string };
 
-/** One element of a value read: a value object, or an error in its place. */
-export interface AttrValue {
-  name?: string;
-  value?: unknown;
-  quality?: string;
-  timestamp?: number;
-  errors?: unknown[];
-  reason?: string;
-  desc?: string;
-  description?: string;
-}
+export type { AttrValue };
 
 /** The text of a TANGO error body or element: "reason: description". */
 export function tangoErrorText(body: unknown): string | undefined {
@@ -60,9 +48,12 @@ export class TangoRest {
 
   /** GET or PUT under the host; TANGO errors become one-line Errors. */
   async call(path: string, method = "GET", signal?: AbortSignal): Promise<unknown> {
-    let text: string;
+    let text: string, status: number;
     try {
-      ({ text } = await httpText(this.#svc, `${this.#hostPath}${path}`, { method, signal }));
+      ({ text, status } = await httpText(this.#svc, `${this.#hostPath}${path}`, {
+        method,
+        signal,
+      }));
     } catch (e) {
       if (!(e instanceof HttpStatusError)) throw e;
       let detail: string | undefined;
@@ -76,30 +67,51 @@ export class TangoRest {
       }
       throw new Error(detail ? `${detail} (HTTP ${e.status})` : e.message);
     }
-    return text.trim() ? JSON.parse(text) : undefined;
+    return text.trim() ? jsonReply(this.#svc, text, status) : undefined;
   }
 
-  devices(wildcard: string, signal?: AbortSignal): Promise<unknown> {
-    return this.call(`/devices${query({ wildcard })}`, "GET", signal);
+  async devices(wildcard: string, signal?: AbortSignal): Promise<z.infer<typeof DevicesSchema>> {
+    const body = await this.call(`/devices${query({ wildcard })}`, "GET", signal);
+    return shaped(this.#svc, DevicesSchema, body ?? [], "a list of devices with names");
   }
 
-  attributes(device: string, signal?: AbortSignal): Promise<unknown> {
-    return this.call(`/devices/${device}/attributes`, "GET", signal);
+  async attributes(
+    device: string,
+    signal?: AbortSignal,
+  ): Promise<z.infer<typeof AttributesSchema>> {
+    const body = await this.call(`/devices/${device}/attributes`, "GET", signal);
+    return shaped(this.#svc, AttributesSchema, body ?? [], `a list of ${device}'s attributes`);
   }
 
-  values(device: string, attrs: string[], signal?: AbortSignal): Promise<unknown> {
-    return this.call(`/devices/${device}/attributes/value${query({ attr: attrs })}`, "GET", signal);
+  async values(device: string, attrs: string[], signal?: AbortSignal): Promise<AttrValue[]> {
+    const body = await this.call(
+      `/devices/${device}/attributes/value${query({ attr: attrs })}`,
+      "GET",
+      signal,
+    );
+    // A whole-request failure may come as a TANGO error body with status 200.
+    const error = !Array.isArray(body) ? tangoErrorText(body) : undefined;
+    if (error) throw new Error(error);
+    return shaped(this.#svc, ValuesSchema, body, `a list of ${device}'s attribute values`);
   }
 
-  write(device: string, attr: string, v: string, signal?: AbortSignal): Promise<unknown> {
-    return this.call(
+  async write(
+    device: string,
+    attr: string,
+    v: string,
+    signal?: AbortSignal,
+  ): Promise<AttrValue | undefined> {
+    const body = await this.call(
       `/devices/${device}/attributes/${encodeURIComponent(attr)}/value${query({ v })}`,
       "PUT",
       signal,
     );
+    const back = shaped(this.#svc, WriteReplySchema, body, `the value of ${device}/${attr}`);
+    return Array.isArray(back) ? back[0] : back;
   }
 
-  state(device: string, signal?: AbortSignal): Promise<unknown> {
-    return this.call(`/devices/${device}/state`, "GET", signal);
+  async state(device: string, signal?: AbortSignal): Promise<z.infer<typeof StateSchema>> {
+    const body = await this.call(`/devices/${device}/state`, "GET", signal);
+    return shaped(this.#svc, StateSchema, body, `the state of ${device}`);
   }
 }

@@ -82,10 +82,8 @@ Deno.test("an HTTP error with an endless error page is reported as the HTTP erro
   const cs = createEpics({ archiverUrl: fake.urls.archiver_url, maxBytes: { archiver: 1 * MiB } });
   const [s] = await cs.archive({ devices: ["SR:DCCT:CURRENT"], ...window(fake.nowMs) });
   assert.equal(s?.ok, false);
-  assert.match(
-    s?.error ?? "",
-    /^archiver answered HTTP 500 for \/data\/getData\.json: <html><p>Internal/,
-  );
+  // An HTML error page is named as such, without its markup.
+  assert.equal(s?.error, "archiver answered HTTP 500 for /data/getData.json with an HTML page");
   assert.ok(flood.sent < 32 * MiB);
   await cs.close();
 });

@@ -61,6 +61,11 @@ export class FakePvws implements AsyncDisposable {
   };
   /** When set, the next subscribe sends updates for half its PVs, then closes the socket. */
   dropOnNextSubscribe = false;
+  /**
+   * When set, every update frame is sent as the text this returns instead
+   * (a gateway sending garbage); undefined sends the update as it is.
+   */
+  garble?: (update: Record<string, unknown>) => string | undefined;
   readonly #clients = new Set<Client>();
   readonly #server: Deno.HttpServer;
   readonly #opts: FakePvwsOptions;
@@ -156,7 +161,9 @@ export class FakePvws implements AsyncDisposable {
 
   #send(client: Client, msg: Record<string, unknown>): void {
     this.#later(() => {
-      if (client.ws.readyState === WebSocket.OPEN) client.ws.send(JSON.stringify(msg));
+      if (client.ws.readyState !== WebSocket.OPEN) return;
+      const garbled = msg.type === "update" ? this.garble?.(msg) : undefined;
+      client.ws.send(garbled ?? JSON.stringify(msg));
     });
   }
 
