@@ -52,6 +52,7 @@ export async function main(args: string[]): Promise<number> {
             cmd.file,
             inv.json,
             io,
+            cmd.reusable,
           );
         case "plan_run":
           if (!app.profile.plans) {
