@@ -12,7 +12,7 @@ import { PlanFileError, readPlanFile } from "../plan/plan_file.ts";
 import { type Plan, planHash } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
-import { TokenApprover } from "../safety/approval.ts";
+import { TokenApprover, usedText } from "../safety/approval.ts";
 import { AuditLog, verifyAudit, verifyAuditDir } from "../safety/audit.ts";
 import { forModel } from "../tools/propose_plan.ts";
 import type { App } from "./app.ts";
@@ -278,8 +278,9 @@ async function refuseBadToken(
   let reason: string;
   try {
     const checked = await app.plans.tokens.check(token, hash);
-    if (checked.ok) return;
-    reason = `approval refused: ${checked.reason}`;
+    const used = checked.ok ? await app.plans.tokens.usedAt(checked.claims) : undefined;
+    if (checked.ok && used === undefined) return;
+    reason = `approval refused: ${checked.ok ? usedText(used as string) : checked.reason}`;
   } catch (e) {
     reason = `approval refused: cannot check the token (${(e as Error).message})`;
   }

@@ -95,10 +95,7 @@ export class TokenApprover implements Approver {
     if (!reusable) {
       const used = await this.tokens.consume(claims);
       if (!used.ok) {
-        return rejected(
-          `the token was already used at ${used.usedAt}; a token runs its plan once, ` +
-            `the operator issues a new one with accel-agent plan show PLAN`,
-        );
+        return rejected(usedText(used.usedAt));
       }
     }
     return {
@@ -113,6 +110,12 @@ export class TokenApprover implements Approver {
       },
     };
   }
+}
+
+/** Why a used single-use token is refused. */
+export function usedText(at: string): string {
+  return `the token was already used at ${at}; a token runs its plan once, ` +
+    `the operator issues a new one with accel-agent plan show PLAN`;
 }
 
 function refusedBy(p: PreflightedPlan, reason: string): Decision {

@@ -90,6 +90,18 @@ export class ApprovalTokens {
     return { ok: true, claims: { planHash, ...(expiresAt ? { expiresAt } : {}), id } };
   }
 
+  /** When a single-use token was used, or undefined while it is unused (or reusable). */
+  async usedAt(claims: TokenClaims): Promise<string | undefined> {
+    if (claims.expiresAt === undefined) return undefined;
+    try {
+      await Deno.stat(`${this.usedDir}/${claims.id}`);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+    return await usedAt(`${this.usedDir}/${claims.id}`);
+  }
+
   /**
    * Records a single-use token as used; false when it already was. The
    * record is synced to disk before this returns.
