@@ -13,7 +13,7 @@ import { type Plan, planHash } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
 import { TokenApprover, usedText } from "../safety/approval.ts";
-import { AuditLog, verifyAudit, verifyAuditDir } from "../safety/audit.ts";
+import { AuditLog, readHead, verifyAudit, verifyAuditDir } from "../safety/audit.ts";
 import { forModel } from "../tools/propose_plan.ts";
 import type { App } from "./app.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
@@ -357,9 +357,14 @@ export async function runAuditVerify(
   let result;
   try {
     const files = file ? [file] : await new AuditLog(dir).files();
-    if (files.length === 0) fail(io, json, "error", `no audit files in ${dir}`, Exit.FAILURE);
+    const headPath = app.plans.audit.headPath;
+    if (files.length === 0 && (await readHead(headPath)) === undefined) {
+      fail(io, json, "error", `no audit files in ${dir}`, Exit.FAILURE);
+    }
     const key = await app.plans.auditKey();
-    result = file ? await verifyAudit(files, false, key) : await verifyAuditDir(dir, files, key);
+    result = file
+      ? await verifyAudit(files, false, key)
+      : await verifyAuditDir(dir, files, key, headPath);
   } catch (e) {
     if (e instanceof CliError) throw e;
     fail(io, json, "error", `cannot read ${file ?? dir}: ${(e as Error).message}`, Exit.FAILURE);

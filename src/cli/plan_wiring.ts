@@ -59,7 +59,11 @@ export async function createPlanPath(
   const auditDir = `${stateDir}/audit`;
   const plansDir = `${stateDir}/plans`;
   const scansDir = `${stateDir}/scans`;
-  const audit = new AuditLog(auditDir, Date.now, { key: () => loadKey(stateDir, "audit") });
+  // The head lives beside the audit directory: removing the directory does not remove it.
+  const audit = new AuditLog(auditDir, Date.now, {
+    key: () => loadKey(stateDir, "audit"),
+    headPath: `${stateDir}/audit.head`,
+  });
   const safety = async (): Promise<SafetyState> => {
     const site = await readSiteSwitches(io.env);
     return {

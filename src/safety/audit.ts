@@ -5,9 +5,10 @@
  * reordering any line breaks the chain at that line. With an audit key
  * (`<state>/keys/audit.key`) each entry also carries a MAC of its hash, so a
  * chain rewritten and re-hashed by someone without the key fails too. A head
- * record (`HEAD`: entry count, last hash, MAC) is kept apart from the day
- * files and replaced after each append under the same lock, so removing the
- * newest entries is detected as well.
+ * record (entry count, last hash, MAC) is kept apart from the day files (by
+ * default `<dir>/HEAD`; the program keeps it beside the audit directory, so
+ * removing that directory is seen too) and replaced after each append under
+ * the same lock, so removing the newest entries is detected as well.
  *
  * @module
  */
@@ -64,7 +65,6 @@ export interface AuditHead {
 }
 
 export const GENESIS = "0".repeat(64);
-export const HEAD_FILE = "HEAD";
 
 /** Appends in flight per audit directory, in this process. */
 const queues = new Map<string, Promise<void>>();
@@ -72,6 +72,8 @@ const queues = new Map<string, Promise<void>>();
 export interface AuditLogOptions {
   /** The audit key; without it entries and head carry no MAC. */
   key?: () => Promise<CryptoKey>;
+  /** Where the head record is kept (default `<dir>/HEAD`). */
+  headPath?: string;
 }
 
 export class AuditLog {
@@ -80,6 +82,11 @@ export class AuditLog {
     readonly now: () => number = Date.now,
     readonly opts: AuditLogOptions = {},
   ) {}
+
+  /** The head record's file. */
+  get headPath(): string {
+    return this.opts.headPath ?? `${this.dir}/HEAD`;
+  }
 
   /**
    * Appends an entry, chained to the newest one in the directory, and syncs
@@ -158,12 +165,12 @@ export class AuditLog {
   async #tail(): Promise<{ files: string[]; last?: AuditEntry; entries: number }> {
     const files = await this.files();
     const last = await this.#lastEntry(files);
-    const head = await readHead(this.dir);
+    const head = await readHead(this.headPath);
     if (head === undefined) {
       // A keyed log always has a head: without it, its newest entries may have been cut.
       if (last?.mac !== undefined) {
         throw new AuditError(
-          `${this.dir}/${HEAD_FILE}: the head record is missing; nothing can be recorded until ` +
+          `${this.headPath}: the head record is missing; nothing can be recorded until ` +
             `it is looked at (accel-agent audit verify)`,
         );
       }
@@ -176,7 +183,7 @@ export class AuditLog {
       return { files, last, entries: head.entries + 1 };
     }
     throw new AuditError(
-      `${this.dir}: the newest entry is not the one ${HEAD_FILE} records ` +
+      `${this.dir}: the newest entry is not the one ${this.headPath} records ` +
         `(entries were removed or replaced); nothing can be recorded until it is looked at ` +
         `(accel-agent audit verify)`,
     );
@@ -184,11 +191,11 @@ export class AuditLog {
 
   async #writeHead(head: AuditHead, key: CryptoKey | undefined): Promise<void> {
     const full = key ? { ...head, mac: await headMac(key, head) } : head;
-    const tmp = `${this.dir}/.${HEAD_FILE}.${Deno.pid}.tmp`;
+    const tmp = `${this.headPath}.${Deno.pid}.tmp`;
     await Deno.writeTextFile(tmp, `${JSON.stringify(full)}\n`, { mode: 0o600 });
     using f = await Deno.open(tmp, { read: true });
     await f.sync();
-    await Deno.rename(tmp, `${this.dir}/${HEAD_FILE}`);
+    await Deno.rename(tmp, this.headPath);
   }
 
   /** The day files, oldest first. */
@@ -227,11 +234,11 @@ export class AuditError extends Error {
   override name = "AuditError";
 }
 
-/** The head record of an audit directory, or undefined when there is none. */
-export async function readHead(dir: string): Promise<AuditHead | undefined> {
+/** The head record in `path`, or undefined when there is none. */
+export async function readHead(path: string): Promise<AuditHead | undefined> {
   let text: string;
   try {
-    text = await Deno.readTextFile(`${dir}/${HEAD_FILE}`);
+    text = await Deno.readTextFile(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;
@@ -243,7 +250,7 @@ export async function readHead(dir: string): Promise<AuditHead | undefined> {
     // fall through
   }
   throw new AuditError(
-    `${dir}/${HEAD_FILE}: the head record is damaged (accel-agent audit verify)`,
+    `${path}: the head record is damaged (accel-agent audit verify)`,
   );
 }
 

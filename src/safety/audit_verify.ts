@@ -11,7 +11,6 @@ import {
   entryHash,
   entryMac,
   GENESIS,
-  HEAD_FILE,
   headMac,
   readHead,
 } from "./audit.ts";
@@ -52,7 +51,7 @@ export async function verifyAudit(
   const notes = [
     "one file alone: a cut tail is only detected when the whole directory is verified",
   ];
-  if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed));
+  if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
   return {
     ok: true,
     entries: r.entries,
@@ -65,24 +64,29 @@ export async function verifyAudit(
   };
 }
 
-/** Verifies an audit directory's day files from genesis and its head record. */
+/**
+ * Verifies an audit directory's day files from genesis and its head record
+ * (`headFile`, default `<dir>/HEAD`). With the audit key, the head must carry
+ * a valid MAC: a head re-written without the key fails even when every entry
+ * was stripped of its MAC.
+ */
 export async function verifyAuditDir(
   dir: string,
   files: string[],
   key?: CryptoKey,
+  headFile = `${dir}/HEAD`,
 ): Promise<VerifyResult> {
   const r = await walk(files, true, key);
   if (!r.ok) return r;
-  const headFile = `${dir}/${HEAD_FILE}`;
   const fail = (reason: string): Fail => ({ ok: false, file: headFile, line: 1, reason });
   let head: AuditHead | undefined;
   try {
-    head = await readHead(dir);
+    head = await readHead(headFile);
   } catch (e) {
     return fail((e as Error).message.replace(`${headFile}: `, ""));
   }
   const notes: string[] = [];
-  if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed));
+  if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
   const done = (state: "matches" | "behind" | "absent"): VerifyResult => ({
     ok: true,
     entries: r.entries,
@@ -102,7 +106,7 @@ export async function verifyAuditDir(
     );
     return done("absent");
   }
-  if (key && r.macs) {
+  if (key) {
     if (head.mac === undefined || !sameText(await headMac(key, head), head.mac)) {
       return fail("the head record's MAC does not match (it was written without the audit key)");
     }
@@ -128,10 +132,14 @@ export async function verifyAuditDir(
   );
 }
 
-function unkeyedNote(n: number): string {
-  return `${n} entr${n === 1 ? "y was" : "ies were"} written without an audit key ` +
-    `(before keyed audit): a rewrite of ${n === 1 ? "it" : "them"} with re-computed hashes ` +
-    `would not be detected`;
+function unkeyedNote(n: number, keyed: number): string {
+  const what = `${n} entr${n === 1 ? "y was" : "ies were"} written without an audit key`;
+  // A keyed entry's MAC covers its hash, which covers every hash before it.
+  return keyed
+    ? `${what} (before keyed audit); the keyed entries after ${n === 1 ? "it" : "them"} protect ${
+      n === 1 ? "it" : "them"
+    } from a re-hashed rewrite`
+    : `${what} (before keyed audit): a rewrite with re-computed hashes would not be detected`;
 }
 
 interface Walked {

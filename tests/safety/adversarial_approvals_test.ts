@@ -326,7 +326,7 @@ Deno.test("audit attack: deleting the last records is detected by audit verify",
   assert.equal(r.code, 1);
   assertOneLine(
     r,
-    /audit chain broken at .*HEAD:1: the log ends after 2 entries but the head records 4: the last 2 were removed$/,
+    /audit chain broken at .*\/audit\.head:1: the log ends after 2 entries but the head records 4: the last 2 were removed$/,
   );
   // Nothing more is recorded, and so nothing runs, until someone looks.
   const file = await user.file("p.json", planText(0.6));
@@ -355,7 +355,7 @@ Deno.test("audit attack: a record rewritten with the chain and head re-hashed wi
   }
   await Deno.writeTextFile(day, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
   await Deno.writeTextFile(
-    `${user.stateDir}/audit/HEAD`,
+    `${user.stateDir}/audit.head`,
     JSON.stringify({ entries: entries.length, lastHash: prev }),
   );
   const r = await user.run(["audit", "verify", "--json"]);
@@ -365,6 +365,49 @@ Deno.test("audit attack: a record rewritten with the chain and head re-hashed wi
     r,
     /:2: the entry has no MAC after keyed entries \(written without the audit key\)$/,
   );
+});
+
+Deno.test("audit attack: every MAC stripped, the chain re-hashed and the head re-written without the key is detected", async () => {
+  await using user = await UserSetup.start();
+  const day = await auditedRuns(user);
+  const entries = (await Deno.readTextFile(day)).split("\n").filter(Boolean).map((l) =>
+    JSON.parse(l)
+  );
+  entries[2].status = "nothing happened";
+  let prev = "0".repeat(64);
+  for (const e of entries) {
+    const { hash: _h, mac: _m, ...body } = e;
+    body.prevHash = prev;
+    for (const k of Object.keys(e)) delete e[k];
+    Object.assign(e, body, { hash: await entryHash(body) });
+    prev = e.hash;
+  }
+  await Deno.writeTextFile(day, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  await Deno.writeTextFile(
+    `${user.stateDir}/audit.head`,
+    JSON.stringify({ entries: entries.length, lastHash: prev }),
+  );
+  const r = await user.run(["audit", "verify"]);
+  assert.equal(r.code, 1);
+  assertOneLine(
+    r,
+    /audit\.head:1: the head record's MAC does not match \(it was written without the audit key\)$/,
+  );
+});
+
+Deno.test("audit attack: removing the whole audit directory is detected, and nothing runs after it", async () => {
+  await using user = await UserSetup.start();
+  await auditedRuns(user);
+  await Deno.remove(`${user.stateDir}/audit`, { recursive: true });
+  const r = await user.run(["audit", "verify"]);
+  assert.equal(r.code, 1);
+  assertOneLine(r, /the log ends after 0 entries but the head records 4: the last 4 were removed$/);
+  const file = await user.file("p.json", planText(0.6));
+  const { token } = await show(user, file);
+  const run = await user.run(["plan", "run", file, "--approved-hash", token, "--json"]);
+  assert.equal(run.code, 1);
+  assert.equal(JSON.parse(run.stdout).status, "audit_failed");
+  assert.deepEqual(user.writes, []);
 });
 
 Deno.test("key attack: a config that lets the sandbox read the state directory is refused", async () => {
