@@ -123,6 +123,8 @@ Options:
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
   exec:    --timeout SECONDS (default [sandbox] timeout_s)
+  plan:    run --approved-hash TOKEN (or --approval TOKEN), from plan show;
+           show --reusable: a token without expiry for a procedure (recorded in the audit)
   -V, --version         print the version
 
 Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
