@@ -292,3 +292,39 @@ Deno.test("a scan's CSV can be read by Python in the sandbox at the path the res
   assert.equal(py.code, 0, py.stdout + py.stderr);
   assert.match(JSON.parse(py.stdout).stdout, /^3 DIAG:ENERGY:MEAS/);
 });
+
+Deno.test("an audit log written before keys and heads verifies as unkeyed and says what that cannot show", async () => {
+  await using h = await home();
+  const { AuditLog } = await import("../../src/safety/audit.ts");
+  const old = new AuditLog(`${h.state}/audit`);
+  for (const status of ["started", "completed"]) {
+    await old.append({
+      operator: "op",
+      host: "h",
+      configHash: "c",
+      planHash: "p",
+      plan: {},
+      decision: "approved",
+      decidedBy: "--approved-hash",
+      status,
+    });
+  }
+  await Deno.remove(`${h.state}/audit/HEAD`);
+  const r = await runAgent(["audit", "verify"], { env: h.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^audit chain intact: 2 entries in 1 file \(unkeyed; head absent\)\n/);
+  assert.match(
+    r.stdout,
+    /note: 2 entries were written without an audit key .*would not be detected/,
+  );
+  assert.match(r.stdout, /note: no head record .*a cut tail cannot be detected/);
+});
+
+Deno.test("a plan is named by its saved ID; an unknown ID is a usage error naming the plans directory", async () => {
+  await using h = await home();
+  const r = await runAgent(["plan", "show", "plan-000000000000"], { env: h.env });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^accel-agent: no saved plan with ID plan-000000000000 in .*\/plans; /);
+  const bad = await runAgent(["plan", "run", "../x"], { env: h.env });
+  assert.equal(bad.code, 2, bad.stderr);
+});
