@@ -66,7 +66,7 @@ export async function main(args: string[]): Promise<number> {
             io,
           );
         case "audit_verify":
-          return await (await import("./plan_commands.ts")).runAuditVerify(
+          return await (await import("./audit_command.ts")).runAuditVerify(
             app,
             cmd.file,
             inv.json,

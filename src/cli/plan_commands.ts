@@ -1,6 +1,6 @@
 /**
- * Plans and the audit trail without an LLM: `plan show PLAN [--reusable]`,
- * `plan run PLAN [--approved-hash TOKEN]`, `audit verify [FILE]`. PLAN is a
+ * Plans without an LLM: `plan show PLAN [--reusable]` and
+ * `plan run PLAN [--approved-hash TOKEN]`. PLAN is a
  * file, or the ID of a plan saved under the state directory's `plans/`. The
  * same path as the agent's: preflight against live values, approval bound to
  * the hash, executor, audit. `plan show` is where approval tokens come from:
@@ -13,11 +13,11 @@ import { type Plan, planHash } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
 import { TokenApprover, usedText } from "../safety/approval.ts";
-import { AuditLog, readHead, verifyAudit, verifyAuditDir } from "../safety/audit.ts";
 import { forModel } from "../tools/propose_plan.ts";
 import type { App } from "./app.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
 import { CliError, Exit, type ExitCode } from "./exit.ts";
+import { fail } from "./fail.ts";
 import { abortOnSigint, type Io } from "./io.ts";
 import { planColumns, renderPlan } from "./plan_table.ts";
 import { TerminalRenderer } from "./render.ts";
@@ -62,21 +62,6 @@ async function load(ref: PlanRef) {
     if (e instanceof PlanFileError) throw new CliError(e.message, Exit.USAGE);
     throw e;
   }
-}
-
-/** Prints `{status, error, exit_code, …}` under --json, then ends with the one-line message. */
-function fail(
-  io: Io,
-  json: boolean,
-  status: string,
-  message: string,
-  code: ExitCode,
-  extra: Record<string, unknown> = {},
-): never {
-  if (json) {
-    io.out(`${JSON.stringify({ status, ...extra, error: message, exit_code: code }, null, 2)}\n`);
-  }
-  throw new CliError(message, code);
 }
 
 interface Issued {
@@ -340,54 +325,4 @@ function summary(o: ProposeOutcome, io: Io): string {
     for (const f of o.execution.csvFiles) lines.push(`  scan data: ${f}`);
   }
   return `${lines.join("\n")}\n`;
-}
-
-/**
- * `audit verify [FILE]`: one file, or the whole audit directory from its
- * first entry and against its head record; MACs are checked with the audit
- * key when the state directory has one.
- */
-export async function runAuditVerify(
-  app: App,
-  file: string | undefined,
-  json: boolean,
-  io: Io,
-): Promise<number> {
-  const dir = app.plans.auditDir;
-  let result;
-  try {
-    const files = file ? [file] : await new AuditLog(dir).files();
-    const headPath = app.plans.audit.headPath;
-    if (files.length === 0 && (await readHead(headPath)) === undefined) {
-      fail(io, json, "error", `no audit files in ${dir}`, Exit.FAILURE);
-    }
-    const key = await app.plans.auditKey();
-    result = file
-      ? await verifyAudit(files, false, key)
-      : await verifyAuditDir(dir, files, key, headPath);
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    fail(io, json, "error", `cannot read ${file ?? dir}: ${(e as Error).message}`, Exit.FAILURE);
-  }
-  if (json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-  if (!result.ok) {
-    throw new CliError(
-      `audit chain broken at ${result.file}:${result.line}: ${result.reason}`,
-      Exit.FAILURE,
-    );
-  }
-  if (!json) {
-    const keyed = result.unkeyed === 0
-      ? "keyed"
-      : result.keyed === 0
-      ? "unkeyed"
-      : `${result.keyed} keyed, ${result.unkeyed} unkeyed`;
-    io.out(
-      `audit chain intact: ${result.entries} entries in ${result.files} file${
-        result.files > 1 ? "s" : ""
-      } (${keyed}; head ${result.head})\n`,
-    );
-    for (const n of result.notes) io.out(`  note: ${n}\n`);
-  }
-  return Exit.OK;
 }
