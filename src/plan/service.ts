@@ -260,10 +260,10 @@ export class PlanService {
   async #auditFailure(
     planHash: string,
     stage: string,
-    write: () => Promise<unknown>,
+    append: () => Promise<unknown>,
   ): Promise<AuditFailed | undefined> {
     try {
-      await write();
+      await append();
       return undefined;
     } catch (e) {
       const why = (e as Error).message;
