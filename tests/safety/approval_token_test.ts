@@ -79,3 +79,24 @@ Deno.test("a sandbox directory that contains or lies inside the keys directory e
   assert.equal(keysExposedBy(state, [{ path: `${state}/scans`, what: "d" }]), undefined);
   assert.equal(keysExposedBy(state, [{ path: "/srv/op/data", what: "d" }]), undefined);
 });
+
+Deno.test("the token approver approves once, records the token's id, and rejects the replay", async () => {
+  const { TokenApprover } = await import("../../src/safety/approval.ts");
+  await using dir = await tempDir();
+  const tokens = new ApprovalTokens(dir.path);
+  const { token, claims } = await tokens.issue(PLAN, { ttlMs: 60_000 });
+  const shown = {
+    hash: PLAN,
+    plan: { description: "x", actions: [] },
+  } as unknown as import("../../src/plan/preflight.ts").PreflightedPlan;
+  const first = await new TokenApprover(token, tokens).decide(shown);
+  assert.equal(first.decision, "approved");
+  assert.deepEqual(first.token, {
+    id: claims.id,
+    expiresAt: new Date(claims.expiresAt as number).toISOString(),
+    reusable: false,
+  });
+  const again = await new TokenApprover(token, tokens).decide(shown);
+  assert.equal(again.decision, "rejected");
+  assert.match(again.reason ?? "", /^approval refused: the token was already used at /);
+});
