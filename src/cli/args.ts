@@ -29,7 +29,7 @@ export type Command =
     severity?: string;
     limit: number;
   }
-  | { kind: "plan_show"; file: string }
+  | { kind: "plan_show"; file: string; reusable: boolean }
   | { kind: "plan_run"; file: string; approvedHash?: string }
   | { kind: "audit_verify"; file?: string }
   | { kind: "permissions" }
@@ -69,6 +69,8 @@ const OPTIONS = {
   limit: { type: "string" },
   offset: { type: "string" },
   "approved-hash": { type: "string" },
+  approval: { type: "string" },
+  reusable: { type: "boolean" },
   timeout: { type: "string" },
   resume: { type: "string" },
   profile: { type: "string" },
@@ -83,7 +85,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   get: [],
   search: ["subsystem", "writable", "read-only", "limit", "offset"],
   logs: ["from", "to", "device", "text", "severity", "limit"],
-  plan: ["approved-hash"],
+  plan: ["approved-hash", "approval", "reusable"],
   audit: [],
   help: [],
   permissions: [],
@@ -100,9 +102,9 @@ Usage:
   accel-agent get DEVICE…                  live values (no model needed)
   accel-agent search PATTERN               device names; * and ? wildcards (no model needed)
   accel-agent logs elog|alarm|archive      history in a time range (no model needed)
-  accel-agent plan show FILE               preflight a plan (TOML or JSON) against live values
-  accel-agent plan run FILE                preflight, approve in the terminal, execute, audit
-  accel-agent plan run FILE --approved-hash H   execute without a prompt, only if H is the plan's hash
+  accel-agent plan show PLAN [--reusable]  preflight a plan (file or saved ID); issues an approval token
+  accel-agent plan run PLAN                preflight, approve in the terminal, execute, audit
+  accel-agent plan run PLAN --approved-hash TOKEN   execute without a prompt with a token from plan show
   accel-agent audit verify [FILE]          check the audit trail's hash chain
   accel-agent permissions                  the deno run grant flags for the current config
   accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
@@ -121,6 +123,8 @@ Options:
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
   exec:    --timeout SECONDS (default [sandbox] timeout_s)
+  plan:    run --approved-hash TOKEN (or --approval TOKEN), from plan show;
+           show --reusable: a token without expiry for a procedure (recorded in the audit)
   -V, --version         print the version
 
 Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
@@ -242,15 +246,22 @@ function toCommand(name: string, rest: string[], v: Values): Command {
       const [sub, file, ...extra] = rest;
       if ((sub !== "show" && sub !== "run") || !file || extra.length) {
         throw new UsageError(
-          "plan needs show or run and one file, e.g. accel-agent plan run bump.toml",
+          "plan needs show or run and one file or saved plan ID, e.g. accel-agent plan show bump.toml",
         );
       }
-      if (sub === "show" && v["approved-hash"] !== undefined) {
+      const token = v["approved-hash"] ?? v.approval;
+      if (v["approved-hash"] !== undefined && v.approval !== undefined) {
+        throw new UsageError("give the approval token once: --approved-hash or --approval");
+      }
+      if (sub === "show" && token !== undefined) {
         throw new UsageError("--approved-hash goes with plan run, not plan show");
       }
+      if (sub === "run" && v.reusable) {
+        throw new UsageError("--reusable goes with plan show, which issues the token");
+      }
       return sub === "show"
-        ? { kind: "plan_show", file }
-        : { kind: "plan_run", file, approvedHash: v["approved-hash"] };
+        ? { kind: "plan_show", file, reusable: v.reusable ?? false }
+        : { kind: "plan_run", file, approvedHash: token };
     }
     case "audit": {
       const [sub, file, ...extra] = rest;

@@ -42,8 +42,10 @@ export interface AskPlan {
   plan_hash: string;
   decision: "approved" | "rejected" | "partial" | "deferred";
   reason?: string;
-  /** Deferred: where the plan was saved; run it with `plan run FILE --approved-hash HASH`. */
+  /** Deferred: where the plan was saved. */
   saved_path?: string;
+  /** Deferred: the saved plan's ID; the operator reviews it with `plan show ID`. */
+  plan_id?: string;
 }
 
 /** Folds events into the result as they come. */
@@ -115,6 +117,7 @@ export class AskResultBuilder {
           decision: ev.decision,
           ...(ev.reason ? { reason: ev.reason } : {}),
           ...(ev.savedPath ? { saved_path: ev.savedPath } : {}),
+          ...(ev.planId ? { plan_id: ev.planId } : {}),
         });
         break;
       default:

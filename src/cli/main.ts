@@ -73,6 +73,7 @@ export async function main(args: string[]): Promise<number> {
             cmd.file,
             inv.json,
             io,
+            cmd.reusable,
           );
         case "plan_run":
           if (!app.profile.plans) {
@@ -86,7 +87,7 @@ export async function main(args: string[]): Promise<number> {
             io,
           );
         case "audit_verify":
-          return await (await import("./plan_commands.ts")).runAuditVerify(
+          return await (await import("./audit_command.ts")).runAuditVerify(
             app,
             cmd.file,
             inv.json,

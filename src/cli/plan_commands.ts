@@ -1,45 +1,124 @@
 /**
- * Plans and the audit trail without an LLM: `plan show FILE`, `plan run FILE
- * [--approved-hash H]`, `audit verify [FILE]`. The same path as the agent's:
- * preflight against live values, approval bound to the hash, executor, audit.
+ * Plans without an LLM: `plan show PLAN [--reusable]` and
+ * `plan run PLAN [--approved-hash TOKEN]`. PLAN is a
+ * file, or the ID of a plan saved under the state directory's `plans/`. The
+ * same path as the agent's: preflight against live values, approval bound to
+ * the hash, executor, audit. `plan show` is where approval tokens come from:
+ * the operator's own command, never a tool of the model.
  *
  * @module
  */
 import { PlanFileError, readPlanFile } from "../plan/plan_file.ts";
+import { type Plan, planHash } from "../plan/model.ts";
+import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
-import { HashApprover } from "../safety/approval.ts";
-import { AuditLog, verifyAudit } from "../safety/audit.ts";
+import { TokenApprover, usedText } from "../safety/approval.ts";
 import { forModel } from "../tools/propose_plan.ts";
 import type { App } from "./app.ts";
 import { TerminalApprover } from "./approval_prompt.ts";
 import { CliError, Exit, type ExitCode } from "./exit.ts";
+import { fail } from "./fail.ts";
 import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
 import { planColumns, renderPlan } from "./plan_table.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
 
-async function load(file: string) {
+/** A plan named on the command line: a file, or the ID of a saved plan. */
+export interface PlanRef {
+  path: string;
+  /** Set when the plan is one saved under the plans directory. */
+  id?: string;
+}
+
+/**
+ * A path when `ref` has a `/` or ends in `.json`/`.toml`; otherwise the ID of
+ * a plan saved in `plansDir` (`plans/ID.json`).
+ */
+export async function resolvePlanRef(ref: string, plansDir: string): Promise<PlanRef> {
+  if (ref.includes("/") || /\.(json|toml)$/.test(ref)) {
+    const dir = ref.slice(0, ref.lastIndexOf("/"));
+    const id = dir === plansDir ? ref.slice(dir.length + 1).replace(/\.json$/, "") : undefined;
+    return { path: ref, ...(id ? { id } : {}) };
+  }
+  if (!/^[\w.-]+$/.test(ref) || ref.startsWith(".")) {
+    throw new CliError(`"${ref}" is neither a plan file nor a saved plan's ID`, Exit.USAGE);
+  }
+  const path = `${plansDir}/${ref}.json`;
   try {
-    return await readPlanFile(file);
+    await Deno.stat(path);
+  } catch {
+    throw new CliError(
+      `no saved plan with ID ${ref} in ${plansDir}; give a file as ./${ref} or path/${ref}.json`,
+      Exit.USAGE,
+    );
+  }
+  return { path, id: ref };
+}
+
+async function load(ref: PlanRef) {
+  try {
+    return await readPlanFile(ref.path);
   } catch (e) {
     if (e instanceof PlanFileError) throw new CliError(e.message, Exit.USAGE);
     throw e;
   }
 }
 
-export async function runPlanShow(app: App, file: string, json: boolean, io: Io): Promise<number> {
-  const checked = await app.plans.service.check(await load(file));
+interface Issued {
+  token: string;
+  reusable: boolean;
+  expiresAt?: string;
+}
+
+/**
+ * `plan show PLAN`: the preflighted plan and, when it passes and this profile
+ * runs plans, an approval token for exactly this plan. `reusable`: the token
+ * does not expire (an approved procedure), which the audit records.
+ */
+export async function runPlanShow(
+  app: App,
+  refText: string,
+  json: boolean,
+  io: Io,
+  reusable = false,
+): Promise<number> {
+  const ref = await resolvePlanRef(refText, app.plans.plansDir);
+  const checked = await app.plans.service.check(await load(ref));
+  const issued = checked.ok && app.profile.plans
+    ? await issueToken(app, checked, reusable, json, io)
+    : undefined;
+  if (reusable && !issued) {
+    fail(
+      io,
+      json,
+      "not_approved",
+      checked.ok
+        ? `the ${app.profile.name} profile runs no plans; no approval was given`
+        : "a plan that fails preflight cannot be approved as a procedure",
+      Exit.FAILURE,
+      { plan_hash: checked.hash, violations: checked.violations },
+    );
+  }
   if (json) {
     io.out(`${
       JSON.stringify(
         {
           plan_hash: checked.hash,
+          ...(ref.id ? { plan_id: ref.id } : {}),
           ok: checked.ok,
           read_only: checked.readOnly,
           estimated_seconds: checked.estimatedSeconds,
           scan_points: checked.scanPoints,
           changes: checked.changes,
           violations: checked.violations,
+          approval: issued
+            ? {
+              token: issued.token,
+              reusable: issued.reusable,
+              expires_at: issued.expiresAt ?? null,
+              run: `accel-agent plan run ${refText} --approved-hash ${issued.token}`,
+            }
+            : null,
           plan: checked.plan,
         },
         null,
@@ -48,18 +127,70 @@ export async function runPlanShow(app: App, file: string, json: boolean, io: Io)
     }\n`);
   } else {
     io.out(renderPlan(checked, style(io.color), planColumns(io)));
+    if (issued) {
+      const s = style(io.color);
+      const kind = issued.reusable
+        ? "reusable procedure, recorded in the audit log"
+        : `single-use, valid until ${issued.expiresAt}`;
+      io.out(
+        `${s.bold("approval token")} (${kind}):\n  ${issued.token}\n` +
+          `run it with: accel-agent plan run ${refText} --approved-hash ${issued.token}\n`,
+      );
+    }
   }
   return checked.ok ? Exit.OK : Exit.FAILURE;
 }
 
+async function issueToken(
+  app: App,
+  checked: PreflightedPlan,
+  reusable: boolean,
+  json: boolean,
+  io: Io,
+): Promise<Issued> {
+  let token, claims;
+  try {
+    ({ token, claims } = await app.plans.tokens.issue(checked.hash, {
+      ttlMs: app.plans.approvalExpiryMs,
+      reusable,
+    }));
+  } catch (e) {
+    fail(
+      io,
+      json,
+      "error",
+      `cannot issue an approval token: ${(e as Error).message}`,
+      Exit.FAILURE,
+      {
+        plan_hash: checked.hash,
+      },
+    );
+  }
+  const expiresAt = claims.expiresAt ? new Date(claims.expiresAt).toISOString() : undefined;
+  if (reusable) {
+    const failed = await app.plans.service.recordDecision(
+      checked.plan,
+      checked.hash,
+      "approved_as_procedure",
+      { decidedBy: "operator: plan show --reusable", token: { id: claims.id, reusable: true } },
+    );
+    // An approval the audit does not hold is not given: the token is not shown.
+    if (failed) {
+      fail(io, json, "audit_failed", failed.error, Exit.FAILURE, { plan_hash: checked.hash });
+    }
+  }
+  return { token, reusable, ...(expiresAt ? { expiresAt } : {}) };
+}
+
 export async function runPlanRun(
   app: App,
-  file: string,
+  refText: string,
   approvedHash: string | undefined,
   json: boolean,
   io: Io,
 ): Promise<number> {
-  const plan = await load(file);
+  const ref = await resolvePlanRef(refText, app.plans.plansDir);
+  const plan = await load(ref);
   const renderer = new TerminalRenderer(io, {
     showUsage: false,
     showPlan: approvedHash !== undefined && !json
@@ -67,35 +198,21 @@ export async function runPlanRun(
       : undefined,
   });
   if (approvedHash !== undefined) {
-    if (!/^[0-9a-f]{64}$/i.test(approvedHash)) {
-      throw new CliError(
-        `--approved-hash must be the plan's 64-character SHA-256 hex, got "${approvedHash}"`,
-        Exit.USAGE,
-      );
-    }
-    app.plans.approver = new HashApprover(approvedHash);
+    await refuseBadToken(app, plan, approvedHash, json, io);
+    app.plans.approver = new TokenApprover(approvedHash, app.plans.tokens);
   } else if (io.stdinIsTerminal && io.stdoutIsTerminal) {
     app.plans.approver = new TerminalApprover(io, () => renderer.pause());
   } else {
     const checked = await app.plans.service.check(plan);
-    if (json) {
-      io.out(`${
-        JSON.stringify(
-          {
-            status: "approval_required",
-            plan_hash: checked.hash,
-            note: "no terminal to ask on and no --approved-hash; nothing was written",
-            exit_code: Exit.APPROVAL_REQUIRED,
-          },
-          null,
-          2,
-        )
-      }\n`);
-    }
-    throw new CliError(
-      `approval required and no terminal to ask on: review with "accel-agent plan show ${file}", then run ` +
-        `"accel-agent plan run ${file} --approved-hash ${checked.hash}"`,
+    fail(
+      io,
+      json,
+      "approval_required",
+      `approval required and no terminal to ask on: nothing was written; review it with ` +
+        `"accel-agent plan show ${refText}", which gives an approval token, then run ` +
+        `"accel-agent plan run ${refText} --approved-hash TOKEN"`,
       Exit.APPROVAL_REQUIRED,
+      { plan_hash: checked.hash, ...(ref.id ? { plan_id: ref.id } : {}) },
     );
   }
   const controller = new AbortController();
@@ -118,10 +235,56 @@ export async function runPlanRun(
         JSON.stringify({ ...forModel(outcome, app.plans.sandboxPath), exit_code: code }, null, 2)
       }\n`,
     );
-  } else {
+  } else if (outcome.status !== "rejected" && outcome.status !== "audit_failed") {
     io.out(summary(outcome, io));
   }
+  // A refusal is one line on stderr, with or without --json.
+  if (outcome.status === "rejected") {
+    throw new CliError(
+      `plan ${outcome.planHash.slice(0, 12)} rejected: ${outcome.reason ?? "no reason given"}; ` +
+        `nothing was written`,
+      code,
+    );
+  }
+  if (outcome.status === "audit_failed") throw new CliError(outcome.error, code);
   return code;
+}
+
+/**
+ * A token that cannot approve this plan (not a token, not ours, another
+ * plan's, expired) is refused before the plan is checked or shown: one line,
+ * recorded in the audit. The approver checks again, and records its use.
+ */
+async function refuseBadToken(
+  app: App,
+  plan: Plan,
+  token: string,
+  json: boolean,
+  io: Io,
+): Promise<void> {
+  const hash = await planHash(plan);
+  let reason: string;
+  try {
+    const checked = await app.plans.tokens.check(token, hash);
+    const used = checked.ok ? await app.plans.tokens.usedAt(checked.claims) : undefined;
+    if (checked.ok && used === undefined) return;
+    reason = `approval refused: ${checked.ok ? usedText(used as string) : checked.reason}`;
+  } catch (e) {
+    reason = `approval refused: cannot check the token (${(e as Error).message})`;
+  }
+  const failed = await app.plans.service.recordDecision(plan, hash, "rejected", {
+    decidedBy: "--approved-hash",
+    errors: [reason],
+  });
+  if (failed) fail(io, json, "audit_failed", failed.error, Exit.FAILURE, { plan_hash: hash });
+  fail(
+    io,
+    json,
+    "rejected",
+    `plan ${hash.slice(0, 12)} rejected: ${reason}; nothing was written`,
+    Exit.FAILURE,
+    { plan_hash: hash, reason },
+  );
 }
 
 function exitCodeOf(o: ProposeOutcome, stoppedBy?: StopSignal): ExitCode {
@@ -167,41 +330,4 @@ function summary(o: ProposeOutcome, io: Io): string {
     for (const f of o.execution.csvFiles) lines.push(`  scan data: ${f}`);
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** `audit verify [FILE]`: one file, or the whole audit directory from its first entry. */
-export async function runAuditVerify(
-  app: App,
-  file: string | undefined,
-  json: boolean,
-  io: Io,
-): Promise<number> {
-  const files = file ? [file] : await new AuditLog(app.plans.auditDir).files();
-  if (files.length === 0) {
-    throw new CliError(`no audit files in ${app.plans.auditDir}`, Exit.FAILURE);
-  }
-  let result;
-  try {
-    result = await verifyAudit(files, file === undefined);
-  } catch (e) {
-    throw new CliError(
-      `cannot read ${file ?? app.plans.auditDir}: ${(e as Error).message}`,
-      Exit.FAILURE,
-    );
-  }
-  if (json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-  if (!result.ok) {
-    throw new CliError(
-      `audit chain broken at ${result.file}:${result.line}: ${result.reason}`,
-      Exit.FAILURE,
-    );
-  }
-  if (!json) {
-    io.out(
-      `audit chain intact: ${result.entries} entries in ${result.files} file${
-        result.files > 1 ? "s" : ""
-      }\n`,
-    );
-  }
-  return Exit.OK;
 }

@@ -8,8 +8,13 @@ import type { ControlSystem } from "../adapters/adapter.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { PlanService } from "../plan/service.ts";
 import { type Approver, DeferringApprover } from "../safety/approval.ts";
-import { AuditLog } from "../safety/audit.ts";
-import { LimitsError, loadLimits } from "../safety/limits.ts";
+import { ApprovalTokens } from "../safety/approval_token.ts";
+import { AuditLog, type SafetyState } from "../safety/audit.ts";
+import { keysDir, keysExposedBy, loadKey } from "../safety/keys.ts";
+import { LimitsError, LimitsTable, parseLimits } from "../safety/limits.ts";
+import { readSiteSwitches } from "../safety/site.ts";
+import { defaultPyodideDir, resolvePath as sandboxPath } from "../sandbox/mod.ts";
+import { sha256Hex } from "../util/hash.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 
@@ -24,6 +29,14 @@ export interface PlanPath {
   scansDir: string;
   /** Where a scan file is for Python in the sandbox, when the sandbox is on. */
   sandboxPath?: (hostPath: string) => string | undefined;
+  /** Approval tokens of this state directory (`plan show` issues, `plan run` checks). */
+  tokens: ApprovalTokens;
+  /** How long a token is valid unless issued for a reusable procedure. */
+  approvalExpiryMs: number;
+  /** The audit key, when one exists (verification never creates it). */
+  auditKey(): Promise<CryptoKey | undefined>;
+  /** Records an approval given outside a plan's run (a reusable procedure). */
+  audit: AuditLog;
 }
 
 /** `~` is the home directory; a relative path is relative to the config file. */
@@ -40,16 +53,27 @@ export async function createPlanPath(
 ): Promise<PlanPath> {
   const { config } = loaded;
   const limitsPath = resolvePath(config.safety.limits_file, loaded.baseDir, io);
-  let limits;
-  try {
-    limits = await loadLimits(limitsPath);
-  } catch (e) {
-    if (e instanceof LimitsError) throw new CliError(`limits error: ${e.message}`, Exit.USAGE);
-    throw e;
-  }
+  const { limits, hash: limitsHash } = await readLimits(limitsPath);
+  const exposed = keysExposedBy(stateDir, sandboxRoots(loaded, stateDir, io));
+  if (exposed) throw new CliError(`config error: ${exposed}`, Exit.USAGE);
   const auditDir = `${stateDir}/audit`;
   const plansDir = `${stateDir}/plans`;
   const scansDir = `${stateDir}/scans`;
+  // The head lives beside the audit directory: removing the directory does not remove it.
+  const audit = new AuditLog(auditDir, Date.now, {
+    key: () => loadKey(stateDir, "audit"),
+    headPath: `${stateDir}/audit.head`,
+  });
+  const safety = async (): Promise<SafetyState> => {
+    const site = await readSiteSwitches(io.env);
+    return {
+      limitsFile: limitsPath,
+      limitsHash,
+      configWritesEnabled: config.safety.writes_enabled,
+      site,
+      writesEnabled: config.safety.writes_enabled && site.every((x) => x.writesEnabled),
+    };
+  };
   const service = new PlanService({
     cs,
     limits,
@@ -59,7 +83,8 @@ export async function createPlanPath(
       maxPlanSeconds: config.safety.max_plan_seconds,
       limitsSource: config.safety.limits_file,
     },
-    audit: new AuditLog(auditDir),
+    audit,
+    safety,
     identity: {
       operator: operatorName(config.operator, io),
       host: hostName(),
@@ -71,7 +96,62 @@ export async function createPlanPath(
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,
   });
-  return { service, approver: new DeferringApprover(), auditDir, plansDir, scansDir };
+  return {
+    service,
+    approver: new DeferringApprover(),
+    auditDir,
+    plansDir,
+    scansDir,
+    tokens: new ApprovalTokens(stateDir),
+    approvalExpiryMs: config.safety.approval_expiry_s * 1000,
+    audit,
+    async auditKey() {
+      try {
+        await Deno.stat(`${keysDir(stateDir)}/audit.key`);
+      } catch {
+        return undefined;
+      }
+      return await loadKey(stateDir, "audit");
+    },
+  };
+}
+
+/** The limits file's table and the SHA-256 of its bytes ("" when there is no file: nothing is writable). */
+async function readLimits(path: string): Promise<{ limits: LimitsTable; hash: string }> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { limits: new LimitsTable({}), hash: "" };
+    throw new CliError(
+      `limits error: ${path}: cannot read the limits file (${(e as Error).message})`,
+      Exit.USAGE,
+    );
+  }
+  try {
+    return { limits: parseLimits(text, path), hash: await sha256Hex(text) };
+  } catch (e) {
+    if (e instanceof LimitsError) throw new CliError(`limits error: ${e.message}`, Exit.USAGE);
+    throw e;
+  }
+}
+
+/** Every directory the Python sandbox is granted a read of, as the config names it. */
+function sandboxRoots(loaded: LoadedConfig, stateDir: string, io: Io) {
+  const s = loaded.config.sandbox;
+  const home = io.env("HOME") ?? io.cwd;
+  const at = (p: string) => sandboxPath(p, loaded.baseDir, home);
+  return [
+    ...s.data_dirs.map((d) => ({ path: at(d), what: "[sandbox] data_dirs" })),
+    { path: `${stateDir}/scans`, what: "the scans directory" },
+    ...(s.scripts_dir ? [{ path: at(s.scripts_dir), what: "[sandbox] scripts_dir" }] : []),
+    ...(s.packages_dir ? [{ path: at(s.packages_dir), what: "[sandbox] packages_dir" }] : []),
+    {
+      path: s.pyodide_dir ? at(s.pyodide_dir) : defaultPyodideDir(),
+      what: "the Pyodide directory",
+    },
+    { path: at(s.cache_dir), what: "[sandbox] cache_dir" },
+  ];
 }
 
 function operatorName(configured: string | undefined, io: Io): string {

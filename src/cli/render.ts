@@ -128,7 +128,11 @@ export class TerminalRenderer {
         }[ev.decision];
         this.#io.err(
           `  plan ${ev.planHash.slice(0, 12)} ${text}${ev.reason ? s.dim(` — ${ev.reason}`) : ""}${
-            ev.savedPath ? s.dim(`; saved to ${ev.savedPath}`) : ""
+            ev.planId
+              ? s.dim(`; saved as ${ev.planId} (review: accel-agent plan show ${ev.planId})`)
+              : ev.savedPath
+              ? s.dim(`; saved to ${ev.savedPath}`)
+              : ""
           }\n`,
         );
         if (ev.decision === "approved" || ev.decision === "partial") {

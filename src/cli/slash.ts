@@ -6,6 +6,7 @@
 import type { App } from "./app.ts";
 import { ConfigError } from "../config/mod.ts";
 import { savePlan } from "../plan/plan_file.ts";
+import { planIdOf } from "../safety/approval.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
 import { costText } from "./cost.ts";
@@ -67,8 +68,10 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
         return;
       }
       const path = await savePlan(app.plans.plansDir, last.plan, arg || undefined);
+      const id = planIdOf(path);
       io.out(
-        `saved to ${path}\n  run it again with: accel-agent plan run ${path} --approved-hash ${last.planHash}\n`,
+        `saved as ${id} (${path})\n  to run it again: accel-agent plan show ${id} gives an approval ` +
+          `token (--reusable for a procedure run many times), then accel-agent plan run ${id} --approved-hash TOKEN\n`,
       );
       return;
     }

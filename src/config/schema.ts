@@ -89,6 +89,8 @@ export const ConfigSchema = z.strictObject({
     max_plan_seconds: z.number().positive().default(1800),
     ask_for_read_only_plans: z.boolean().default(false),
     readback_timeout_s: z.number().positive().default(2),
+    /** How long an approval token from `plan show` is valid, unless issued for a reusable procedure. */
+    approval_expiry_s: z.int().min(1).max(86_400).default(3600),
   }).prefault({}),
   epics: EpicsConfigSchema.prefault({}),
   tango: TangoConfigSchema.prefault({}),

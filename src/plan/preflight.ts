@@ -14,6 +14,8 @@ import { round6 } from "../util/misc.ts";
 export interface SafetyPolicy {
   /** The kill switch: false refuses every write. */
   writesEnabled: boolean;
+  /** What turned writes off, when not the config's `writes_enabled` (a site kill switch). */
+  writesDisabledBy?: string;
   maxScanPoints: number;
   maxPlanSeconds: number;
   /** Where the limits came from, for messages. */
@@ -288,7 +290,10 @@ export function checkValue(
   policy: SafetyPolicy,
 ): string[] {
   if (!policy.writesEnabled) {
-    return ["writes are disabled by the kill switch ([safety] writes_enabled = false)"];
+    return [
+      policy.writesDisabledBy ??
+        "writes are disabled by the kill switch ([safety] writes_enabled = false)",
+    ];
   }
   if (!d.writable) return [`${d.device} is read-only`];
   if (!limit) {

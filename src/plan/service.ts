@@ -2,15 +2,17 @@
  * The whole path of a change: validate → preflight → approval bound to the
  * plan's hash → executor → audit. The `propose_plan` tool and the
  * `plan run` command both go through here; nothing else reaches the executor.
+ * Every audit write fails the same way: the outcome is `audit_failed`, and
+ * nothing is written to the machine.
  *
  * @module
  */
 import type { ControlSystem } from "../adapters/adapter.ts";
 import type { Approver, Decision, DecisionKind } from "../safety/approval.ts";
-import type { AuditLog } from "../safety/audit.ts";
+import type { AuditLog, SafetyState } from "../safety/audit.ts";
 import type { LimitsTable } from "../safety/limits.ts";
-import { executePlan, type ExecutionResult, refusal } from "./executor.ts";
-import { parsePlan, type Plan } from "./model.ts";
+import { executePlan, type ExecutionResult } from "./executor.ts";
+import { parsePlan, type Plan, planHash } from "./model.ts";
 import { preflight, type PreflightedPlan, type SafetyPolicy, type Violation } from "./preflight.ts";
 import { savePlan } from "./plan_file.ts";
 
@@ -23,13 +25,28 @@ export type PlanEvent =
     decision: DecisionKind;
     reason?: string;
     savedPath?: string;
+    planId?: string;
   }
   | { type: "plan_progress"; step: number; total: number; detail: string };
 
 export type ProposeOutcome =
   | { status: "invalid"; errors: string[] }
   | { status: "preflight_failed"; planHash: string; violations: Violation[] }
-  | { status: "rejected" | "deferred"; planHash: string; reason?: string; savedPath?: string }
+  | {
+    status: "rejected" | "deferred";
+    planHash: string;
+    reason?: string;
+    savedPath?: string;
+    planId?: string;
+  }
+  | {
+    /** The audit log could not be written: nothing was (or will be) written to the machine. */
+    status: "audit_failed";
+    planHash: string;
+    /** What was being recorded: "preflight_failed", "rejected", "deferred", "approved"… */
+    stage: string;
+    error: string;
+  }
   | {
     status: ExecutionResult["status"];
     planHash: string;
@@ -42,6 +59,12 @@ export interface PlanServiceDeps {
   limits: LimitsTable;
   policy: SafetyPolicy;
   audit: AuditLog;
+  /**
+   * The limits and kill switches in force, read before each proposal (a site
+   * switch turned off stops the next plan of a running session). Its
+   * `writesEnabled` narrows `policy.writesEnabled`, never widens it.
+   */
+  safety?: () => Promise<SafetyState>;
   identity: { operator: string; host: string; configHash: string };
   now(): number;
   /** Where plans awaiting approval are saved. */
@@ -62,9 +85,10 @@ export class PlanService {
   /** Private: the deps hold the writer, which nothing but the executor may reach. */
   constructor(private readonly deps: PlanServiceDeps) {}
 
-  /** Checks a plan against live values and limits, without deciding anything. */
-  check(plan: Plan, signal?: AbortSignal): Promise<PreflightedPlan> {
-    return preflight(plan, { ...this.deps, signal });
+  /** Checks a plan against live values, limits and kill switches, without deciding anything. */
+  async check(plan: Plan, signal?: AbortSignal): Promise<PreflightedPlan> {
+    const { policy } = await this.#inForce();
+    return await preflight(plan, { ...this.deps, policy, signal });
   }
 
   async propose(
@@ -75,20 +99,27 @@ export class PlanService {
   ): Promise<ProposeOutcome> {
     const parsed = parsePlan(raw);
     if (!parsed.ok) return { status: "invalid", errors: parsed.errors };
-    const checked = await this.check(parsed.plan, signal);
+    const force = await this.#inForce();
+    const hash = await planHash(parsed.plan);
+    // Nothing is decided (no token used, no operator asked) while the audit cannot record it.
+    const unready = await this.#auditFailure(hash, "checked", () => this.deps.audit.ready());
+    if (unready) return unready;
+    const checked = await preflight(parsed.plan, { ...this.deps, policy: force.policy, signal });
     if (!checked.ok) {
-      await this.#audit(checked.plan, checked.hash, "preflight_failed", "preflight", {
+      const failed = await this.#record(force, checked.plan, checked.hash, "preflight_failed", {
+        decidedBy: "preflight",
         violations: checked.violations,
       });
-      return { status: "preflight_failed", planHash: checked.hash, violations: checked.violations };
+      return failed ??
+        { status: "preflight_failed", planHash: checked.hash, violations: checked.violations };
     }
     emit({ type: "plan_proposed", plan: checked });
-    // An explicit approval (a hash given) is always checked, even for a plan without writes.
+    // An explicit approval (a token given) is always checked, even for a plan without writes.
     const decision = checked.readOnly && this.deps.autoApproveReadOnly && !approver.explicit
       ? readOnlyDecision(checked)
       : await approver.decide(checked, {
         signal,
-        repreflight: (p) => this.check(p, signal),
+        repreflight: (p) => preflight(p, { ...this.deps, policy: force.policy, signal }),
         save: (p) => savePlan(this.deps.plansDir, p),
       });
     emit({
@@ -97,19 +128,29 @@ export class PlanService {
       decision: decision.decision,
       reason: decision.reason,
       savedPath: decision.savedPath,
+      planId: decision.planId,
     });
     if (decision.decision === "rejected" || decision.decision === "deferred") {
-      await this.#audit(decision.plan, decision.planHash, decision.decision, decision.decidedBy, {
-        errors: decision.reason ? [decision.reason] : undefined,
-      });
-      return {
+      const failed = await this.#record(
+        force,
+        decision.plan,
+        decision.planHash,
+        decision.decision,
+        {
+          decidedBy: decision.decidedBy,
+          token: decision.token,
+          errors: decision.reason ? [decision.reason] : undefined,
+        },
+      );
+      return failed ?? {
         status: decision.decision,
         planHash: decision.planHash,
         reason: decision.reason,
         savedPath: decision.savedPath,
+        planId: decision.planId,
       };
     }
-    return await this.run(decision, signal, emit);
+    return await this.#run(decision, force, signal, emit);
   }
 
   /**
@@ -117,49 +158,39 @@ export class PlanService {
    * is written, and without that record nothing runs; the outcome is
    * recorded after.
    */
-  async run(
+  async #run(
     decision: Decision,
+    force: InForce,
     signal: AbortSignal,
-    emit: (ev: PlanEvent) => void = () => {},
+    emit: (ev: PlanEvent) => void,
   ): Promise<ProposeOutcome> {
     this.lastApproved = { plan: decision.plan, planHash: decision.planHash };
-    try {
-      await this.#audit(decision.plan, decision.planHash, decision.decision, decision.decidedBy, {
-        status: "started",
-      });
-    } catch (e) {
-      const at = new Date(this.deps.now()).toISOString();
-      const why = `cannot write the audit log (${(e as Error).message}); nothing was written`;
-      const execution = refusal(decision.planHash, [why], at, this.deps.now);
-      return {
-        status: "refused",
-        planHash: decision.planHash,
-        decision: decision.decision,
-        execution,
-      };
-    }
+    const common = { decidedBy: decision.decidedBy, token: decision.token };
+    const failed = await this.#record(force, decision.plan, decision.planHash, decision.decision, {
+      ...common,
+      status: "started",
+    });
+    if (failed) return failed;
     const execution = await executePlan(decision.plan, decision.planHash, {
       ...this.deps,
+      policy: force.policy,
       signal,
       onProgress: (p) => emit({ type: "plan_progress", ...p }),
     });
-    try {
-      await this.#audit(decision.plan, decision.planHash, decision.decision, decision.decidedBy, {
-        status: execution.status,
-        results: {
-          actions: execution.results,
-          rollback: execution.rollback,
-          csvFiles: execution.csvFiles,
-        },
-        restores: execution.restores,
-        errors: execution.errors.length ? execution.errors : undefined,
-        violations: execution.violations.length ? execution.violations : undefined,
-      });
-    } catch (e) {
-      execution.errors.push(
-        `the outcome could not be written to the audit log: ${(e as Error).message}`,
-      );
-    }
+    const after = await this.#record(force, decision.plan, decision.planHash, decision.decision, {
+      ...common,
+      status: execution.status,
+      results: {
+        actions: execution.results,
+        rollback: execution.rollback,
+        csvFiles: execution.csvFiles,
+      },
+      restores: execution.restores,
+      errors: execution.errors.length ? execution.errors : undefined,
+      violations: execution.violations.length ? execution.violations : undefined,
+    });
+    // The plan ran; its outcome stays what it was, with the missing record said.
+    if (after) execution.errors.push(`the outcome could not be recorded: ${after.error}`);
     return {
       status: execution.status,
       planHash: decision.planHash,
@@ -168,28 +199,102 @@ export class PlanService {
     };
   }
 
-  async #audit(
+  /**
+   * Records a decision made outside a run: the operator approving a plan as a
+   * reusable procedure (`plan show --reusable`), or a token refused before
+   * the plan was shown. Undefined when recorded.
+   */
+  async recordDecision(
+    plan: Plan,
+    planHash: string,
+    decision: "approved_as_procedure" | "rejected",
+    extra: { decidedBy: string; token?: unknown; errors?: string[] },
+  ): Promise<AuditFailed | undefined> {
+    const force = await this.#inForce();
+    return await this.#record(force, plan, planHash, decision, {
+      ...extra,
+      ...(decision === "approved_as_procedure" ? { status: "token_issued" } : {}),
+    });
+  }
+
+  /** The policy with every kill switch applied, and the state to record. */
+  async #inForce(): Promise<InForce> {
+    const safety = await this.deps.safety?.();
+    if (!safety || safety.writesEnabled) return { policy: this.deps.policy, safety };
+    return {
+      policy: {
+        ...this.deps.policy,
+        writesEnabled: false,
+        writesDisabledBy: killSwitchText(safety),
+      },
+      safety,
+    };
+  }
+
+  /** Appends an audit entry; the `audit_failed` outcome when it cannot. */
+  async #record(
+    force: InForce,
     plan: Plan,
     planHash: string,
     decision: string,
-    decidedBy: string,
     extra: {
+      decidedBy: string;
+      token?: unknown;
       status?: string;
       results?: unknown;
       restores?: unknown;
       errors?: string[];
       violations?: unknown;
     },
-  ): Promise<void> {
-    await this.deps.audit.append({
-      ...this.deps.identity,
-      plan,
-      planHash,
-      decision,
-      decidedBy,
-      ...extra,
-    });
+  ): Promise<AuditFailed | undefined> {
+    return await this.#auditFailure(planHash, decision, () =>
+      this.deps.audit.append({
+        ...this.deps.identity,
+        plan,
+        planHash,
+        decision,
+        ...(force.safety ? { safety: force.safety } : {}),
+        ...extra,
+      }));
   }
+
+  async #auditFailure(
+    planHash: string,
+    stage: string,
+    append: () => Promise<unknown>,
+  ): Promise<AuditFailed | undefined> {
+    try {
+      await append();
+      return undefined;
+    } catch (e) {
+      const why = (e as Error).message;
+      return {
+        status: "audit_failed",
+        planHash,
+        stage,
+        error: `cannot write the audit log: ${why}; nothing was written to the machine`,
+      };
+    }
+  }
+}
+
+export type AuditFailed = Extract<ProposeOutcome, { status: "audit_failed" }>;
+
+interface InForce {
+  policy: SafetyPolicy;
+  safety?: SafetyState;
+}
+
+/** Which switch turned writes off, for the preflight message. */
+export function killSwitchText(s: SafetyState): string {
+  const site = s.site.filter((x) => !x.writesEnabled);
+  if (site.length) {
+    return `writes are disabled by the site kill switch (${
+      site.map((x) => x.error ? `${x.file}: ${x.error}` : `${x.file}: writes_enabled = false`)
+        .join("; ")
+    }); a user's config cannot turn it back on`;
+  }
+  return "writes are disabled by the kill switch ([safety] writes_enabled = false)";
 }
 
 function readOnlyDecision(p: PreflightedPlan): Decision {

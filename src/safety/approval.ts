@@ -7,6 +7,7 @@
  */
 import type { Plan } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
+import type { ApprovalTokens } from "./approval_token.ts";
 
 export type DecisionKind = "approved" | "rejected" | "partial" | "deferred";
 
@@ -21,25 +22,30 @@ export interface Decision {
   reason?: string;
   /** Deferred: where the plan was saved for later approval. */
   savedPath?: string;
+  /** Deferred: the saved plan's ID (`accel-agent plan show ID`). */
+  planId?: string;
+  /** Approved by a token: which one, for the audit log. */
+  token?: { id: string; expiresAt?: string; reusable: boolean };
 }
 
 export interface ApprovalContext {
   signal: AbortSignal;
   /** Preflights a changed plan (modify / choose) against live values. */
   repreflight(plan: Plan): Promise<PreflightedPlan>;
-  /** Saves a plan for later (`plan run FILE --approved-hash H`); returns the path. */
+  /** Saves a plan for the operator to review later (`plan show ID`); returns the path. */
   save(plan: Plan): Promise<string>;
 }
 
 export interface Approver {
-  /** True when the operator named the plan to run (a hash): no plan runs without that check. */
+  /** True when the operator named the plan to run (a token): no plan runs without that check. */
   readonly explicit?: boolean;
   decide(p: PreflightedPlan, ctx: ApprovalContext): Promise<Decision>;
 }
 
 /**
  * No terminal to ask on (pipes, `ask --json`): nothing that writes runs. The
- * plan is saved so an operator can run it with its hash later.
+ * plan is saved under an ID so the operator can review it (`plan show ID`),
+ * which is where an approval token comes from; none is made here.
  */
 export class DeferringApprover implements Approver {
   async decide(p: PreflightedPlan, ctx: ApprovalContext): Promise<Decision> {
@@ -51,29 +57,75 @@ export class DeferringApprover implements Approver {
       decidedBy: "no terminal",
       reason: "approval required but no terminal is available",
       savedPath,
+      planId: planIdOf(savedPath),
     };
   }
 }
 
-/** `plan run FILE --approved-hash H`: approves only the plan whose hash is H. */
-export class HashApprover implements Approver {
-  readonly explicit = true;
-  constructor(readonly approvedHash: string) {}
+/** The ID of a plan saved in the plans directory: its file name without `.json`. */
+export function planIdOf(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1).replace(/\.json$/, "");
+}
 
-  decide(p: PreflightedPlan): Promise<Decision> {
-    const ok = p.hash === this.approvedHash.toLowerCase();
-    return Promise.resolve({
-      decision: ok ? "approved" : "rejected",
+/**
+ * `plan run PLAN --approved-hash TOKEN`: approves only the plan the token was
+ * issued for, while it is valid, and records a single-use token as used
+ * before anything runs. A bare plan hash or a token this installation did not
+ * issue is rejected.
+ */
+export class TokenApprover implements Approver {
+  readonly explicit = true;
+  constructor(readonly token: string, readonly tokens: ApprovalTokens) {}
+
+  async decide(p: PreflightedPlan): Promise<Decision> {
+    try {
+      return await this.#decide(p);
+    } catch (e) {
+      // The key or the used-token record cannot be reached: nothing is approved.
+      return refusedBy(p, `cannot check the token (${(e as Error).message})`);
+    }
+  }
+
+  async #decide(p: PreflightedPlan): Promise<Decision> {
+    const rejected = (reason: string) => refusedBy(p, reason);
+    const checked = await this.tokens.check(this.token, p.hash);
+    if (!checked.ok) return rejected(checked.reason);
+    const { claims } = checked;
+    const reusable = claims.expiresAt === undefined;
+    if (!reusable) {
+      const used = await this.tokens.consume(claims);
+      if (!used.ok) {
+        return rejected(usedText(used.usedAt));
+      }
+    }
+    return {
+      decision: "approved",
       plan: p.plan,
       planHash: p.hash,
-      decidedBy: "--approved-hash",
-      ...(ok ? {} : {
-        reason: `--approved-hash ${this.approvedHash.slice(0, 12)}… is not this plan's hash ${
-          p.hash.slice(0, 12)
-        }…`,
-      }),
-    });
+      decidedBy: reusable ? "--approved-hash (reusable procedure)" : "--approved-hash",
+      token: {
+        id: claims.id,
+        ...(claims.expiresAt ? { expiresAt: new Date(claims.expiresAt).toISOString() } : {}),
+        reusable,
+      },
+    };
   }
+}
+
+/** Why a used single-use token is refused. */
+export function usedText(at: string): string {
+  return `the token was already used at ${at}; a token runs its plan once, ` +
+    `the operator issues a new one with accel-agent plan show PLAN`;
+}
+
+function refusedBy(p: PreflightedPlan, reason: string): Decision {
+  return {
+    decision: "rejected",
+    plan: p.plan,
+    planHash: p.hash,
+    decidedBy: "--approved-hash",
+    reason: `approval refused: ${reason}`,
+  };
 }
 
 /** Refuses everything (sub-agents, observers). */

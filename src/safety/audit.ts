@@ -2,11 +2,31 @@
  * The audit trail: append-only JSONL, one file per UTC day, each line
  * fsynced. Every entry carries the hash of the entry before it (across
  * files), and its own hash over everything else, so editing, removing or
- * reordering any line breaks the chain at that line.
+ * reordering any line breaks the chain at that line. With an audit key
+ * (`<state>/keys/audit.key`) each entry also carries a MAC of its hash, so a
+ * chain rewritten and re-hashed by someone without the key fails too. A head
+ * record (entry count, last hash, MAC) is kept apart from the day files (by
+ * default `<dir>/HEAD`; the program keeps it beside the audit directory, so
+ * removing that directory is seen too) and replaced after each append under
+ * the same lock, so removing the newest entries is detected as well.
  *
  * @module
  */
 import { canonicalJson, sha256Hex } from "../util/hash.ts";
+import { macOf } from "./keys.ts";
+
+/** The limits and kill switches a decision was made under. */
+export interface SafetyState {
+  /** The limits file as read, and the SHA-256 of its bytes ("" when there is none). */
+  limitsFile: string;
+  limitsHash: string;
+  /** Writes allowed after every switch. */
+  writesEnabled: boolean;
+  /** `[safety] writes_enabled` of the user's config. */
+  configWritesEnabled: boolean;
+  /** Every site file consulted: its path and what it says (false when unreadable). */
+  site: { file: string; writesEnabled: boolean; error?: string }[];
+}
 
 /** What a caller records; the log adds time, chain and hash. */
 export interface AuditRecord {
@@ -18,6 +38,10 @@ export interface AuditRecord {
   decision: string;
   /** Who or what decided: "terminal", "--approved-hash", "policy: read-only"… */
   decidedBy: string;
+  /** The limits and kill switches in force. */
+  safety?: SafetyState;
+  /** The approval token used or issued (its id, never the token). */
+  token?: unknown;
   status?: string;
   results?: unknown;
   restores?: unknown;
@@ -29,6 +53,15 @@ export interface AuditEntry extends AuditRecord {
   time: string;
   prevHash: string;
   hash: string;
+  /** HMAC of `hash` with the audit key; absent in entries written without one. */
+  mac?: string;
+}
+
+/** The head record: how many entries the chain holds and the newest one's hash. */
+export interface AuditHead {
+  entries: number;
+  lastHash: string;
+  mac?: string;
 }
 
 export const GENESIS = "0".repeat(64);
@@ -36,52 +69,133 @@ export const GENESIS = "0".repeat(64);
 /** Appends in flight per audit directory, in this process. */
 const queues = new Map<string, Promise<void>>();
 
+export interface AuditLogOptions {
+  /** The audit key; without it entries and head carry no MAC. */
+  key?: () => Promise<CryptoKey>;
+  /** Where the head record is kept (default `<dir>/HEAD`). */
+  headPath?: string;
+}
+
 export class AuditLog {
-  constructor(readonly dir: string, readonly now: () => number = Date.now) {}
+  constructor(
+    readonly dir: string,
+    readonly now: () => number = Date.now,
+    readonly opts: AuditLogOptions = {},
+  ) {}
+
+  /** The head record's file. */
+  get headPath(): string {
+    return this.opts.headPath ?? `${this.dir}/HEAD`;
+  }
 
   /**
    * Appends an entry, chained to the newest one in the directory, and syncs
    * it to disk. A lock file keeps two processes (a REPL and a `plan run`)
-   * from forking the chain.
+   * from forking the chain. Throws {@link AuditError} when nothing could be
+   * recorded.
    */
   async append(record: AuditRecord): Promise<AuditEntry> {
     // File locks are per process; appends within one process queue up here.
     const previous = queues.get(this.dir) ?? Promise.resolve();
-    const mine = previous.then(() => this.#append(record));
+    const mine = previous.then(() => this.#locked(() => this.#append(record)));
     queues.set(this.dir, mine.then(() => {}, () => {}));
     return await mine;
   }
 
-  async #append(record: AuditRecord): Promise<AuditEntry> {
-    await Deno.mkdir(this.dir, { recursive: true });
-    const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
+  /**
+   * Checks that an entry could be appended now (directory, lock, key, an
+   * intact tail agreeing with the head), without appending one: run before
+   * anything is decided, so a broken audit stops a plan before it is approved.
+   */
+  async ready(): Promise<void> {
+    const previous = queues.get(this.dir) ?? Promise.resolve();
+    const mine = previous.then(() => this.#locked(() => this.#tail()));
+    queues.set(this.dir, mine.then(() => {}, () => {}));
+    await mine;
+  }
+
+  async #locked<T>(body: () => Promise<T>): Promise<T> {
     try {
-      await lock.lock(true);
-      const time = new Date(this.now()).toISOString();
-      const files = await this.files();
-      const prevHash = (await this.#lastEntry(files))?.hash ?? GENESIS;
-      // Files are chained in name order: a clock set back must not write into an older day.
-      const newest = files.at(-1)?.slice(-16, -6);
-      const day = newest && newest > time.slice(0, 10) ? newest : time.slice(0, 10);
-      const body = { ...record, time, prevHash };
-      const entry: AuditEntry = { ...body, hash: await entryHash(body) };
-      const file = await Deno.open(`${this.dir}/${day}.jsonl`, {
-        append: true,
-        create: true,
-        mode: 0o600,
-      });
+      await Deno.mkdir(this.dir, { recursive: true });
+      const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
       try {
-        const bytes = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
-        let off = 0;
-        while (off < bytes.length) off += await file.write(bytes.subarray(off));
-        await file.sync();
+        await lock.lock(true);
+        return await body();
       } finally {
-        file.close();
+        lock.close(); // closing releases the lock
       }
-      return entry;
-    } finally {
-      lock.close(); // closing releases the lock
+    } catch (e) {
+      if (e instanceof AuditError) throw e;
+      throw new AuditError(`cannot write the audit log in ${this.dir} (${(e as Error).message})`);
     }
+  }
+
+  async #append(record: AuditRecord): Promise<AuditEntry> {
+    const { files, last, entries } = await this.#tail();
+    const key = await this.opts.key?.();
+    const time = new Date(this.now()).toISOString();
+    // Files are chained in name order: a clock set back must not write into an older day.
+    const newest = files.at(-1)?.slice(-16, -6);
+    const day = newest && newest > time.slice(0, 10) ? newest : time.slice(0, 10);
+    const body = { ...record, time, prevHash: last?.hash ?? GENESIS };
+    const hash = await entryHash(body);
+    const entry: AuditEntry = { ...body, hash, ...(key ? { mac: await entryMac(key, hash) } : {}) };
+    const file = await Deno.open(`${this.dir}/${day}.jsonl`, {
+      append: true,
+      create: true,
+      mode: 0o600,
+    });
+    try {
+      const bytes = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
+      let off = 0;
+      while (off < bytes.length) off += await file.write(bytes.subarray(off));
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    await this.#writeHead({ entries: entries + 1, lastHash: hash }, key);
+    return entry;
+  }
+
+  /**
+   * The newest entry and the number of entries, checked against the head: a
+   * tail that does not end where the head says is a cut or an edit, and
+   * nothing more is recorded until someone looks (`audit verify`).
+   */
+  async #tail(): Promise<{ files: string[]; last?: AuditEntry; entries: number }> {
+    const files = await this.files();
+    const last = await this.#lastEntry(files);
+    const head = await readHead(this.headPath);
+    if (head === undefined) {
+      // A keyed log always has a head: without it, its newest entries may have been cut.
+      if (last?.mac !== undefined) {
+        throw new AuditError(
+          `${this.headPath}: the head record is missing; nothing can be recorded until ` +
+            `it is looked at (accel-agent audit verify)`,
+        );
+      }
+      // A log written before heads existed (or a new one): counted once.
+      return { files, last, entries: last ? (await countEntries(files)) : 0 };
+    }
+    if (last?.hash === head.lastHash) return { files, last, entries: head.entries };
+    // The process that wrote the last entry stopped before replacing the head.
+    if (last && last.prevHash === head.lastHash) {
+      return { files, last, entries: head.entries + 1 };
+    }
+    throw new AuditError(
+      `${this.dir}: the newest entry is not the one ${this.headPath} records ` +
+        `(entries were removed or replaced); nothing can be recorded until it is looked at ` +
+        `(accel-agent audit verify)`,
+    );
+  }
+
+  async #writeHead(head: AuditHead, key: CryptoKey | undefined): Promise<void> {
+    const full = key ? { ...head, mac: await headMac(key, head) } : head;
+    const tmp = `${this.headPath}.${Deno.pid}.tmp`;
+    await Deno.writeTextFile(tmp, `${JSON.stringify(full)}\n`, { mode: 0o600 });
+    using f = await Deno.open(tmp, { read: true });
+    await f.sync();
+    await Deno.rename(tmp, this.headPath);
   }
 
   /** The day files, oldest first. */
@@ -120,51 +234,47 @@ export class AuditError extends Error {
   override name = "AuditError";
 }
 
-/** The hash of an entry: SHA-256 of its canonical JSON without `hash`. */
-export function entryHash(body: Omit<AuditEntry, "hash">): Promise<string> {
+/** The head record in `path`, or undefined when there is none. */
+export async function readHead(path: string): Promise<AuditHead | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+  try {
+    const head = JSON.parse(text) as AuditHead;
+    if (Number.isInteger(head.entries) && typeof head.lastHash === "string") return head;
+  } catch {
+    // fall through
+  }
+  throw new AuditError(
+    `${path}: the head record is damaged (accel-agent audit verify)`,
+  );
+}
+
+async function countEntries(files: string[]): Promise<number> {
+  let n = 0;
+  for (const f of files) {
+    n += (await Deno.readTextFile(f)).split("\n").filter((l) => l.trim()).length;
+  }
+  return n;
+}
+
+/** The hash of an entry: SHA-256 of its canonical JSON without `hash` and `mac`. */
+export function entryHash(body: Omit<AuditEntry, "hash" | "mac">): Promise<string> {
   return sha256Hex(canonicalJson(body));
 }
 
-export type VerifyResult =
-  | { ok: true; entries: number; files: number; lastHash: string }
-  | { ok: false; file: string; line: number; reason: string };
-
-/**
- * Verifies a chain. With `fromGenesis` (the whole directory), the first entry
- * must be the first ever written, so removing the oldest files is caught too;
- * otherwise (one file) its first entry may link to anything.
- */
-export async function verifyAudit(files: string[], fromGenesis = false): Promise<VerifyResult> {
-  let prev: string | undefined = fromGenesis ? GENESIS : undefined;
-  let entries = 0;
-  for (const file of files) {
-    const lines = (await Deno.readTextFile(file)).split("\n");
-    if (lines.at(-1) === "") lines.pop();
-    for (let i = 0; i < lines.length; i++) {
-      const bad = (reason: string) => ({ ok: false as const, file, line: i + 1, reason });
-      let entry: AuditEntry;
-      try {
-        entry = JSON.parse(lines[i] as string);
-      } catch {
-        return bad("not valid JSON");
-      }
-      if (typeof entry !== "object" || entry === null || typeof entry.hash !== "string") {
-        return bad("not an audit entry");
-      }
-      const { hash, ...body } = entry;
-      if ((await entryHash(body)) !== hash) {
-        return bad("the entry's content does not match its hash");
-      }
-      // The hash covers the content; the bytes must also be exactly as written.
-      if (JSON.stringify(entry) !== lines[i]) return bad("the line is not as it was written");
-      if (prev !== undefined && entry.prevHash !== prev) {
-        return bad(
-          "the entry does not link to the one before it (a line was removed, added or reordered)",
-        );
-      }
-      prev = hash;
-      entries++;
-    }
-  }
-  return { ok: true, entries, files: files.length, lastHash: prev ?? GENESIS };
+/** An entry's MAC: HMAC-SHA256 of its hash (which covers the previous hash) with the audit key. */
+export function entryMac(key: CryptoKey, hash: string): Promise<string> {
+  return macOf(key, `accel-agent audit entry v1\n${hash}`);
 }
+
+/** The head's MAC, over its count and last hash. */
+export function headMac(key: CryptoKey, head: AuditHead): Promise<string> {
+  return macOf(key, `accel-agent audit head v1\n${head.entries}\n${head.lastHash}`);
+}
+
+export { verifyAudit, verifyAuditDir, type VerifyResult } from "./audit_verify.ts";

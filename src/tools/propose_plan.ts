@@ -75,13 +75,24 @@ export function forModel(
         note: "Nothing was written.",
       };
     case "deferred":
+      // Never a token or a command that runs the plan: approval is the operator's own act.
       return {
         status: "approval_required",
         plan_hash: o.planHash,
-        saved_to: o.savedPath,
-        note:
-          "No operator terminal is available, so nothing was written. The operator can review and run it with: " +
-          `accel-agent plan run ${o.savedPath} --approved-hash ${o.planHash}`,
+        ...(o.planId ? { plan_id: o.planId } : {}),
+        note: "No operator terminal is available, so nothing was written. The plan is saved" +
+          (o.planId
+            ? ` as ${o.planId}; the operator reviews it with: accel-agent plan show ${o.planId}`
+            : "; the operator reviews it with accel-agent plan show") +
+          ". Only the operator can approve it; tell them the plan ID.",
+      };
+    case "audit_failed":
+      return {
+        status: "audit_failed",
+        plan_hash: o.planHash,
+        errors: [o.error],
+        note: "Nothing was written: no change runs while the audit log cannot record it. " +
+          "Tell the operator.",
       };
     default: {
       const e = o.execution;

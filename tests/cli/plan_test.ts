@@ -22,7 +22,14 @@ async function home() {
   };
 }
 
-Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approved-hash then executes it", async () => {
+/** The approval token `plan show REF --json` issues. */
+async function tokenFor(ref: string, env: Record<string, string>): Promise<string> {
+  const shown = await runAgent(["plan", "show", ref, "--json"], { env });
+  assert.equal(shown.code, 0, shown.stdout + shown.stderr);
+  return JSON.parse(shown.stdout).approval.token;
+}
+
+Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token from plan show ID then runs it", async () => {
   await using h = await home();
   const live =
     JSON.parse((await runAgent(["get", H01, "--json"], { env: h.env })).stdout).readings[0].value;
@@ -45,7 +52,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approv
           }),
         },
         {
-          expect: { toolResultIncludes: ["approval_required", "--approved-hash"] },
+          expect: { toolResultIncludes: ["approval_required", "accel-agent plan show plan-"] },
           respond: { text: "The plan needs your approval: {{last_tool_result.note}}" },
         },
       ],
@@ -61,25 +68,34 @@ Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approv
   const [plan] = out.plans;
   assert.equal(plan.decision, "deferred");
   assert.match(plan.saved_path, /plans\/plan-[0-9a-f]{12}\.json$/);
+  assert.match(plan.plan_id, /^plan-[0-9a-f]{12}$/);
   assert.equal(out.tool_calls[0].result.status, "approval_required");
+  assert.equal(out.tool_calls[0].result.plan_id, plan.plan_id);
+  assert.doesNotMatch(ask.stdout, /apv1\.|--approved-hash/);
 
   const [deferred] = await auditEntries(h.state);
   assert.equal(deferred?.decision, "deferred");
 
   const wrong = await runAgent(
-    ["plan", "run", plan.saved_path, "--approved-hash", "0".repeat(64)],
+    ["plan", "run", plan.plan_id, "--approved-hash", plan.plan_hash],
     { env: h.env },
   );
   assert.equal(wrong.code, 1);
-  assert.match(wrong.stdout, /rejected/);
-  assert.match(wrong.stdout, /--approved-hash 000000000000… is not this plan's hash/);
+  assert.equal(
+    wrong.stderr,
+    `accel-agent: plan ${
+      plan.plan_hash.slice(0, 12)
+    } rejected: approval refused: a plan hash is not ` +
+      `an approval; the operator issues a token with accel-agent plan show PLAN; nothing was written\n`,
+  );
 
+  const token = await tokenFor(plan.plan_id, h.env);
   const run = await runAgent([
     "plan",
     "run",
-    plan.saved_path,
+    plan.plan_id,
     "--approved-hash",
-    plan.plan_hash,
+    token,
     "--json",
   ], { env: h.env });
   assert.equal(run.code, 0, run.stdout + run.stderr);
@@ -93,12 +109,20 @@ Deno.test("ask --json on a change exits 3 with the saved plan; plan run --approv
     ["approved", "started"],
     ["approved", "completed"],
   ]);
+  assert.equal(entries[2]?.token?.id, token.split(".")[3]);
+  assert.equal(entries[2]?.safety?.writesEnabled, true);
+  assert.match(entries[2]?.safety?.limitsHash, /^[0-9a-f]{64}$/);
   const verify = await runAgent(["audit", "verify"], { env: h.env });
   assert.equal(verify.code, 0, verify.stderr);
-  assert.equal(verify.stdout, "audit chain intact: 4 entries in 1 file\n");
+  assert.equal(verify.stdout, "audit chain intact: 4 entries in 1 file (keyed; head matches)\n");
+  const again = await runAgent(["plan", "run", plan.plan_id, "--approved-hash", token], {
+    env: h.env,
+  });
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /rejected: approval refused: the token was already used at /);
 });
 
-Deno.test("plan run without a terminal or a hash exits 3 saying how to approve", async () => {
+Deno.test("plan run without a terminal or a token exits 3 saying how to approve", async () => {
   await using h = await home();
   const file = `${h.dir}/p.json`;
   await Deno.writeTextFile(
@@ -112,7 +136,7 @@ Deno.test("plan run without a terminal or a hash exits 3 saying how to approve",
   assert.equal(r.code, 3);
   assert.match(
     r.stderr,
-    /approval required and no terminal to ask on: .* --approved-hash [0-9a-f]{64}"$/m,
+    /approval required and no terminal to ask on: nothing was written; review it with "accel-agent plan show .*p\.json", which gives an approval token, then run "accel-agent plan run .*p\.json --approved-hash TOKEN"$/m,
   );
 });
 
@@ -136,8 +160,7 @@ Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and th
       }],
     }),
   );
-  const hash =
-    JSON.parse((await runAgent(["plan", "show", file, "--json"], { env: h.env })).stdout).plan_hash;
+  const hash = await tokenFor(file, h.env);
   const child = agentCommand(["plan", "run", file, "--approved-hash", hash, "--json"], {
     env: h.env,
   }).spawn();
@@ -177,9 +200,8 @@ Deno.test("audit verify fails on the line where one byte was changed", async () 
       actions: [{ type: "read", devices: ["RF:PHASE:SETPT"] }],
     }),
   );
-  const hash =
-    JSON.parse((await runAgent(["plan", "show", file, "--json"], { env: h.env })).stdout).plan_hash;
-  // A hash given is always checked, even for a plan without writes.
+  const hash = await tokenFor(file, h.env);
+  // A token given is always checked, even for a plan without writes.
   assert.equal(
     (await runAgent(["plan", "run", file, "--approved-hash", "a".repeat(64)], { env: h.env })).code,
     1,
@@ -255,8 +277,7 @@ Deno.test("a scan's CSV can be read by Python in the sandbox at the path the res
       rollback: [{ type: "write", device: "RF:PHASE:SETPT", value: live, reason: "back" }],
     }),
   );
-  const hash =
-    JSON.parse((await runAgent(["plan", "show", file, "--json"], { env: h.env })).stdout).plan_hash;
+  const hash = await tokenFor(file, h.env);
   const run = JSON.parse(
     (await runAgent(["plan", "run", file, "--approved-hash", hash, "--json"], { env: h.env }))
       .stdout,
@@ -270,4 +291,40 @@ Deno.test("a scan's CSV can be read by Python in the sandbox at the path the res
   const py = await runAgent(["exec", "-", "--json"], { env: h.env, stdin: code });
   assert.equal(py.code, 0, py.stdout + py.stderr);
   assert.match(JSON.parse(py.stdout).stdout, /^3 DIAG:ENERGY:MEAS/);
+});
+
+Deno.test("an audit log written before keys and heads verifies as unkeyed and says what that cannot show", async () => {
+  await using h = await home();
+  const { AuditLog } = await import("../../src/safety/audit.ts");
+  const old = new AuditLog(`${h.state}/audit`);
+  for (const status of ["started", "completed"]) {
+    await old.append({
+      operator: "op",
+      host: "h",
+      configHash: "c",
+      planHash: "p",
+      plan: {},
+      decision: "approved",
+      decidedBy: "--approved-hash",
+      status,
+    });
+  }
+  await Deno.remove(`${h.state}/audit/HEAD`);
+  const r = await runAgent(["audit", "verify"], { env: h.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^audit chain intact: 2 entries in 1 file \(unkeyed; head absent\)\n/);
+  assert.match(
+    r.stdout,
+    /note: 2 entries were written without an audit key .*would not be detected/,
+  );
+  assert.match(r.stdout, /note: no head record .*a cut tail cannot be detected/);
+});
+
+Deno.test("a plan is named by its saved ID; an unknown ID is a usage error naming the plans directory", async () => {
+  await using h = await home();
+  const r = await runAgent(["plan", "show", "plan-000000000000"], { env: h.env });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^accel-agent: no saved plan with ID plan-000000000000 in .*\/plans; /);
+  const bad = await runAgent(["plan", "run", "../x"], { env: h.env });
+  assert.equal(bad.code, 2, bad.stderr);
 });

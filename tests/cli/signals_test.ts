@@ -80,5 +80,5 @@ for (const c of CASES) {
 async function approve(user: UserSetup, file: string): Promise<string[]> {
   const shown = await user.run(["plan", "show", file, "--json"]);
   assert.equal(shown.code, 0, shown.stderr);
-  return ["--approved-hash", JSON.parse(shown.stdout).plan_hash];
+  return ["--approved-hash", JSON.parse(shown.stdout).approval.token];
 }

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { LimitsTable } from "../../src/safety/limits.ts";
 import type { Approver } from "../../src/safety/approval.ts";
-import { DeferringApprover, HashApprover, RefusingApprover } from "../../src/safety/approval.ts";
+import { DeferringApprover, RefusingApprover, TokenApprover } from "../../src/safety/approval.ts";
+import { ApprovalTokens } from "../../src/safety/approval_token.ts";
 import type { SafetyPolicy } from "../../src/plan/preflight.ts";
 import { forModel } from "../../src/tools/propose_plan.ts";
 import { ApproveAll, fixture, SwapAfterApproval } from "./fixture.ts";
@@ -41,7 +42,8 @@ interface Case {
   status: "invalid" | "preflight_failed" | "rejected" | "deferred" | "refused";
   message: RegExp;
   policy?: Partial<SafetyPolicy>;
-  approver?: () => Approver;
+  /** Given the fixture's temporary directory (a state directory for tokens). */
+  approver?: (dir: string) => Approver;
   limits?: LimitsTable;
 }
 
@@ -314,11 +316,22 @@ const CASES: Case[] = [
     message: /is not the approved/,
   },
   {
-    name: "a plan approved by the wrong hash",
+    name: "a plan approved by a bare hash instead of a token",
     plan: (l) => plan(write(H01, l.h01 + 0.1)),
-    approver: () => new HashApprover("f".repeat(64)),
+    approver: (dir) => new TokenApprover("f".repeat(64), new ApprovalTokens(dir)),
     status: "rejected",
-    message: /--approved-hash ffffffffffff… is not this plan's hash/,
+    message: /approval refused: a plan hash is not an approval/,
+  },
+  {
+    name: "a plan approved by a token shaped right but signed with no key",
+    plan: (l) => plan(write(H01, l.h01 + 0.1)),
+    approver: (dir) =>
+      new TokenApprover(
+        `apv1.${"0".repeat(16)}.9999999999.AAAAAAAAAAAAAAAA.${"A".repeat(43)}`,
+        new ApprovalTokens(dir),
+      ),
+    status: "rejected",
+    message: /approval refused: the token approves plan 0000000000000000…, not this plan/,
   },
   {
     name: "a plan with no terminal to approve it",
@@ -326,7 +339,7 @@ const CASES: Case[] = [
     approver: () => new DeferringApprover(),
     status: "deferred",
     message:
-      /No operator terminal is available, so nothing was written.*plan run .*plans\/plan-[0-9a-f]{12}\.json --approved-hash [0-9a-f]{64}/,
+      /No operator terminal is available, so nothing was written\. The plan is saved as plan-[0-9a-f]{12}; the operator reviews it with: accel-agent plan show plan-[0-9a-f]{12}\./,
   },
   {
     name: "a plan from an agent that may not write",
@@ -342,11 +355,13 @@ for (const c of CASES) {
     await using f = await fixture({ policy: c.policy, limits: c.limits });
     const before = await f.sim.read([H01, "TIMING:INJ:ENABLE"]);
     const live = { h01: before[0]?.value as number };
-    const approver = c.approver?.() ?? new ApproveAll();
+    const approver = c.approver?.(f.dir) ?? new ApproveAll();
     const outcome = await f.service.propose(c.plan(live), approver, new AbortController().signal);
     assert.equal(outcome.status, c.status, JSON.stringify(outcome));
     const text = JSON.stringify(forModel(outcome)).replaceAll('\\"', '"');
     assert.match(text, c.message);
+    // Whatever the outcome, the model is never handed an approval token.
+    assert.doesNotMatch(text, /apv1\./);
     assert.equal(f.cs.attempts, 0, "no write reached the adapter");
     assert.deepEqual(
       (await f.sim.read([H01, "TIMING:INJ:ENABLE"])).map((r) => r.value),

@@ -163,10 +163,11 @@ Deno.test("a damaged last audit line stops every plan before anything is written
     new ApproveAll(),
     never(),
   );
-  assertExecuted(outcome, "refused");
+  assert.equal(outcome.status, "audit_failed");
+  assert.ok(outcome.status === "audit_failed");
   assert.match(
-    outcome.execution.errors[0] ?? "",
-    /cannot write the audit log \(.*its last line is damaged.*\); nothing was written/,
+    outcome.error,
+    /cannot write the audit log: .*its last line is damaged.*; nothing was written to the machine/,
   );
   assert.equal(f.cs.attempts, 0);
 });

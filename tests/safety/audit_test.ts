@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { AuditLog, GENESIS, verifyAudit } from "../../src/safety/audit.ts";
+import {
+  AuditLog,
+  entryHash,
+  GENESIS,
+  verifyAudit,
+  verifyAuditDir,
+} from "../../src/safety/audit.ts";
+import { loadKey } from "../../src/safety/keys.ts";
 import { tempDir } from "../support/temp.ts";
 
 const RECORD = {
@@ -31,7 +38,8 @@ Deno.test("entries chain across day files and verify intact", async () => {
   const files = await log.files();
   assert.deepEqual(files.map((f) => f.slice(-16)), ["2026-11-20.jsonl", "2026-11-21.jsonl"]);
   const result = await verifyAudit(files, true);
-  assert.deepEqual({ ...result, lastHash: "" }, { ok: true, entries: 3, files: 2, lastHash: "" });
+  assert.ok(result.ok);
+  assert.deepEqual([result.entries, result.files, result.keyed, result.unkeyed], [3, 2, 0, 3]);
   const first = JSON.parse((await Deno.readTextFile(files[0] as string)).split("\n")[0] as string);
   assert.equal(first.prevHash, GENESIS);
   assert.equal(first.time, "2026-11-20T23:59:00.000Z");
@@ -127,6 +135,118 @@ Deno.test("separate processes appending at once keep one chain", async () => {
   for (const out of await Promise.all(children)) {
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   }
-  const result = await verifyAudit(await new AuditLog(dir).files(), true);
-  assert.deepEqual(result.ok && result.entries, 45, JSON.stringify(result));
+  const result = await verifyAuditDir(dir, await new AuditLog(dir).files());
+  assert.deepEqual(
+    result.ok && [result.entries, result.head],
+    [45, "matches"],
+    JSON.stringify(result),
+  );
+});
+
+/** A keyed log (audit key in a temporary state directory) with `n` entries. */
+async function keyedLog(n: number) {
+  const tmp = await tempDir();
+  const state = tmp.path;
+  const key = () => loadKey(state, "audit");
+  const log = new AuditLog(`${state}/audit`, Date.now, { key });
+  for (let i = 0; i < n; i++) await log.append({ ...RECORD, status: `entry ${i + 1}` });
+  const verify = async () => verifyAuditDir(log.dir, await log.files(), await key());
+  return Object.assign(log, {
+    verify,
+    key,
+    [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose](),
+  });
+}
+
+Deno.test("a keyed log verifies with every entry's MAC checked and the head matching", async () => {
+  await using log = await keyedLog(3);
+  const r = await log.verify();
+  assert.ok(r.ok, JSON.stringify(r));
+  assert.deepEqual([r.entries, r.keyed, r.unkeyed, r.head], [3, 3, 0, "matches"]);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${log.dir}/HEAD`)).entries, 3);
+});
+
+Deno.test("removing the newest entries of a keyed log is detected through the head record", async () => {
+  await using log = await keyedLog(4);
+  const [file] = await log.files();
+  const lines = (await Deno.readTextFile(file as string)).split("\n").filter(Boolean);
+  await Deno.writeTextFile(file as string, `${lines.slice(0, 2).join("\n")}\n`);
+  const r = await log.verify();
+  assert.ok(!r.ok);
+  assert.match(
+    r.reason,
+    /the log ends after 2 entries but the head records 4: the last 2 were removed/,
+  );
+  // Nothing more is chained onto a cut tail.
+  await assert.rejects(
+    log.append(RECORD),
+    /the newest entry is not the one .*\/HEAD records \(entries were removed or replaced\)/,
+  );
+});
+
+Deno.test("a keyed entry rewritten and re-hashed down the chain without the key fails on its MAC", async () => {
+  await using log = await keyedLog(3);
+  const [file] = await log.files();
+  const entries = (await Deno.readTextFile(file as string)).split("\n").filter(Boolean)
+    .map((l) => JSON.parse(l));
+  // The forger edits entry 2 and recomputes every hash after it, keeping the old MACs.
+  entries[1].status = "nothing happened";
+  let prev = entries[0].hash;
+  for (const e of entries.slice(1)) {
+    const { hash: _h, mac, ...body } = e;
+    body.prevHash = prev;
+    const hash = await entryHash(body);
+    Object.assign(e, body, { hash, mac });
+    prev = hash;
+  }
+  await Deno.writeTextFile(file as string, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  await Deno.writeTextFile(`${log.dir}/HEAD`, JSON.stringify({ entries: 3, lastHash: prev }));
+  const r = await log.verify();
+  assert.ok(!r.ok && r.line === 2, JSON.stringify(r));
+  assert.match(r.reason, /MAC does not match \(rewritten without the audit key\)/);
+});
+
+Deno.test("an old log written without a key verifies as unkeyed and says what that does not prove", async () => {
+  await using log = await logWithDays(["2026-11-20T10:00:00Z", "2026-11-20T10:01:00Z"]);
+  await Deno.remove(`${log.dir}/HEAD`);
+  const r = await verifyAuditDir(log.dir, await log.files());
+  assert.ok(r.ok, JSON.stringify(r));
+  assert.equal(r.head, "absent");
+  assert.deepEqual([r.keyed, r.unkeyed], [0, 2]);
+  assert.match(r.notes.join("\n"), /2 entries were written without an audit key/);
+  assert.match(r.notes.join("\n"), /a cut tail cannot be detected/);
+  // A keyed append continues the old chain; from then on it is keyed.
+  const key = await loadKey(log.dir, "audit");
+  const keyed = new AuditLog(log.dir, Date.now, { key: () => Promise.resolve(key) });
+  await keyed.append(RECORD);
+  const after = await verifyAuditDir(log.dir, await keyed.files(), key);
+  assert.ok(after.ok, JSON.stringify(after));
+  assert.deepEqual([after.entries, after.keyed, after.unkeyed, after.head], [3, 1, 2, "matches"]);
+});
+
+Deno.test("an unkeyed entry appended after keyed ones fails verification", async () => {
+  await using log = await keyedLog(2);
+  await new AuditLog(log.dir).append(RECORD);
+  const r = await log.verify();
+  assert.ok(!r.ok && r.line === 3, JSON.stringify(r));
+  assert.match(r.reason, /no MAC after keyed entries/);
+});
+
+Deno.test("a keyed log whose head record was deleted refuses to append and fails verification", async () => {
+  await using log = await keyedLog(2);
+  await Deno.remove(`${log.dir}/HEAD`);
+  await assert.rejects(log.append(RECORD), /head record is missing/);
+  const r = await log.verify();
+  assert.ok(!r.ok && /head record is missing/.test(r.reason), JSON.stringify(r));
+});
+
+Deno.test("an audit directory that is a file fails with one AuditError naming it", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(`${tmp.path}/audit`, "not a directory");
+  const log = new AuditLog(`${tmp.path}/audit`);
+  await assert.rejects(log.ready(), (e: Error) => {
+    assert.equal(e.name, "AuditError");
+    assert.match(e.message, /^cannot write the audit log in .*\/audit \(/);
+    return true;
+  });
 });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { UserSetup } from "../support/user_grants.ts";
 
-Deno.test("a plan approved by its hash, run through the launcher, writes once on the gateway", async () => {
+Deno.test("a plan approved by the token plan show issues, run through the launcher, writes once on the gateway", async () => {
   await using user = await UserSetup.start();
   const file = await user.file(
     "plan.json",
@@ -13,7 +13,7 @@ Deno.test("a plan approved by its hash, run through the launcher, writes once on
   );
   const shown = await user.run(["plan", "show", file, "--json"]);
   assert.equal(shown.code, 0, shown.stderr);
-  const hash = JSON.parse(shown.stdout).plan_hash as string;
+  const hash = JSON.parse(shown.stdout).approval.token as string;
   const ran = await user.run(["plan", "run", file, "--approved-hash", hash, "--json"]);
   assert.equal(ran.code, 0, ran.stderr);
   assert.deepEqual(user.writes, [{ pv: "SR:COR:H01:SETPT", value: 0.6 }]);

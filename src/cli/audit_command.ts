@@ -1,0 +1,61 @@
+/**
+ * `audit verify [FILE]`: the audit trail's chain, MACs and head record,
+ * without an LLM.
+ *
+ * @module
+ */
+import { AuditLog, readHead, verifyAudit, verifyAuditDir } from "../safety/audit.ts";
+import type { App } from "./app.ts";
+import { CliError, Exit } from "./exit.ts";
+import type { Io } from "./io.ts";
+import { fail } from "./fail.ts";
+
+/**
+ * `audit verify [FILE]`: one file, or the whole audit directory from its
+ * first entry and against its head record; MACs are checked with the audit
+ * key when the state directory has one.
+ */
+export async function runAuditVerify(
+  app: App,
+  file: string | undefined,
+  json: boolean,
+  io: Io,
+): Promise<number> {
+  const dir = app.plans.auditDir;
+  let result;
+  try {
+    const files = file ? [file] : await new AuditLog(dir).files();
+    const headPath = app.plans.audit.headPath;
+    if (files.length === 0 && (await readHead(headPath)) === undefined) {
+      fail(io, json, "error", `no audit files in ${dir}`, Exit.FAILURE);
+    }
+    const key = await app.plans.auditKey();
+    result = file
+      ? await verifyAudit(files, false, key)
+      : await verifyAuditDir(dir, files, key, headPath);
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    fail(io, json, "error", `cannot read ${file ?? dir}: ${(e as Error).message}`, Exit.FAILURE);
+  }
+  if (json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+  if (!result.ok) {
+    throw new CliError(
+      `audit chain broken at ${result.file}:${result.line}: ${result.reason}`,
+      Exit.FAILURE,
+    );
+  }
+  if (!json) {
+    const keyed = result.unkeyed === 0
+      ? "keyed"
+      : result.keyed === 0
+      ? "unkeyed"
+      : `${result.keyed} keyed, ${result.unkeyed} unkeyed`;
+    io.out(
+      `audit chain intact: ${result.entries} entries in ${result.files} file${
+        result.files > 1 ? "s" : ""
+      } (${keyed}; head ${result.head})\n`,
+    );
+    for (const n of result.notes) io.out(`  note: ${n}\n`);
+  }
+  return Exit.OK;
+}

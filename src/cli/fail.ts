@@ -1,0 +1,23 @@
+/**
+ * How the plan and audit commands end on an error: the JSON object under
+ * `--json`, and always the one-line message with its exit code.
+ *
+ * @module
+ */
+import type { Io } from "./io.ts";
+import { CliError, type ExitCode } from "./exit.ts";
+
+/** Prints `{status, error, exit_code, …}` under --json, then ends with the one-line message. */
+export function fail(
+  io: Io,
+  json: boolean,
+  status: string,
+  message: string,
+  code: ExitCode,
+  extra: Record<string, unknown> = {},
+): never {
+  if (json) {
+    io.out(`${JSON.stringify({ status, ...extra, error: message, exit_code: code }, null, 2)}\n`);
+  }
+  throw new CliError(message, code);
+}

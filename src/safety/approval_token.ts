@@ -1,0 +1,157 @@
+/**
+ * Approval tokens: what an operator hands `plan run --approved-hash` to run a
+ * plan without a prompt. A token is `apv1.<plan hash, 16 hex>.<expiry>.<id>.<mac>`,
+ * the MAC an HMAC-SHA256 with the state directory's approval key over the
+ * plan's full hash, the expiry and the id. Only this program, on the
+ * operator's `plan show`, issues one; the model and the sandbox never hold
+ * the key, so they cannot compute one. A token is single-use (its id is
+ * recorded under `<state>/approvals/used/` before the plan runs; creating that
+ * record is atomic, so of two processes racing with one token one wins) and
+ * expires, unless the operator issued it for a reusable procedure.
+ *
+ * @module
+ */
+import { KeyError, loadKey, macOf, sameText } from "./keys.ts";
+
+/** What a valid token says. */
+export interface TokenClaims {
+  /** The full hash of the plan it approves. */
+  planHash: string;
+  /** Milliseconds since the epoch; undefined for a reusable procedure. */
+  expiresAt?: number;
+  /** Unique per token: the single-use record's name. */
+  id: string;
+}
+
+export type TokenCheck =
+  | { ok: true; claims: TokenClaims }
+  | { ok: false; reason: string };
+
+const PREFIX = "apv1";
+const SHAPE = /^apv1\.([0-9a-f]{16})\.(r|\d{1,12})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
+const HOW = "the operator issues a token with accel-agent plan show PLAN";
+
+/** Issues, checks and consumes the tokens of one state directory. */
+export class ApprovalTokens {
+  #key?: Promise<CryptoKey>;
+
+  constructor(readonly stateDir: string, readonly now: () => number = Date.now) {}
+
+  /** Where single-use tokens are recorded as used. */
+  get usedDir(): string {
+    return `${this.stateDir}/approvals/used`;
+  }
+
+  /** A new token for `planHash`: valid `ttlMs`, or until the key changes when `reusable`. */
+  async issue(
+    planHash: string,
+    opts: { ttlMs: number; reusable?: boolean },
+  ): Promise<{ token: string; claims: TokenClaims }> {
+    const id = base64urlId();
+    const expiresAt = opts.reusable ? undefined : this.now() + opts.ttlMs;
+    const exp = expiresAt === undefined ? "r" : String(Math.ceil(expiresAt / 1000));
+    const mac = await macOf(await this.#keyNow(), signed(planHash, exp, id));
+    return {
+      token: `${PREFIX}.${planHash.slice(0, 16)}.${exp}.${id}.${mac}`,
+      claims: {
+        planHash,
+        ...(expiresAt === undefined ? {} : { expiresAt: Number(exp) * 1000 }),
+        id,
+      },
+    };
+  }
+
+  /** Whether `token` approves the plan whose hash is `planHash` now (use is not recorded). */
+  async check(token: string, planHash: string): Promise<TokenCheck> {
+    const t = token.trim();
+    if (/^[0-9a-f]{64}$/i.test(t)) {
+      return no(`a plan hash is not an approval; ${HOW}`);
+    }
+    const m = SHAPE.exec(t);
+    if (!m) return no(`not an approval token (apv1.…); ${HOW}`);
+    const [, hash16, exp, id, mac] = m as unknown as [string, string, string, string, string];
+    if (hash16 !== planHash.slice(0, 16)) {
+      return no(
+        `the token approves plan ${hash16}…, not this plan ${planHash.slice(0, 16)}… ` +
+          `(a different plan, or the plan was changed after it was approved)`,
+      );
+    }
+    const expected = await macOf(await this.#keyNow(), signed(planHash, exp, id));
+    if (!sameText(expected, mac)) {
+      return no(
+        "the token was not issued for this plan by this installation (its signature does not " +
+          `match the approval key in ${this.stateDir}/keys); ${HOW}`,
+      );
+    }
+    const expiresAt = exp === "r" ? undefined : Number(exp) * 1000;
+    if (expiresAt !== undefined && this.now() >= expiresAt) {
+      return no(`the token expired at ${new Date(expiresAt).toISOString()}; ${HOW}`);
+    }
+    return { ok: true, claims: { planHash, ...(expiresAt ? { expiresAt } : {}), id } };
+  }
+
+  /** When a single-use token was used, or undefined while it is unused (or reusable). */
+  async usedAt(claims: TokenClaims): Promise<string | undefined> {
+    if (claims.expiresAt === undefined) return undefined;
+    try {
+      await Deno.stat(`${this.usedDir}/${claims.id}`);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+    return await usedAt(`${this.usedDir}/${claims.id}`);
+  }
+
+  /**
+   * Records a single-use token as used; false when it already was. The
+   * record is synced to disk before this returns.
+   */
+  async consume(claims: TokenClaims): Promise<{ ok: true } | { ok: false; usedAt: string }> {
+    await Deno.mkdir(this.usedDir, { recursive: true, mode: 0o700 });
+    const path = `${this.usedDir}/${claims.id}`;
+    const at = new Date(this.now()).toISOString();
+    try {
+      // createNew: exactly one of several processes with the same token gets past here.
+      await Deno.writeTextFile(path, `${JSON.stringify({ at, ...claims })}\n`, {
+        createNew: true,
+        mode: 0o600,
+      });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      return { ok: false, usedAt: await usedAt(path) };
+    }
+    using file = await Deno.open(path, { read: true });
+    await file.sync();
+    return { ok: true };
+  }
+
+  #keyNow(): Promise<CryptoKey> {
+    this.#key ??= loadKey(this.stateDir, "approval");
+    return this.#key.catch((e) => {
+      this.#key = undefined;
+      throw e instanceof KeyError ? e : new KeyError((e as Error).message);
+    });
+  }
+}
+
+function signed(planHash: string, exp: string, id: string): string {
+  return `accel-agent approval v1\n${planHash}\n${exp}\n${id}`;
+}
+
+function no(reason: string): TokenCheck {
+  return { ok: false, reason };
+}
+
+function base64urlId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+}
+
+async function usedAt(path: string): Promise<string> {
+  try {
+    const at = JSON.parse(await Deno.readTextFile(path)).at;
+    return typeof at === "string" ? at : "an earlier time";
+  } catch {
+    return "an earlier time";
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * Checking an audit trail: the hash chain line by line, each entry's MAC
+ * when the audit key is at hand, and, for a whole directory, the head
+ * record, which is what shows a cut tail.
+ *
+ * @module
+ */
+import {
+  type AuditEntry,
+  type AuditHead,
+  entryHash,
+  entryMac,
+  GENESIS,
+  headMac,
+  readHead,
+} from "./audit.ts";
+import { sameText } from "./keys.ts";
+
+export type VerifyResult =
+  | {
+    ok: true;
+    entries: number;
+    files: number;
+    lastHash: string;
+    /** Entries whose MAC was checked with the audit key. */
+    keyed: number;
+    /** Entries written without an audit key (before keyed audit existed). */
+    unkeyed: number;
+    /** How the head record compares: "unchecked" when one file is verified alone. */
+    head: "matches" | "behind" | "absent" | "unchecked";
+    /** What this result does not prove. */
+    notes: string[];
+  }
+  | { ok: false; file: string; line: number; reason: string };
+
+type Fail = Extract<VerifyResult, { ok: false }>;
+
+/**
+ * Verifies a chain. With `fromGenesis` (the whole directory), the first entry
+ * must be the first ever written, so removing the oldest files is caught too;
+ * otherwise (one file) its first entry may link to anything. With `key`, each
+ * entry's MAC is checked, and an entry without one after a keyed entry fails.
+ */
+export async function verifyAudit(
+  files: string[],
+  fromGenesis = false,
+  key?: CryptoKey,
+): Promise<VerifyResult> {
+  const r = await walk(files, fromGenesis, key);
+  if (!r.ok) return r;
+  const notes = [
+    "one file alone: a cut tail is only detected when the whole directory is verified",
+  ];
+  if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
+  return {
+    ok: true,
+    entries: r.entries,
+    files: files.length,
+    lastHash: r.last,
+    keyed: r.keyed,
+    unkeyed: r.unkeyed,
+    head: "unchecked",
+    notes,
+  };
+}
+
+/**
+ * Verifies an audit directory's day files from genesis and its head record
+ * (`headFile`, default `<dir>/HEAD`). With the audit key, the head must carry
+ * a valid MAC: a head re-written without the key fails even when every entry
+ * was stripped of its MAC.
+ */
+export async function verifyAuditDir(
+  dir: string,
+  files: string[],
+  key?: CryptoKey,
+  headFile = `${dir}/HEAD`,
+): Promise<VerifyResult> {
+  const r = await walk(files, true, key);
+  if (!r.ok) return r;
+  const fail = (reason: string): Fail => ({ ok: false, file: headFile, line: 1, reason });
+  let head: AuditHead | undefined;
+  try {
+    head = await readHead(headFile);
+  } catch (e) {
+    return fail((e as Error).message.replace(`${headFile}: `, ""));
+  }
+  const notes: string[] = [];
+  if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
+  const done = (state: "matches" | "behind" | "absent"): VerifyResult => ({
+    ok: true,
+    entries: r.entries,
+    files: files.length,
+    lastHash: r.last,
+    keyed: r.keyed,
+    unkeyed: r.unkeyed,
+    head: state,
+    notes,
+  });
+  if (head === undefined) {
+    if (r.keyed || r.macs) {
+      return fail("the head record is missing: the newest entries may have been removed");
+    }
+    notes.push(
+      "no head record (a log written before heads existed): a cut tail cannot be detected",
+    );
+    return done("absent");
+  }
+  if (key) {
+    if (head.mac === undefined || !sameText(await headMac(key, head), head.mac)) {
+      return fail("the head record's MAC does not match (it was written without the audit key)");
+    }
+  }
+  if (r.entries < head.entries) {
+    return fail(
+      `the log ends after ${r.entries} entries but the head records ${head.entries}: ` +
+        `the last ${head.entries - r.entries} were removed`,
+    );
+  }
+  if (r.entries === head.entries && r.last === head.lastHash) return done("matches");
+  if (r.entries === head.entries + 1 && r.beforeLast === head.lastHash) {
+    notes.push(
+      "the head is one entry behind (an append was interrupted); the next append updates it",
+    );
+    return done("behind");
+  }
+  return fail(
+    `the head records ${head.entries} entries ending in ${head.lastHash.slice(0, 12)}…, ` +
+      `the log has ${r.entries} ending in ${
+        r.last.slice(0, 12)
+      }…: entries were removed or replaced`,
+  );
+}
+
+function unkeyedNote(n: number, keyed: number): string {
+  const what = `${n} entr${n === 1 ? "y was" : "ies were"} written without an audit key`;
+  // A keyed entry's MAC covers its hash, which covers every hash before it.
+  return keyed
+    ? `${what} (before keyed audit); the keyed entries after ${n === 1 ? "it" : "them"} protect ${
+      n === 1 ? "it" : "them"
+    } from a re-hashed rewrite`
+    : `${what} (before keyed audit): a rewrite with re-computed hashes would not be detected`;
+}
+
+interface Walked {
+  ok: true;
+  entries: number;
+  last: string;
+  beforeLast: string;
+  keyed: number;
+  unkeyed: number;
+  /** Entries that carry a MAC, checked or not. */
+  macs: number;
+}
+
+async function walk(
+  files: string[],
+  fromGenesis: boolean,
+  key: CryptoKey | undefined,
+): Promise<Walked | Fail> {
+  let prev: string | undefined = fromGenesis ? GENESIS : undefined;
+  let beforeLast = GENESIS;
+  let entries = 0, keyed = 0, unkeyed = 0, macs = 0;
+  for (const file of files) {
+    const lines = (await Deno.readTextFile(file)).split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    for (let i = 0; i < lines.length; i++) {
+      const bad = (reason: string): Fail => ({ ok: false, file, line: i + 1, reason });
+      let entry: AuditEntry;
+      try {
+        entry = JSON.parse(lines[i] as string);
+      } catch {
+        return bad("not valid JSON");
+      }
+      if (typeof entry !== "object" || entry === null || typeof entry.hash !== "string") {
+        return bad("not an audit entry");
+      }
+      const { hash, mac, ...body } = entry;
+      if ((await entryHash(body)) !== hash) {
+        return bad("the entry's content does not match its hash");
+      }
+      // The hash covers the content; the bytes must also be exactly as written.
+      if (JSON.stringify(entry) !== lines[i]) return bad("the line is not as it was written");
+      if (prev !== undefined && entry.prevHash !== prev) {
+        return bad(
+          "the entry does not link to the one before it (a line was removed, added or reordered)",
+        );
+      }
+      if (mac === undefined) {
+        if (macs) {
+          return bad("the entry has no MAC after keyed entries (written without the audit key)");
+        }
+        unkeyed++;
+      } else {
+        macs++;
+        if (key === undefined) {
+          return bad("the entry carries a MAC but the audit key is not at hand to check it");
+        }
+        if (typeof mac !== "string" || !sameText(await entryMac(key, hash), mac)) {
+          return bad("the entry's MAC does not match (rewritten without the audit key)");
+        }
+        keyed++;
+      }
+      beforeLast = prev ?? GENESIS;
+      prev = hash;
+      entries++;
+    }
+  }
+  return { ok: true, entries, last: prev ?? GENESIS, beforeLast, keyed, unkeyed, macs };
+}

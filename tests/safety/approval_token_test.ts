@@ -1,0 +1,102 @@
+/** Approval tokens: issued with the state directory's key, bound to one plan, single-use, expiring. */
+import assert from "node:assert/strict";
+import { ApprovalTokens } from "../../src/safety/approval_token.ts";
+import { keysExposedBy } from "../../src/safety/keys.ts";
+import { tempDir } from "../support/temp.ts";
+
+const PLAN = "a".repeat(64);
+const OTHER = "b".repeat(64);
+
+Deno.test("a token issued for a plan approves that plan and no other", async () => {
+  await using dir = await tempDir();
+  const tokens = new ApprovalTokens(dir.path);
+  const { token } = await tokens.issue(PLAN, { ttlMs: 60_000 });
+  assert.match(token, /^apv1\.a{16}\.\d+\.[\w-]{16}\.[\w-]{43}$/);
+  assert.equal((await tokens.check(token, PLAN)).ok, true);
+  const other = await tokens.check(token, OTHER);
+  assert.ok(
+    !other.ok &&
+      /approves plan aaaaaaaaaaaaaaaa…, not this plan bbbbbbbbbbbbbbbb…/.test(other.reason),
+  );
+});
+
+Deno.test("a bare plan hash is not an approval", async () => {
+  await using dir = await tempDir();
+  const r = await new ApprovalTokens(dir.path).check(PLAN, PLAN);
+  assert.ok(!r.ok && /^a plan hash is not an approval/.test(r.reason));
+});
+
+Deno.test("a token from another state directory's key is refused", async () => {
+  await using a = await tempDir();
+  await using b = await tempDir();
+  const { token } = await new ApprovalTokens(a.path).issue(PLAN, { ttlMs: 60_000 });
+  const r = await new ApprovalTokens(b.path).check(token, PLAN);
+  assert.ok(!r.ok && /not issued for this plan by this installation/.test(r.reason));
+});
+
+Deno.test("a token expires, and a reusable one does not", async () => {
+  await using dir = await tempDir();
+  let now = Date.parse("2026-11-24T12:00:00Z");
+  const tokens = new ApprovalTokens(dir.path, () => now);
+  const { token } = await tokens.issue(PLAN, { ttlMs: 60_000 });
+  const { token: kept } = await tokens.issue(PLAN, { ttlMs: 60_000, reusable: true });
+  now += 61_000;
+  const r = await tokens.check(token, PLAN);
+  assert.ok(!r.ok && /expired at 2026-11-24T12:01:00\.000Z/.test(r.reason));
+  const k = await tokens.check(kept, PLAN);
+  assert.ok(k.ok && k.claims.expiresAt === undefined);
+});
+
+Deno.test("a token is consumed once, even by processes racing", async () => {
+  await using dir = await tempDir();
+  const tokens = new ApprovalTokens(dir.path);
+  const { claims } = await tokens.issue(PLAN, { ttlMs: 60_000 });
+  const results = await Promise.all(
+    [0, 1, 2, 3].map(() => new ApprovalTokens(dir.path).consume(claims)),
+  );
+  assert.equal(results.filter((r) => r.ok).length, 1);
+});
+
+Deno.test("the key file is created private, and one key serves racing first uses", async () => {
+  await using dir = await tempDir();
+  const issued = await Promise.all(
+    [0, 1, 2].map(() => new ApprovalTokens(dir.path).issue(PLAN, { ttlMs: 60_000 })),
+  );
+  for (const { token } of issued) {
+    assert.ok((await new ApprovalTokens(dir.path).check(token, PLAN)).ok);
+  }
+  assert.equal((await Deno.stat(`${dir.path}/keys/approval.key`)).mode! & 0o777, 0o600);
+  assert.equal((await Deno.stat(`${dir.path}/keys`)).mode! & 0o777, 0o700);
+});
+
+Deno.test("a sandbox directory that contains or lies inside the keys directory exposes them", () => {
+  const state = "/srv/op/.local/state/accel-agent";
+  assert.match(
+    keysExposedBy(state, [{ path: "/srv/op", what: "[sandbox] data_dirs" }]) ?? "",
+    /\[sandbox\] data_dirs \/srv\/op gives the Python sandbox a read of .*\/keys/,
+  );
+  assert.ok(keysExposedBy(state, [{ path: `${state}/keys/x`, what: "d" }]));
+  assert.equal(keysExposedBy(state, [{ path: `${state}/scans`, what: "d" }]), undefined);
+  assert.equal(keysExposedBy(state, [{ path: "/srv/op/data", what: "d" }]), undefined);
+});
+
+Deno.test("the token approver approves once, records the token's id, and rejects the replay", async () => {
+  const { TokenApprover } = await import("../../src/safety/approval.ts");
+  await using dir = await tempDir();
+  const tokens = new ApprovalTokens(dir.path);
+  const { token, claims } = await tokens.issue(PLAN, { ttlMs: 60_000 });
+  const shown = {
+    hash: PLAN,
+    plan: { description: "x", actions: [] },
+  } as unknown as import("../../src/plan/preflight.ts").PreflightedPlan;
+  const first = await new TokenApprover(token, tokens).decide(shown);
+  assert.equal(first.decision, "approved");
+  assert.deepEqual(first.token, {
+    id: claims.id,
+    expiresAt: new Date(claims.expiresAt as number).toISOString(),
+    reusable: false,
+  });
+  const again = await new TokenApprover(token, tokens).decide(shown);
+  assert.equal(again.decision, "rejected");
+  assert.match(again.reason ?? "", /^approval refused: the token was already used at /);
+});
