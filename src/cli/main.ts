@@ -1,6 +1,8 @@
 /**
  * The command line: parse, load, dispatch, and turn every expected failure
  * into a one-line message and an exit code. `main.ts` exits with the code.
+ * Messages quote plan, file and service text, so they are shown through
+ * {@link untrusted}.
  *
  * @module
  */
@@ -9,6 +11,7 @@ import { createApp } from "./app.ts";
 import { parseInvocation, USAGE } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
 import { denoIo, type Io } from "./io.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 /**
  * Runs the program; returns the exit code. Each command's module is loaded
@@ -80,16 +83,23 @@ export async function main(args: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof CliError) {
-      io.err(`accel-agent: ${e.message}\n`);
+      io.err(`accel-agent: ${shown(e.message)}\n`);
       return e.code;
     }
     if (e instanceof ConfigError) {
-      io.err(`accel-agent: config error: ${e.message}\n`);
+      io.err(`accel-agent: config error: ${shown(e.message)}\n`);
       return Exit.USAGE;
     }
     io.err(
-      `accel-agent: internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`,
+      `accel-agent: internal error: ${
+        shown(e instanceof Error ? e.stack ?? e.message : String(e))
+      }\n`,
     );
     return Exit.FAILURE;
   }
+}
+
+/** An error message as printed: its lines kept, everything else a terminal acts on escaped. */
+function shown(message: string): string {
+  return untrusted(message, { multiline: true });
 }

@@ -2,6 +2,7 @@
  * Plans and the audit trail without an LLM: `plan show FILE`, `plan run FILE
  * [--approved-hash H]`, `audit verify [FILE]`. The same path as the agent's:
  * preflight against live values, approval bound to the hash, executor, audit.
+ * Plan text and the results' details are shown through {@link untrusted}.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import { abortOnSigint, type Io } from "./io.ts";
 import { planColumns, renderPlan } from "./plan_table.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
+import { terminalJson, untrusted } from "../util/untrusted_text.ts";
 
 async function load(file: string) {
   try {
@@ -31,20 +33,16 @@ export async function runPlanShow(app: App, file: string, json: boolean, io: Io)
   const checked = await app.plans.service.check(await load(file));
   if (json) {
     io.out(`${
-      JSON.stringify(
-        {
-          plan_hash: checked.hash,
-          ok: checked.ok,
-          read_only: checked.readOnly,
-          estimated_seconds: checked.estimatedSeconds,
-          scan_points: checked.scanPoints,
-          changes: checked.changes,
-          violations: checked.violations,
-          plan: checked.plan,
-        },
-        null,
-        2,
-      )
+      terminalJson({
+        plan_hash: checked.hash,
+        ok: checked.ok,
+        read_only: checked.readOnly,
+        estimated_seconds: checked.estimatedSeconds,
+        scan_points: checked.scanPoints,
+        changes: checked.changes,
+        violations: checked.violations,
+        plan: checked.plan,
+      })
     }\n`);
   } else {
     io.out(renderPlan(checked, style(io.color), planColumns(io)));
@@ -111,9 +109,7 @@ export async function runPlanRun(
   const code = exitCodeOf(outcome);
   if (json) {
     io.out(
-      `${
-        JSON.stringify({ ...forModel(outcome, app.plans.sandboxPath), exit_code: code }, null, 2)
-      }\n`,
+      `${terminalJson({ ...forModel(outcome, app.plans.sandboxPath), exit_code: code })}\n`,
     );
   } else {
     io.out(summary(outcome, io));
@@ -137,6 +133,11 @@ function exitCodeOf(o: ProposeOutcome): ExitCode {
   }
 }
 
+/** One line of untrusted text (violations and details quote plan and facility text). */
+function one(x: unknown): string {
+  return untrusted(typeof x === "string" ? x : JSON.stringify(x) ?? String(x));
+}
+
 function summary(o: ProposeOutcome, io: Io): string {
   const s = style(io.color);
   const shown = forModel(o);
@@ -146,20 +147,23 @@ function summary(o: ProposeOutcome, io: Io): string {
   lines.push(`plan ${o.status === "invalid" ? "" : o.planHash.slice(0, 12) + " "}${head}`);
   for (const key of ["errors", "violations", "reason", "note"] as const) {
     const v = shown[key];
-    if (Array.isArray(v)) { for (const x of v) lines.push(`  ${x}`); }
-    else if (typeof v === "string") lines.push(`  ${v}`);
+    if (Array.isArray(v)) { for (const x of v) lines.push(`  ${one(x)}`); }
+    else if (typeof v === "string") lines.push(`  ${one(v)}`);
   }
   if ("execution" in o) {
-    for (const r of o.execution.results) lines.push(`  ${s.green("✓")} ${r.where} ${r.detail}`);
-    for (const r of o.execution.rollback) lines.push(`  ${s.green("✓")} ${r.where} ${r.detail}`);
+    for (const r of [...o.execution.results, ...o.execution.rollback]) {
+      lines.push(`  ${s.green("✓")} ${one(r.where)} ${one(r.detail)}`);
+    }
     for (const r of o.execution.restores) {
       lines.push(
-        `  ${r.ok ? s.green("↺") : s.red("✗")} restored ${r.device} to ${r.to}${
-          r.ok ? ` (readback ${r.readback})` : `: ${r.error}`
+        `  ${r.ok ? s.green("↺") : s.red("✗")} ${
+          one(
+            `restored ${r.device} to ${r.to}${r.ok ? ` (readback ${r.readback})` : `: ${r.error}`}`,
+          )
         }`,
       );
     }
-    for (const f of o.execution.csvFiles) lines.push(`  scan data: ${f}`);
+    for (const f of o.execution.csvFiles) lines.push(`  scan data: ${one(f)}`);
   }
   return `${lines.join("\n")}\n`;
 }
