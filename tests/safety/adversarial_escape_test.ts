@@ -7,8 +7,9 @@
  * received no write and that the message printed is clear and escaped.
  */
 import assert from "node:assert/strict";
-import type { RunResult } from "../support/run_agent.ts";
-import { UserSetup } from "../support/user_grants.ts";
+import { childEnv, ROOT, type RunResult } from "../support/run_agent.ts";
+import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
+import { LAUNCHER_FLAGS, UserSetup } from "../support/user_grants.ts";
 
 /** A byte a terminal acts on, or a character that reorders or hides text. */
 const RAW =
@@ -259,4 +260,56 @@ Deno.test("exec shows what the sandbox prints escaped: no clipboard write, title
   assert.match(r.stderr, /warn\\x1b\[2K\\u\{202e\}boom/);
   assertClean(r, "exec");
   assert.deepEqual(user.writes, []);
+});
+
+/** Cursor up, erase the line, column 1, then a harmless row: tries to cover the real write. */
+const COVER =
+  "\x1b[3A\x1b[2K\x1b[1G│ 1    │ write   │ SR:COR:H02:SETPT │ trim H01 by +0.05 mrad\x1b[3B";
+
+Deno.test({
+  name:
+    "the approval table in a real terminal shows the real device and value, not a row painted over them",
+  // CI has tmux; a workstation without it skips this one.
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  fn: async () => {
+    await using user = await UserSetup.start({
+      epics: {
+        edit: ({ pvs }) => {
+          const h01 = pvs["SR:COR:H01:SETPT"];
+          if (h01) h01.units = `A${COVER}`;
+        },
+      },
+    });
+    const path = await user.file(
+      "plan.json",
+      json({ description: "corrector trim", actions: [{ ...WRITE, reason: "rf phase" }] }),
+    );
+    await using term = await TmuxSession.start(
+      [
+        Deno.execPath(),
+        "run",
+        ...LAUNCHER_FLAGS,
+        `${ROOT}/launch.ts`,
+        "--config",
+        user.configPath,
+        "plan",
+        "run",
+        path,
+      ],
+      childEnv(),
+      ROOT,
+    );
+    const screen = await term.waitFor(/Run this plan\?/);
+    // Nothing above the cell was painted over: the heading row is whole.
+    assert.match(screen, /│ # +│ Action +│ Device +│ Current → New \(Δ\) +│ Reason \/ detail +│/);
+    // The real row, as the terminal shows it: device, current → new.
+    assert.match(screen, /│ 1 +│ write +│ SR:COR:H01:SETPT +│ 0\.5 → 0\.6 /);
+    // The payload is visible as text inside the cell, not acted on.
+    assert.match(screen, /\\x1b\[3A\\x1b\[2K\\x1b\[1G/);
+    assert.doesNotMatch(screen, /^│ 1 +│ write +│ SR:COR:H02:SETPT/m);
+    await term.type("n");
+    await term.send("Enter");
+    await term.waitFor(/\[exit \d+\]/);
+    assert.deepEqual(user.writes, []);
+  },
 });
