@@ -15,11 +15,17 @@ import { deviceNameProblem, freeTextProblem } from "./text_rules.ts";
 /** Free-text caps, in characters: what an operator reads in one table cell or heading. */
 export const TEXT_LIMITS = { description: 1000, reason: 300, label: 200, waitReason: 200 } as const;
 
-/** A device name: printable ASCII only, so what the operator reads is what is written. */
-const device = z.string().min(1).max(256).check((ctx) => {
+/**
+ * A device name: printable ASCII only (U+0021–U+007E), so what the operator
+ * reads is what is written; a look-alike or invisible character is refused
+ * with its code point named. Tools that take device names use it too.
+ */
+export const DeviceName = z.string().min(1).max(256).check((ctx) => {
   const problem = deviceNameProblem(ctx.value);
   if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
-}).describe("Exact device name, e.g. LINAC:COR:H01:SETPT");
+});
+
+const device = DeviceName.describe("Exact device name, e.g. LINAC:COR:H01:SETPT");
 
 /** One line of free text for the operator, at most `max` characters, nothing invisible. */
 function freeText(max: number) {

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-control-regex -- these tests are about control characters
 /**
  * Untrusted text never reaches the terminal raw (issue 15, class 1): hostile
  * plans — terminal control sequences, bidi and invisible characters in free
@@ -13,7 +14,6 @@ import { LAUNCHER_FLAGS, UserSetup } from "../support/user_grants.ts";
 
 /** A byte a terminal acts on, or a character that reorders or hides text. */
 const RAW =
-  // deno-lint-ignore no-control-regex
   /[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\u2060-\u2064\ufeff\u061c]/;
 
 function assertClean(r: RunResult, what: string): void {

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-control-regex -- these tests are about control characters
 /** Untrusted text as a terminal shows it: one table of payloads per class of character. */
 import assert from "node:assert/strict";
 import {
@@ -9,7 +10,6 @@ import {
 
 /** Nothing a terminal acts on or hides (the emoji joiner U+200D aside): what no rendering may hold. */
 const RAW =
-  // deno-lint-ignore no-control-regex
   /[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u061c\u00ad]/;
 
 const CASES: [string, string, string][] = [
