@@ -103,6 +103,11 @@ export class UntrustedStream {
 
   /** Renders `piece`; a character that depends on the next piece is held back. */
   push(piece: string): string {
+    if (this.#pending === "" && !SUSPECT.test(piece)) {
+      // Plain text, the common case: only the last code point is remembered.
+      if (piece) this.#prev = lastCodePoint(piece);
+      return piece;
+    }
     const text = this.#pending + piece;
     this.#pending = "";
     let out = "";
@@ -141,6 +146,13 @@ export class UntrustedStream {
     if (cp === 0x0d) return this.#multiline && next === 0x0a ? "" : "\\r";
     return escapeCodePoint(cp);
   }
+}
+
+/** The last code point of non-empty `text` (a surrogate pair read whole). */
+function lastCodePoint(text: string): number {
+  const end = text.charCodeAt(text.length - 1);
+  const pair = end >= 0xdc00 && end <= 0xdfff && text.length > 1;
+  return (pair ? text.codePointAt(text.length - 2) : end) ?? end;
 }
 
 /** One code point of a text that {@link untrusted} would escape. */

@@ -82,6 +82,15 @@ Deno.test("a streamed text renders as the whole text does, however it is split",
   }
 });
 
+Deno.test("a variation selector after an emoji streamed in an earlier piece stays", () => {
+  const stream = new UntrustedStream();
+  assert.equal(stream.push("warn \u26a0") + stream.push("\ufe0f ok") + stream.end(), "warn ⚠️ ok");
+  const emoji = new UntrustedStream();
+  assert.equal(emoji.push("👍") + emoji.push("\ufe0f") + emoji.end(), "👍\ufe0f");
+  const ascii = new UntrustedStream();
+  assert.equal(ascii.push("A") + ascii.push("\ufe0f") + ascii.end(), "A\\u{fe0f}");
+});
+
 Deno.test("an escape sequence split across streamed pieces does not slip through", () => {
   const stream = new UntrustedStream({ multiline: true });
   const out = ["ok ", "\x1b", "[2", "A fake"].map((p) => stream.push(p)).join("") + stream.end();
