@@ -20,19 +20,19 @@ export const TEXT_LIMITS = { description: 1000, reason: 300, label: 200, waitRea
  * reads is what is written; a look-alike or invisible character is refused
  * with its code point named. Tools that take device names use it too.
  */
-export const DeviceName = z.string().min(1).max(256).check((ctx) => {
-  const problem = deviceNameProblem(ctx.value);
-  if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
-});
+export const DeviceName = z.string().min(1).max(256).refine(
+  (name) => deviceNameProblem(name) === undefined,
+  { error: (issue) => deviceNameProblem(String(issue.input)) },
+);
 
 const device = DeviceName.describe("Exact device name, e.g. LINAC:COR:H01:SETPT");
 
 /** One line of free text for the operator, at most `max` characters, nothing invisible. */
 function freeText(max: number) {
-  return z.string().max(max).check((ctx) => {
-    const problem = freeTextProblem(ctx.value);
-    if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
-  });
+  return z.string().max(max).refine(
+    (text) => freeTextProblem(text) === undefined,
+    { error: (issue) => freeTextProblem(String(issue.input)) },
+  );
 }
 /** Numbers or strings as given; preflight checks them against the device's type. */
 const value = z.union([z.number(), z.string()]).describe("Value to set, in the device's units");

@@ -10,11 +10,15 @@
 import { asciiEscaped, asciiReading, describeCodePoint } from "../util/code_points.ts";
 import { unsafeChars } from "../util/untrusted_text.ts";
 
+/** A name of printable ASCII only: the common case, answered by one test. */
+const PRINTABLE_ASCII = /^[!-~]*$/;
+
 /** At most this many offending characters are listed in one message. */
 const LISTED = 4;
 
 /** Why `name` cannot be a device name, or undefined when it can. */
 export function deviceNameProblem(name: string): string | undefined {
+  if (PRINTABLE_ASCII.test(name)) return undefined;
   const bad: string[] = [];
   let at = 0;
   for (const ch of name) {
