@@ -313,3 +313,19 @@ Deno.test({
     assert.deepEqual(user.writes, []);
   },
 });
+
+Deno.test("an approved plan on a device with hostile units reports its progress and result escaped", async () => {
+  await using user = await hostileFacility();
+  const path = await user.file("ok.json", json({ description: "trim H01", actions: [WRITE] }));
+  const hash = JSON.parse((await user.run(["plan", "show", path, "--json"])).stdout).plan_hash;
+  const ran = await user.run(["plan", "run", path, "--approved-hash", hash]);
+  assert.equal(ran.code, 0, ran.stderr);
+  assertClean(ran, "plan run --approved-hash");
+  assert.match(ran.stdout, /completed/);
+  assert.match(
+    ran.stderr,
+    /0\.5 → 0\.6\s.*A\\x1b\]0;approved\\x07/s,
+    "the table shown before running",
+  );
+  assert.deepEqual(user.writes, [{ pv: "SR:COR:H01:SETPT", value: 0.6 }]);
+});
