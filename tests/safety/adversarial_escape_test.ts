@@ -174,6 +174,22 @@ const CASES: Case[] = [
     code: 2,
     message: /actions\[0\]\.reason: holds U\+001B ESCAPE/,
   },
+  {
+    name: "a string value that carries a cursor-up and erase sequence",
+    file: "value.json",
+    text: json({
+      description: "operator message",
+      actions: [{
+        type: "write",
+        device: "SR:OPERATOR:MSG",
+        value: "Beam for users\x1b[1A\x1b[2K",
+        reason: "message",
+      }],
+    }),
+    args: show,
+    code: 1,
+    message: /│ users\\x1b\[1A\\x1b\[2K +│/,
+  },
 ];
 
 Deno.test("hostile plans under a user's grants: refused with an escaped message, nothing written", async () => {
@@ -182,7 +198,7 @@ Deno.test("hostile plans under a user's grants: refused with an escaped message,
     const path = await user.file(c.file, c.text);
     const r = await user.run(c.args(path));
     assert.equal(r.code, c.code, `${c.name}: exit code\n${r.stderr}`);
-    assert.match(r.stderr, c.message, c.name);
+    assert.match(r.stdout + r.stderr, c.message, c.name);
     assertClean(r, c.name);
     assert.deepEqual(user.writes, [], `${c.name}: nothing is written`);
   }
