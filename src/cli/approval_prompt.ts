@@ -12,6 +12,7 @@ import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ApprovalContext, Approver, Decision } from "../safety/approval.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 type Choice = "all" | "none" | "modify" | "choose";
 
@@ -97,7 +98,7 @@ async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === "scan") {
       const steps = await number({
-        message: `scan ${i + 1} (${a.writeDevice}): points`,
+        message: `scan ${i + 1} (${untrusted(a.writeDevice)}): points`,
         default: a.steps,
         min: 2,
         step: 1,
@@ -134,10 +135,14 @@ async function choose(plan: Plan, signal: AbortSignal): Promise<Plan | undefined
       message: "Changes to run (space toggles, enter confirms)",
       choices: plan.actions.flatMap((a, i) =>
         a.type === "write"
-          ? [{ name: `${i + 1}. write ${a.device} = ${a.value}`, value: i, checked: true }]
+          ? [{
+            name: `${i + 1}. write ${untrusted(a.device)} = ${untrusted(String(a.value))}`,
+            value: i,
+            checked: true,
+          }]
           : a.type === "scan"
           ? [{
-            name: `${i + 1}. scan ${a.writeDevice} ${a.start} … ${a.stop}`,
+            name: `${i + 1}. scan ${untrusted(a.writeDevice)} ${a.start} … ${a.stop}`,
             value: i,
             checked: true,
           }]

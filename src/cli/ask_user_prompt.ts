@@ -1,13 +1,16 @@
 /**
  * The operator's side of `ask_user` in the REPL: the live output is paused
  * (spinner stopped, partial answer flushed), then the question is asked with
- * a line prompt, or a list when the model offered choices.
+ * a line prompt, or a list when the model offered choices. The question and
+ * choices are the model's text, shown through {@link untrusted}; the answer
+ * picked is returned as the model wrote it.
  *
  * @module
  */
 import type { OperatorChannel } from "../tools/ask_user.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 export class TerminalOperator implements OperatorChannel {
   constructor(readonly io: Io, readonly beforePrompt: () => void = () => {}) {}
@@ -16,11 +19,13 @@ export class TerminalOperator implements OperatorChannel {
     this.beforePrompt();
     const { input, select } = await import("@inquirer/prompts");
     const s = style(this.io.color);
-    this.io.out(`\n${s.bold("? The assistant asks:")} ${question}\n`);
+    this.io.out(
+      `\n${s.bold("? The assistant asks:")} ${untrusted(question, { multiline: true })}\n`,
+    );
     if (choices?.length) {
       return await select({
         message: "Your answer",
-        choices: [...choices.map((c) => ({ name: c, value: c })), {
+        choices: [...choices.map((c) => ({ name: untrusted(c), value: c })), {
           name: "(type another answer)",
           value: "",
         }],

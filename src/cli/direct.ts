@@ -2,7 +2,9 @@
  * The no-LLM commands (`get`, `search`, `logs`): the same tools the model
  * uses, with the same validation, driven by the operator. `--json` prints the
  * tool's result object. Exit 0 only when everything asked for came back; 1 when
- * the service failed or any device of `get` or `logs archive` did.
+ * the service failed or any device of `get` or `logs archive` did. Names,
+ * units, descriptions and log text come from facility services and are
+ * shown through {@link untrusted}.
  *
  * @module
  */
@@ -12,6 +14,10 @@ import type { Command } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
 import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
 import { type Style, style } from "./style.ts";
+import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+
+/** One line of a service's text, as a cell shows it. */
+const one = (x: unknown): string => untrusted(String(x ?? ""));
 
 type Direct = Extract<Command, { kind: "get" | "search" | "logs" }>;
 type Row = Record<string, unknown>;
@@ -34,13 +40,13 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
     throw new CliError(why || cancelledBy(stoppedBy), SIGNAL_EXIT[stoppedBy]);
   }
   if (!outcome.ok) {
-    if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
+    if (json) io.out(`${terminalJson(outcome.result)}\n`);
     throw new CliError(errorText(outcome.result).replace(/^\w+: /, ""), Exit.FAILURE);
   }
   // The operator's own command prints all it asked for, not the model's excerpt.
   const result = (outcome.fullResult ?? outcome.result) as Row;
   if (json) {
-    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    io.out(`${terminalJson(result)}\n`);
   } else {
     const s = style(io.color);
     if (cmd.kind === "get") renderGet(result, io, s);
@@ -51,7 +57,9 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
   // others came back: exit 1, with each device's reason on stderr (in the JSON under --json).
   const failures = failedDevices(cmd, result);
   if (failures.length) {
-    if (!json) { for (const e of failures) io.err(`accel-agent: ${e.device}: ${e.error}\n`); }
+    if (!json) {
+      for (const e of failures) io.err(`accel-agent: ${one(e.device)}: ${one(e.error)}\n`);
+    }
     return Exit.FAILURE;
   }
   return Exit.OK;
@@ -108,7 +116,7 @@ function table(head: string[], s: Style): Table.Table {
 }
 
 function severity(sev: unknown, s: Style): string {
-  const text = String(sev ?? "");
+  const text = one(sev);
   if (text === "MAJOR" || text === "INVALID") return s.red(text);
   if (text === "MINOR") return s.yellow(text);
   return text;
@@ -118,15 +126,15 @@ function renderGet(result: Row, io: Io, s: Style): void {
   const t = table(["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"], s);
   for (const r of (result.readings ?? []) as Row[]) {
     const value = typeof r.value === "object" && r.value !== null
-      ? JSON.stringify(r.value)
+      ? terminalJson(r.value).replace(/\s+/g, "")
       : String(r.value);
     t.push([
-      String(r.device),
-      value,
-      String(r.units ?? ""),
+      one(r.device),
+      one(value),
+      one(r.units),
       severity(r.severity, s),
-      String(r.status ?? ""),
-      String(r.time),
+      one(r.status),
+      one(r.time),
     ]);
   }
   if ((result.readings as Row[] | undefined)?.length) io.out(`${t.toString()}\n`);
@@ -137,10 +145,10 @@ function renderSearch(result: Row, io: Io, s: Style): void {
   const t = table(["Device", "Units", "Writable", "Description"], s);
   for (const d of devices) {
     t.push([
-      String(d.name),
-      String(d.units ?? ""),
+      one(d.name),
+      one(d.units),
       d.writable ? "yes" : "",
-      String(d.description ?? ""),
+      one(d.description),
     ]);
   }
   if (devices.length) io.out(`${t.toString()}\n`);
@@ -159,22 +167,22 @@ function renderSearch(result: Row, io: Io, s: Style): void {
 }
 
 function renderLogs(result: Row, io: Io, s: Style): void {
-  io.out(s.dim(`${result.source} from ${result.from} to ${result.to}\n`));
+  io.out(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}\n`));
   if (result.source === "archive") {
     const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s);
     for (const x of (result.series ?? []) as Row[]) {
       if (typeof x.error === "string") {
-        t.push([String(x.device), { colSpan: 6, content: s.red(x.error) }]);
+        t.push([one(x.device), { colSpan: 6, content: s.red(one(x.error)) }]);
         continue;
       }
       const last = x.last as Row | undefined;
       t.push([
-        `${x.device}${x.units ? ` (${x.units})` : ""}`,
-        String(x.points),
-        String(x.min ?? ""),
-        String(x.max ?? ""),
-        String(x.mean ?? ""),
-        last ? `${last.value} @ ${last.time}${last.since ? ` (set ${last.since})` : ""}` : "",
+        one(`${x.device}${x.units ? ` (${x.units})` : ""}`),
+        one(x.points),
+        one(x.min),
+        one(x.max),
+        one(x.mean),
+        last ? one(`${last.value} @ ${last.time}${last.since ? ` (set ${last.since})` : ""}`) : "",
         severity(x.worst_severity, s),
       ]);
     }
@@ -184,9 +192,12 @@ function renderLogs(result: Row, io: Io, s: Style): void {
   const entries = (result.entries ?? []) as Row[];
   if (!entries.length) return io.out("no entries\n");
   for (const e of entries) {
-    const head = `${s.dim(String(e.time))} ${severity(e.severity, s)} ${s.bold(String(e.title))}`;
-    const meta = [e.author, e.logbook, e.status].filter(Boolean).join(" · ");
+    const head = `${s.dim(one(e.time))} ${severity(e.severity, s)} ${s.bold(one(e.title))}`;
+    const meta = one([e.author, e.logbook, e.status].filter(Boolean).join(" · "));
     io.out(`${head}${meta ? s.dim(`  (${meta})`) : ""}\n`);
-    if (e.text && e.text !== e.title) io.out(`    ${String(e.text).replaceAll("\n", "\n    ")}\n`);
+    if (e.text && e.text !== e.title) {
+      const body = untrusted(String(e.text), { multiline: true });
+      io.out(`    ${body.replaceAll("\n", "\n    ")}\n`);
+    }
   }
 }

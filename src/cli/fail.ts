@@ -6,6 +6,7 @@
  */
 import type { Io } from "./io.ts";
 import { CliError, type ExitCode } from "./exit.ts";
+import { terminalJson } from "../util/untrusted_text.ts";
 
 /** Prints `{status, error, exit_code, …}` under --json, then ends with the one-line message. */
 export function fail(
@@ -17,7 +18,7 @@ export function fail(
   extra: Record<string, unknown> = {},
 ): never {
   if (json) {
-    io.out(`${JSON.stringify({ status, ...extra, error: message, exit_code: code }, null, 2)}\n`);
+    io.out(`${terminalJson({ status, ...extra, error: message, exit_code: code })}\n`);
   }
   throw new CliError(message, code);
 }

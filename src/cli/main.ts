@@ -1,6 +1,8 @@
 /**
  * The command line: parse, load, dispatch, and turn every expected failure
  * into a one-line message and an exit code. `main.ts` exits with the code.
+ * Messages quote plan, file and service text, so they are shown through
+ * {@link untrusted}.
  *
  * @module
  */
@@ -10,6 +12,7 @@ import { parseInvocation, USAGE } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
 import { denoIo, type Io } from "./io.ts";
 import { errorJson, type ErrorKind, wantsJson } from "./json_error.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 /**
  * Runs the program; returns the exit code. Each command's module is loaded
@@ -29,7 +32,7 @@ export async function main(args: string[]): Promise<number> {
   });
   let io: Io = tracked(denoIo({ noColor: args.includes("--no-color") }));
   const fail = (message: string, kind: ErrorKind, code: number): number => {
-    io.err(`accel-agent: ${message}\n`);
+    io.err(`accel-agent: ${shown(message)}\n`);
     if (asked.json && !printed) {
       io.out(
         errorJson({ message: message.split("\n")[0] ?? "", kind, code, stream: asked.stream }),
@@ -116,4 +119,9 @@ export async function main(args: string[]): Promise<number> {
       Exit.FAILURE,
     );
   }
+}
+
+/** An error message as printed: its lines kept, everything else a terminal acts on escaped. */
+function shown(message: string): string {
+  return untrusted(message, { multiline: true });
 }

@@ -3,14 +3,18 @@
  * complete lines are rendered as they come, the rest when the answer ends.
  * Handles what models write: headings, emphasis, inline code, fenced code,
  * lists, quotes, rules and tables (passed through, aligned by the model).
+ * The text is the model's, so it is untrusted: it goes through
+ * {@link UntrustedStream} (multi-line) before any styling, however it is split.
  *
  * @module
  */
 import type { Style } from "./style.ts";
+import { UntrustedStream } from "../util/untrusted_text.ts";
 
 export class MarkdownStream {
   #buffer = "";
   #inFence = false;
+  readonly #safe = new UntrustedStream({ multiline: true });
   /** Characters of the unfinished line already written raw (live mode). */
   #shown = 0;
   readonly #s: Style;
@@ -29,7 +33,7 @@ export class MarkdownStream {
 
   /** Adds streamed text; renders every line completed by it. */
   push(delta: string): void {
-    this.#buffer += delta;
+    this.#buffer += this.#safe.push(delta);
     let nl: number;
     while ((nl = this.#buffer.indexOf("\n")) >= 0) {
       this.#finishLine(this.#buffer.slice(0, nl));
@@ -43,6 +47,7 @@ export class MarkdownStream {
 
   /** Renders what is left; call when the answer is complete. */
   end(): void {
+    this.#buffer += this.#safe.end();
     if (this.#buffer) this.#finishLine(this.#buffer);
     this.#buffer = "";
     this.#inFence = false;

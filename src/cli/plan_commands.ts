@@ -5,6 +5,7 @@
  * same path as the agent's: preflight against live values, approval bound to
  * the hash, executor, audit. `plan show` is where approval tokens come from:
  * the operator's own command, never a tool of the model.
+ * Plan text and the results' details are shown through {@link untrusted}.
  *
  * @module
  */
@@ -22,6 +23,7 @@ import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT, type StopSignal } fr
 import { planColumns, renderPlan } from "./plan_table.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
+import { terminalJson, untrusted } from "../util/untrusted_text.ts";
 
 /** A plan named on the command line: a file, or the ID of a saved plan. */
 export interface PlanRef {
@@ -101,29 +103,25 @@ export async function runPlanShow(
   }
   if (json) {
     io.out(`${
-      JSON.stringify(
-        {
-          plan_hash: checked.hash,
-          ...(ref.id ? { plan_id: ref.id } : {}),
-          ok: checked.ok,
-          read_only: checked.readOnly,
-          estimated_seconds: checked.estimatedSeconds,
-          scan_points: checked.scanPoints,
-          changes: checked.changes,
-          violations: checked.violations,
-          approval: issued
-            ? {
-              token: issued.token,
-              reusable: issued.reusable,
-              expires_at: issued.expiresAt ?? null,
-              run: `accel-agent plan run ${refText} --approved-hash ${issued.token}`,
-            }
-            : null,
-          plan: checked.plan,
-        },
-        null,
-        2,
-      )
+      terminalJson({
+        plan_hash: checked.hash,
+        ...(ref.id ? { plan_id: ref.id } : {}),
+        ok: checked.ok,
+        read_only: checked.readOnly,
+        estimated_seconds: checked.estimatedSeconds,
+        scan_points: checked.scanPoints,
+        changes: checked.changes,
+        violations: checked.violations,
+        approval: issued
+          ? {
+            token: issued.token,
+            reusable: issued.reusable,
+            expires_at: issued.expiresAt ?? null,
+            run: `accel-agent plan run ${refText} --approved-hash ${issued.token}`,
+          }
+          : null,
+        plan: checked.plan,
+      })
     }\n`);
   } else {
     io.out(renderPlan(checked, style(io.color), planColumns(io)));
@@ -134,7 +132,9 @@ export async function runPlanShow(
         : `single-use, valid until ${issued.expiresAt}`;
       io.out(
         `${s.bold("approval token")} (${kind}):\n  ${issued.token}\n` +
-          `run it with: accel-agent plan run ${refText} --approved-hash ${issued.token}\n`,
+          `run it with: accel-agent plan run ${
+            untrusted(refText)
+          } --approved-hash ${issued.token}\n`,
       );
     }
   }
@@ -231,9 +231,7 @@ export async function runPlanRun(
   const code = exitCodeOf(outcome, stoppedBy);
   if (json) {
     io.out(
-      `${
-        JSON.stringify({ ...forModel(outcome, app.plans.sandboxPath), exit_code: code }, null, 2)
-      }\n`,
+      `${terminalJson({ ...forModel(outcome, app.plans.sandboxPath), exit_code: code })}\n`,
     );
   } else if (outcome.status !== "rejected" && outcome.status !== "audit_failed") {
     io.out(summary(outcome, io));
@@ -305,6 +303,11 @@ function exitCodeOf(o: ProposeOutcome, stoppedBy?: StopSignal): ExitCode {
   }
 }
 
+/** One line of untrusted text (violations and details quote plan and facility text). */
+function one(x: unknown): string {
+  return untrusted(typeof x === "string" ? x : JSON.stringify(x) ?? String(x));
+}
+
 function summary(o: ProposeOutcome, io: Io): string {
   const s = style(io.color);
   const shown = forModel(o);
@@ -314,20 +317,23 @@ function summary(o: ProposeOutcome, io: Io): string {
   lines.push(`plan ${o.status === "invalid" ? "" : o.planHash.slice(0, 12) + " "}${head}`);
   for (const key of ["errors", "violations", "reason", "note"] as const) {
     const v = shown[key];
-    if (Array.isArray(v)) { for (const x of v) lines.push(`  ${x}`); }
-    else if (typeof v === "string") lines.push(`  ${v}`);
+    if (Array.isArray(v)) { for (const x of v) lines.push(`  ${one(x)}`); }
+    else if (typeof v === "string") lines.push(`  ${one(v)}`);
   }
   if ("execution" in o) {
-    for (const r of o.execution.results) lines.push(`  ${s.green("✓")} ${r.where} ${r.detail}`);
-    for (const r of o.execution.rollback) lines.push(`  ${s.green("✓")} ${r.where} ${r.detail}`);
+    for (const r of [...o.execution.results, ...o.execution.rollback]) {
+      lines.push(`  ${s.green("✓")} ${one(r.where)} ${one(r.detail)}`);
+    }
     for (const r of o.execution.restores) {
       lines.push(
-        `  ${r.ok ? s.green("↺") : s.red("✗")} restored ${r.device} to ${r.to}${
-          r.ok ? ` (readback ${r.readback})` : `: ${r.error}`
+        `  ${r.ok ? s.green("↺") : s.red("✗")} ${
+          one(
+            `restored ${r.device} to ${r.to}${r.ok ? ` (readback ${r.readback})` : `: ${r.error}`}`,
+          )
         }`,
       );
     }
-    for (const f of o.execution.csvFiles) lines.push(`  scan data: ${f}`);
+    for (const f of o.execution.csvFiles) lines.push(`  scan data: ${one(f)}`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -1,7 +1,9 @@
 /**
  * A plan as the operator sees it: every action with current → new (Δ),
  * reasons, the scan summary, the rollback, the estimated duration and the
- * hash the decision is bound to.
+ * hash the decision is bound to. Every text of the plan and of the facility
+ * (names, reasons, units, values, violations) is shown through
+ * {@link untrusted}, one line per cell, before it is styled.
  *
  * @module
  */
@@ -11,6 +13,7 @@ import type { Action } from "../plan/model.ts";
 import type { PlannedChange, PreflightedPlan } from "../plan/preflight.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../util/misc.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 /** The table's width when output is not a terminal (a file, a pipe). */
 export const PLAN_TABLE_COLUMNS = 120;
@@ -56,7 +59,7 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
       : a.type === "scan"
       ? [a.writeDevice]
       : []
-  );
+  ).map((n) => one(n));
   const table = new Table({
     head: ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"].map((h) => s.bold(h)),
     style: { head: [], border: [] },
@@ -70,7 +73,7 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
     );
   rows(p.plan.actions, "actions", "");
   rows(p.plan.rollback ?? [], "rollback", "rb");
-  const lines = [s.bold(p.plan.description), table.toString()];
+  const lines = [s.bold(one(p.plan.description)), table.toString()];
   const facts = [
     `about ${formatSeconds(p.estimatedSeconds)}`,
     ...(p.scanPoints ? [`${p.scanPoints} scan points`] : []),
@@ -80,14 +83,19 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
   lines.push(s.dim(`${facts.join(" · ")}\nplan hash ${p.hash}`));
   if (p.violations.length) {
     lines.push(s.red(`${p.violations.length} violation${p.violations.length > 1 ? "s" : ""}:`));
-    for (const v of p.violations) lines.push(s.red(`  ${v.where}: ${v.message}`));
+    for (const v of p.violations) lines.push(s.red(`  ${one(v.where)}: ${one(v.message)}`));
   }
   return `${lines.join("\n")}\n`;
 }
 
+/** One line of untrusted text, as a cell shows it. */
+function one(text: string | number): string {
+  return untrusted(String(text));
+}
+
 /** A cell of device names: wrapped anywhere, never cut short with "…". */
-function devices(content: string): Table.Cell {
-  return { content, wordWrap: true, wrapOnWordBoundary: false };
+function devices(names: string[]): Table.Cell {
+  return { content: names.map(one).join("\n"), wordWrap: true, wrapOnWordBoundary: false };
 }
 
 function row(
@@ -105,28 +113,28 @@ function row(
         "read",
         devices(
           a.devices.length <= 3
-            ? a.devices.join("\n")
-            : `${a.devices.slice(0, 3).join("\n")}\n+${a.devices.length - 3} more`,
+            ? a.devices
+            : [...a.devices.slice(0, 3), `+${a.devices.length - 3} more`],
         ),
         "",
-        a.label ?? "",
+        one(a.label ?? ""),
       ];
     case "wait":
-      return [n, "wait", "", `${a.seconds} s`, a.reason ?? ""];
+      return [n, "wait", "", `${a.seconds} s`, one(a.reason ?? "")];
     case "write":
       return [
         n,
         s.yellow("write"),
-        devices(a.device),
+        devices([a.device]),
         change(c?.from ?? null, a.value, c?.delta, c?.units),
-        a.reason,
+        one(a.reason),
       ];
     case "scan":
       return [
         n,
         s.yellow("scan"),
-        devices(a.writeDevice),
-        `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${c.units}` : ""}`,
+        devices([a.writeDevice]),
+        `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${one(c.units)}` : ""}`,
         `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}`,
       ];
   }
@@ -138,21 +146,20 @@ function change(
   delta: number | undefined,
   units = "",
 ): string {
-  const u = units ? ` ${units}` : "";
+  const u = units ? ` ${one(units)}` : "";
   const d = delta === undefined ? "" : ` (Δ ${delta >= 0 ? "+" : ""}${round6(delta)})`;
-  return `${show(from)} → ${to}${u}${d}`;
+  return `${show(from)} → ${one(to)}${u}${d}`;
 }
 
 function list(devices: string[]): string {
-  return devices.length <= 3
-    ? devices.join(", ")
-    : `${devices.slice(0, 3).join(", ")} +${devices.length - 3} more`;
+  const shown = devices.slice(0, 3).map(one).join(", ");
+  return devices.length <= 3 ? shown : `${shown} +${devices.length - 3} more`;
 }
 
 function show(v: Value | null): string {
   if (v === null) return "?";
   if (typeof v === "number") return String(round6(v));
-  return Array.isArray(v) ? "[waveform]" : String(v);
+  return Array.isArray(v) ? "[waveform]" : one(String(v));
 }
 
 export function formatSeconds(s: number): string {

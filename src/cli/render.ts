@@ -1,6 +1,8 @@
 /**
  * Renders agent events in a terminal: the answer as Markdown on stdout, tool
  * calls, retries and errors as compact lines on stderr, a spinner between.
+ * Every text that comes from the model, a tool or a service is shown through
+ * {@link untrusted} before it is styled.
  *
  * @module
  */
@@ -10,6 +12,7 @@ import type { Io } from "./io.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./spinner.ts";
 import { type Style, style } from "./style.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 export class TerminalRenderer {
   readonly #io: Io;
@@ -66,16 +69,17 @@ export class TerminalRenderer {
         return;
       case "tool_start":
         this.#md.end();
-        this.#spinner.start(`${ev.name}…`);
+        this.#spinner.start(`${untrusted(ev.name)}…`);
         return;
       case "tool_end": {
         this.#spinner.stop();
         const mark = ev.ok ? s.green("✓") : s.red("✗");
         // "  ✓ name 12 ms → " before the summary.
-        const used = 9 + ev.name.length + formatMs(ev.ms).length;
+        const name = untrusted(ev.name);
+        const used = 9 + name.length + formatMs(ev.ms).length;
         const summary = summarizeResult(ev.result, Math.max(30, this.#io.columns() - used - 1));
         this.#io.err(
-          `  ${mark} ${s.bold(ev.name)} ${s.dim(`${formatMs(ev.ms)}`)}${
+          `  ${mark} ${s.bold(name)} ${s.dim(`${formatMs(ev.ms)}`)}${
             summary ? ` ${ev.ok ? s.dim("→") : s.red("→")} ${ev.ok ? summary : s.red(summary)}` : ""
           }\n`,
         );
@@ -87,7 +91,9 @@ export class TerminalRenderer {
         this.#md.end();
         this.#io.err(
           s.yellow(
-            `  ↻ model call failed (${ev.reason}); retry ${ev.attempt} in ${formatMs(ev.delayMs)}`,
+            `  ↻ model call failed (${untrusted(ev.reason)}); retry ${ev.attempt} in ${
+              formatMs(ev.delayMs)
+            }`,
           ) +
             (ev.discardedText ? s.dim(" — the partial answer above is void") : "") + "\n",
         );
@@ -107,12 +113,12 @@ export class TerminalRenderer {
       case "cancelled":
         this.#spinner.stop();
         this.#md.end();
-        this.#io.err(s.yellow(`  cancelled: ${ev.reason}\n`));
+        this.#io.err(s.yellow(`  cancelled: ${untrusted(ev.reason)}\n`));
         return;
       case "error":
         this.#spinner.stop();
         this.#md.end();
-        this.#io.err(s.red(`  error: ${ev.message}\n`));
+        this.#io.err(s.red(`  error: ${untrusted(ev.message, { multiline: true })}\n`));
         return;
       case "plan_proposed":
         this.pause();
@@ -127,11 +133,17 @@ export class TerminalRenderer {
           deferred: s.yellow("needs approval"),
         }[ev.decision];
         this.#io.err(
-          `  plan ${ev.planHash.slice(0, 12)} ${text}${ev.reason ? s.dim(` — ${ev.reason}`) : ""}${
+          `  plan ${untrusted(ev.planHash.slice(0, 12))} ${text}${
+            ev.reason ? s.dim(` — ${untrusted(ev.reason)}`) : ""
+          }${
             ev.planId
-              ? s.dim(`; saved as ${ev.planId} (review: accel-agent plan show ${ev.planId})`)
+              ? s.dim(
+                `; saved as ${untrusted(ev.planId)} (review: accel-agent plan show ${
+                  untrusted(ev.planId)
+                })`,
+              )
               : ev.savedPath
-              ? s.dim(`; saved to ${ev.savedPath}`)
+              ? s.dim(`; saved to ${untrusted(ev.savedPath)}`)
               : ""
           }\n`,
         );
@@ -143,7 +155,7 @@ export class TerminalRenderer {
       case "plan_progress": {
         this.#spinner.stop();
         const line = `  ${progressBar(ev.step, ev.total, 24)} ${ev.step}/${ev.total} ${
-          s.dim(ev.detail)
+          s.dim(untrusted(ev.detail))
         }`;
         if (this.#io.stderrIsTerminal) {
           this.#progress = true;
@@ -178,7 +190,7 @@ export class TerminalRenderer {
 
 /** "sub-agent agent-1 (device_search) done": for live events and the REPL's notices. */
 export function subagentLine(ev: Extract<AgentEvent, { type: "subagent" }>): string {
-  return `sub-agent ${ev.id} (${ev.agent}) ${ev.status}`;
+  return untrusted(`sub-agent ${ev.id} (${ev.agent}) ${ev.status}`);
 }
 
 /** `[██████░░░░]` for step of total. */
@@ -191,8 +203,12 @@ function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** A one-line summary of a tool result for the terminal. */
+/** A one-line summary of a tool result for the terminal; its text is shown through {@link untrusted}. */
 export function summarizeResult(result: unknown, width = 110): string {
+  return untrusted(summary(result, width));
+}
+
+function summary(result: unknown, width: number): string {
   const clip = (s: string) => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
   if (result === null || typeof result !== "object") return clip(String(result));
   const r = result as Record<string, unknown>;

@@ -20,6 +20,7 @@ import { TerminalOperator } from "./ask_user_prompt.ts";
 import { subagentLine, TerminalRenderer } from "./render.ts";
 import { runSlash } from "./slash.ts";
 import { style } from "./style.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolean } | {
   kind: "eof";
@@ -38,7 +39,9 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   );
   if (app.profile.name !== "operator") io.out(s.yellow(`profile ${app.profile.name}\n`));
   const asked = app.session.userInputs().length;
-  if (asked) io.out(s.dim(`continuing session ${app.session.id} (${asked} questions so far)\n`));
+  if (asked) {
+    io.out(s.dim(`continuing session ${untrusted(app.session.id)} (${asked} questions so far)\n`));
+  }
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
   // Clarifying questions are asked here too, the same way.
@@ -120,7 +123,9 @@ async function turn(
     // A bug in one turn must not end the shift's session.
     renderer.end();
     const message = e instanceof Error ? e.message : String(e);
-    io.err(style(io.color).red(`  internal error: ${message} (the session is kept)\n`));
+    io.err(
+      style(io.color).red(`  internal error: ${untrusted(message)} (the session is kept)\n`),
+    );
   } finally {
     renderer.end();
   }

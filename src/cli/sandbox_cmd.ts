@@ -2,7 +2,8 @@
  * The no-LLM sandbox commands: `exec FILE|-` runs Python in the sandbox;
  * `scripts list|run` use the same tools the model uses. Output goes to
  * stdout, Python's stderr to stderr, files written are listed; `--json`
- * prints the result object.
+ * prints the result object. What the sandbox prints, and the names of the
+ * files it wrote, are shown through {@link untrusted}.
  *
  * @module
  */
@@ -14,6 +15,7 @@ import type { Command } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
 import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT } from "./io.ts";
 import { style } from "./style.ts";
+import { terminalJson, untrusted } from "../util/untrusted_text.ts";
 
 type SandboxCommand = Extract<Command, { kind: "exec" | "scripts" }>;
 type Row = Record<string, unknown>;
@@ -31,7 +33,7 @@ export async function runSandboxCommand(
     const code = await readCode(cmd.file);
     const { blocked, warnings } = analyse(code, app.sandbox.packages);
     if (blocked.length) throw new CliError(`not run: ${blocked.join("; ")}`, Exit.FAILURE);
-    if (!json) { for (const w of warnings) io.err(`accel-agent: warning: ${w}\n`); }
+    if (!json) { for (const w of warnings) io.err(`accel-agent: warning: ${untrusted(w)}\n`); }
     result = await shapeRun(
       await app.sandbox.runner.run({
         code,
@@ -46,7 +48,7 @@ export async function runSandboxCommand(
       : ["run_script", { name: cmd.name, args: cmd.args }];
     const outcome = await app.tools.execute(tool, JSON.stringify(args), controller.signal);
     if (!outcome.ok) {
-      if (json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
+      if (json) io.out(`${terminalJson(outcome.result)}\n`);
       const e = (outcome.result as Row).error;
       throw new CliError(String(e).replace(/^\w+ failed: /, ""), Exit.FAILURE);
     }
@@ -54,7 +56,7 @@ export async function runSandboxCommand(
   }
   if (stop.received) return SIGNAL_EXIT[stop.received];
   if (json) {
-    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    io.out(`${terminalJson(result)}\n`);
   } else if (cmd.kind === "scripts" && cmd.action === "list") {
     renderList(result, io);
   } else {
@@ -74,15 +76,19 @@ async function readCode(file: string): Promise<string> {
 }
 
 function renderRun(r: Row, io: Io): void {
-  if (r.stdout) io.out(String(r.stdout));
-  if (r.stderr) io.err(String(r.stderr));
+  if (r.stdout) io.out(untrusted(String(r.stdout), { multiline: true }));
+  if (r.stderr) io.err(untrusted(String(r.stderr), { multiline: true }));
   for (const f of (r.files ?? []) as Row[]) {
     io.err(
-      `accel-agent: wrote ${f.name} (${f.bytes} bytes): ${f.path}${f.note ? `; ${f.note}` : ""}\n`,
+      `accel-agent: wrote ${
+        untrusted(`${f.name} (${f.bytes} bytes): ${f.path}${f.note ? `; ${f.note}` : ""}`)
+      }\n`,
     );
   }
-  if (r.files_omitted) io.err(`accel-agent: ${r.files_omitted} more files not listed\n`);
-  if (r.error) io.err(`accel-agent: ${r.error}\n`);
+  if (r.files_omitted) {
+    io.err(`accel-agent: ${untrusted(String(r.files_omitted))} more files not listed\n`);
+  }
+  if (r.error) io.err(`accel-agent: ${untrusted(String(r.error), { multiline: true })}\n`);
 }
 
 function renderList(r: Row, io: Io): void {
@@ -95,6 +101,6 @@ function renderList(r: Row, io: Io): void {
     chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
     wordWrap: true,
   });
-  for (const x of scripts) t.push([String(x.name), String(x.description)]);
+  for (const x of scripts) t.push([untrusted(String(x.name)), untrusted(String(x.description))]);
   io.out(`${t.toString()}\n`);
 }

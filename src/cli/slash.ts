@@ -9,6 +9,7 @@ import { savePlan } from "../plan/plan_file.ts";
 import { planIdOf } from "../safety/approval.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 import { costText } from "./cost.ts";
 import { runSessionSlash, SESSION_SLASH_HELP, skillsLine } from "./slash_sessions.ts";
 
@@ -45,13 +46,15 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
     case "/history": {
       const inputs = app.session.userInputs();
       if (!inputs.length) io.out("no questions yet\n");
-      inputs.forEach((q, i) => io.out(`  ${s.dim(String(i + 1).padStart(3))} ${q}\n`));
+      inputs.forEach((q, i) => io.out(`  ${s.dim(String(i + 1).padStart(3))} ${untrusted(q)}\n`));
       return;
     }
     case "/tools":
       for (const t of app.tools.list()) {
         io.out(
-          `  ${s.bold(t.name)}${t.readOnly ? s.dim(" (read-only)") : ""}\n    ${t.description}\n`,
+          `  ${s.bold(untrusted(t.name))}${t.readOnly ? s.dim(" (read-only)") : ""}\n    ${
+            untrusted(t.description, { multiline: true })
+          }\n`,
         );
       }
       return;
@@ -70,7 +73,9 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
       const path = await savePlan(app.plans.plansDir, last.plan, arg || undefined);
       const id = planIdOf(path);
       io.out(
-        `saved as ${id} (${path})\n  to run it again: accel-agent plan show ${id} gives an approval ` +
+        `saved as ${untrusted(id)} (${
+          untrusted(path)
+        })\n  to run it again: accel-agent plan show ${id} gives an approval ` +
           `token (--reusable for a procedure run many times), then accel-agent plan run ${id} --approved-hash TOKEN\n`,
       );
       return;
@@ -82,21 +87,25 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
         for (const [name, entry] of Object.entries(models)) {
           const id = typeof entry === "string" ? entry : entry.model;
           const mark = name === app.modelInfo.name ? s.green("●") : " ";
-          io.out(`  ${mark} ${s.bold(name)} ${s.dim(id)}\n`);
+          io.out(`  ${mark} ${s.bold(untrusted(name))} ${s.dim(untrusted(id))}\n`);
         }
         return;
       }
       try {
         const m = app.switchModel(arg);
-        io.out(`now using ${s.bold(m.name)} (${m.model}${m.baseUrl ? ` at ${m.baseUrl}` : ""})\n`);
+        io.out(
+          `now using ${s.bold(untrusted(m.name))} (${
+            untrusted(`${m.model}${m.baseUrl ? ` at ${m.baseUrl}` : ""}`)
+          })\n`,
+        );
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;
-        io.err(s.red(`${e.message}\n`));
+        io.err(s.red(`${untrusted(e.message)}\n`));
       }
       return;
     default:
       if (await runSessionSlash(cmd, arg, app, io)) return;
-      io.err(s.red(`unknown command ${cmd}; /help lists the commands\n`));
+      io.err(s.red(`unknown command ${untrusted(cmd)}; /help lists the commands\n`));
       return;
   }
 }
@@ -119,5 +128,5 @@ async function contextText(app: App): Promise<string> {
     `  tools: ${app.tools.names().join(", ")}`,
     skillsLine(app),
   ];
-  return lines.join("\n") + "\n";
+  return lines.map((l) => untrusted(l)).join("\n") + "\n";
 }

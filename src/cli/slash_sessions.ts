@@ -8,6 +8,7 @@ import type { App } from "./app.ts";
 import { CliError } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { style } from "./style.ts";
+import { untrusted } from "../util/untrusted_text.ts";
 
 export const SESSION_SLASH_HELP: [string, string][] = [
   ["/compact", "summarise the older conversation now (also automatic near the context limit)"],
@@ -39,7 +40,7 @@ export async function runSessionSlash(
         if (!known.length) io.out("no saved sessions\n");
         for (const k of known.slice(0, 10)) {
           const mark = k.id === app.session.id ? s.green("●") : " ";
-          io.out(`  ${mark} ${s.bold(k.id)} ${s.dim(k.modified.toISOString())}\n`);
+          io.out(`  ${mark} ${s.bold(untrusted(k.id))} ${s.dim(k.modified.toISOString())}\n`);
         }
         return true;
       }
@@ -48,19 +49,23 @@ export async function runSessionSlash(
         const saved = await app.resume(arg);
         if (saved.cancelled.length) {
           // They would otherwise spend the shared budget for a session no longer shown.
-          const runs = saved.cancelled.map((r) => `${r.id} (${r.agent})`).join(", ");
+          const runs = untrusted(saved.cancelled.map((r) => `${r.id} (${r.agent})`).join(", "));
           io.out(s.yellow(
-            `cancelled sub-agents still running in session ${left}: ${runs}; /resume ${left} shows them\n`,
+            `cancelled sub-agents still running in session ${untrusted(left)}: ${runs}; /resume ${
+              untrusted(left)
+            } shows them\n`,
           ));
         }
         const asked = saved.session.userInputs();
         io.out(
-          `resumed ${saved.session.id}: ${asked.length} questions, ${saved.runs.length} sub-agent results` +
-            `${asked.length ? `; last: ${asked.at(-1)?.slice(0, 80)}` : ""}\n`,
+          untrusted(
+            `resumed ${saved.session.id}: ${asked.length} questions, ${saved.runs.length} sub-agent results` +
+              `${asked.length ? `; last: ${asked.at(-1)?.slice(0, 80)}` : ""}`,
+          ) + "\n",
         );
       } catch (e) {
         if (!(e instanceof CliError)) throw e;
-        io.err(s.red(`${e.message}\n`));
+        io.err(s.red(`${untrusted(e.message)}\n`));
       }
       return true;
     }
@@ -72,10 +77,12 @@ export async function runSessionSlash(
           ? JSON.stringify(r.result)
           : r.error ?? (r.status === "running" ? "…" : "");
         io.out(
-          `  ${s.bold(r.id)} ${r.agent} ${
-            s.dim(`level ${r.level}, from ${r.parentId}`)
+          `  ${s.bold(untrusted(r.id))} ${untrusted(r.agent)} ${
+            s.dim(untrusted(`level ${r.level}, from ${r.parentId}`))
           } ${r.status}` +
-            ` ${s.dim(`${r.turns} calls, ${r.tokens} tokens`)}\n    ${outcome.slice(0, 300)}\n`,
+            ` ${s.dim(`${r.turns} calls, ${r.tokens} tokens`)}\n    ${
+              untrusted(outcome.slice(0, 300))
+            }\n`,
         );
       }
       return true;
@@ -105,7 +112,9 @@ export function sessionCostText(app: App): string {
 
 /** The /context line about skills. */
 export function skillsLine(app: App): string {
-  return `  skills: ${app.skills.map((k) => k.name).join(", ") || "none"}; active: ${
-    app.activeSkills().map((k) => k.name).join(", ") || "none"
-  }`;
+  return untrusted(
+    `  skills: ${app.skills.map((k) => k.name).join(", ") || "none"}; active: ${
+      app.activeSkills().map((k) => k.name).join(", ") || "none"
+    }`,
+  );
 }

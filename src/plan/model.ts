@@ -10,28 +10,52 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../util/hash.ts";
 import { valueAt } from "../util/misc.ts";
+import { deviceNameProblem, freeTextProblem } from "./text_rules.ts";
 
-const device = z.string().min(1).describe("Exact device name, e.g. LINAC:COR:H01:SETPT");
+/** Free-text caps, in characters: what an operator reads in one table cell or heading. */
+export const TEXT_LIMITS = { description: 1000, reason: 300, label: 200, waitReason: 200 } as const;
+
+/**
+ * A device name: printable ASCII only (U+0021–U+007E), so what the operator
+ * reads is what is written; a look-alike or invisible character is refused
+ * with its code point named. Tools that take device names use it too.
+ */
+export const DeviceName = z.string().min(1).max(256).refine(
+  (name) => deviceNameProblem(name) === undefined,
+  { error: (issue) => deviceNameProblem(String(issue.input)) },
+);
+
+const device = DeviceName.describe("Exact device name, e.g. LINAC:COR:H01:SETPT");
+
+/** One line of free text for the operator, at most `max` characters, nothing invisible. */
+function freeText(max: number) {
+  return z.string().max(max).refine(
+    (text) => freeTextProblem(text) === undefined,
+    { error: (issue) => freeTextProblem(String(issue.input)) },
+  );
+}
 /** Numbers or strings as given; preflight checks them against the device's type. */
 const value = z.union([z.number(), z.string()]).describe("Value to set, in the device's units");
 
 export const ReadAction = z.strictObject({
   type: z.literal("read"),
   devices: z.array(device).min(1).max(200).describe("Devices to read, in one batch"),
-  label: z.string().optional().describe("What this read is for"),
+  label: freeText(TEXT_LIMITS.label).optional().describe("What this read is for"),
 });
 
 export const WriteAction = z.strictObject({
   type: z.literal("write"),
   device,
   value,
-  reason: z.string().min(1).describe("Why this value, for the operator approving it"),
+  reason: freeText(TEXT_LIMITS.reason).min(1).describe(
+    "Why this value, for the operator approving it",
+  ),
 });
 
 export const WaitAction = z.strictObject({
   type: z.literal("wait"),
   seconds: z.number().min(0).describe("How long to wait"),
-  reason: z.string().optional(),
+  reason: freeText(TEXT_LIMITS.waitReason).optional(),
 });
 
 export const ScanAction = z.strictObject({
@@ -55,7 +79,9 @@ export type WriteAction = z.infer<typeof WriteAction>;
 export type ScanAction = z.infer<typeof ScanAction>;
 
 export const Plan = z.strictObject({
-  description: z.string().min(1).describe("What the plan does and why, in one or two sentences"),
+  description: freeText(TEXT_LIMITS.description).min(1).describe(
+    "What the plan does and why, in one or two sentences",
+  ),
   actions: z.array(Action).min(1).max(500).describe("The steps, run in order"),
   rollback: z.array(Action).max(500).optional().describe(
     "Steps run after the plan ends, whether it completed or failed (e.g. restore the original value). " +
@@ -126,6 +152,9 @@ export function parsePlan(raw: unknown): ParsedPlan {
       const got = valueAt(input, i.path);
       if (typeof got === "number" && !Number.isFinite(got)) {
         return `${where}: ${got} is not a finite number`;
+      }
+      if (i.code === "too_big" && typeof got === "string") {
+        return `${where}: ${[...got].length} characters; at most ${String(i.maximum)}`;
       }
       if (i.code === "unrecognized_keys") {
         return `${where || "plan"}: unknown field ${i.keys.join(", ")}`;

@@ -7,9 +7,10 @@ import { z } from "zod";
 import type { Reading, Value } from "../adapters/adapter.ts";
 import { defineTool } from "./define.ts";
 import { round6 } from "../util/misc.ts";
+import { DeviceName } from "../plan/model.ts";
 
 const Parameters = z.strictObject({
-  devices: z.array(z.string().min(1)).min(1).max(200).describe(
+  devices: z.array(DeviceName).min(1).max(200).describe(
     'Exact device names, e.g. ["LINAC:BPM:01:X", "RF:PHASE:SETPT"]; use search_device to find names',
   ),
 });

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { DeviceName } from "../plan/model.ts";
 import { z } from "zod";
 import type { LogEntry, Sample, Series, Severity } from "../adapters/adapter.ts";
 import { defineTool, ToolError } from "./define.ts";
@@ -25,7 +26,7 @@ const Parameters = z.strictObject({
     "Start, ISO-8601 UTC (2026-11-20T22:00:00Z) or relative (-8h, -2d); default 24 h before `to`",
   ),
   to: z.string().optional().describe('End, ISO-8601 UTC, relative, or "now" (default)'),
-  devices: z.array(z.string().min(1)).max(50).optional().describe(
+  devices: z.array(DeviceName).max(50).optional().describe(
     "archive: the devices (required); elog/alarm: only entries about this device (first one, * allowed)",
   ),
   text: z.string().optional().describe(

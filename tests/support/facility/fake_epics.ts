@@ -25,6 +25,19 @@ export interface FakeEpicsOptions {
   pvget?: boolean;
   /** "Now" of the logs' story (default: the real now). */
   nowMs?: number;
+  /**
+   * Changes the facility's data before it is served: PVs (units,
+   * descriptions, values), Olog entries and alarm messages — e.g. to plant
+   * hostile text in a service's strings.
+   */
+  edit?: (data: FacilityData) => void;
+}
+
+/** What the fake facility serves, for {@link FakeEpicsOptions.edit}. */
+export interface FacilityData {
+  pvs: Record<string, FakePv>;
+  elog: Record<string, unknown>[];
+  alarms: Record<string, unknown>[];
 }
 
 export class FakeEpics implements AsyncDisposable {
@@ -37,13 +50,17 @@ export class FakeEpics implements AsyncDisposable {
 
   constructor(opts: FakeEpicsOptions = {}) {
     this.nowMs = opts.nowMs ?? Date.now();
-    const pvs = epicsPvs();
+    const data = {
+      pvs: epicsPvs(),
+      elog: ologEntries(this.nowMs),
+      alarms: alarmMessages(this.nowMs),
+    };
+    opts.edit?.(data);
+    const { pvs, elog, alarms } = data;
     this.pvws = new FakePvws({ pvs, latencyMs: opts.latencyMs, pvget: opts.pvget });
     this.archiver = new FakeHttp((url) => archiverRoute(url, pvs));
     this.channelfinder = new FakeHttp((url) => channelFinderRoute(url, pvs));
-    const elog = ologEntries(this.nowMs);
     this.olog = new FakeHttp((url) => ologRoute(url, elog));
-    const alarms = alarmMessages(this.nowMs);
     this.alarm = new FakeHttp((url) => alarmRoute(url, alarms));
   }
 
