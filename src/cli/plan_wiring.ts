@@ -9,7 +9,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import { PlanService } from "../plan/service.ts";
 import { type Approver, DeferringApprover } from "../safety/approval.ts";
 import { AuditLog } from "../safety/audit.ts";
-import { LimitsError, loadLimits } from "../safety/limits.ts";
+import { LimitsError, loadLimits, nameMatchingFor } from "../safety/limits.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 
@@ -42,7 +42,7 @@ export async function createPlanPath(
   const limitsPath = resolvePath(config.safety.limits_file, loaded.baseDir, io);
   let limits;
   try {
-    limits = await loadLimits(limitsPath);
+    limits = await loadLimits(limitsPath, nameMatchingFor(cs.kind));
   } catch (e) {
     if (e instanceof LimitsError) throw new CliError(`limits error: ${e.message}`, Exit.USAGE);
     throw e;
