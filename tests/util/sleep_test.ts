@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_TIMER_MS, sleep, type Timers, timeoutSignal } from "../../src/util/misc.ts";
+import { MAX_TIMER_MS, sleep, timeoutSignal, type Timers } from "../../src/util/misc.ts";
 
 /** A fake clock: timers fire in order when `run` advances time; every delay asked is kept. */
 class FakeTimers implements Timers {
