@@ -149,6 +149,20 @@ const cases: Case[] = [
     message: /sr:cor:h01:setpt does not exist/,
   },
   {
+    name: "an entry with only values, governing a number",
+    limits: `[limits."${H01}"]\nvalues = ["0.1"]\n`,
+    actions: [write(H01, 9)],
+    message:
+      /SR:COR:H01:SETPT is a number but its entry in limits\.toml \(SR:COR:H01:SETPT\) lacks min, max or max_step/,
+  },
+  {
+    name: "numeric bounds governing a free-text device",
+    limits: `[limits."SR:OPERATOR:MSG"]\n${BOUNDS}`,
+    actions: [write("SR:OPERATOR:MSG", "Beam dump in 5 min")],
+    message:
+      /SR:OPERATOR:MSG takes free text but its entry in limits\.toml \(SR:OPERATOR:MSG\) lists no values/,
+  },
+  {
     name: "a WAIT one second past what a timer holds",
     actions: [write(H01, 0.1), { type: "wait", seconds: 2 ** 31 / 1000 + 1 }],
     message: /actions\[1\]\.seconds: 2147484\.648 s is above the bound of 604800 s/,
