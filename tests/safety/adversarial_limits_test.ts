@@ -14,6 +14,8 @@ const BOUNDS = "min = -2\nmax = 2\nmax_step = 0.5\ntolerance = 0.001\n";
 
 interface Case {
   name: string;
+  /** A TOML plan file's text, instead of `actions` as JSON. */
+  toml?: string;
   limits?: string;
   safety?: string;
   actions: unknown[];
@@ -186,6 +188,20 @@ const cases: Case[] = [
     message: /actions\[0\]\.dwellSeconds: 1000000000 s is above the bound of 3600 s/,
   },
   {
+    name: "an infinite WAIT in a TOML plan",
+    toml: `description = "trim"\n[[actions]]\ntype = "write"\ndevice = "${H01}"\nvalue = 0.1\n` +
+      `reason = "trim"\n[[actions]]\ntype = "wait"\nseconds = inf\n`,
+    actions: [],
+    message: /actions\[1\]\.seconds: Infinity is not a finite number/,
+  },
+  {
+    name: "a NaN dwell in a TOML plan",
+    toml: `description = "scan"\n[[actions]]\ntype = "scan"\nwriteDevice = "${H01}"\nstart = 0\n` +
+      `stop = 0.1\nsteps = 2\nreadDevices = ["${H01}"]\ndwellSeconds = nan\n`,
+    actions: [],
+    message: /actions\[0\]\.dwellSeconds: NaN is not a finite number/,
+  },
+  {
     name: "a negative WAIT",
     actions: [write(H01, 0.1), { type: "wait", seconds: -5 }],
     message: /actions\[1\]\.seconds: /,
@@ -221,8 +237,10 @@ const cases: Case[] = [
 ];
 
 /** Shows the plan for its hash and, if that works, runs it approved: the strongest try. */
-async function attempt(user: UserSetup, actions: unknown[]): Promise<RunResult[]> {
-  const file = await user.file("plan.json", JSON.stringify({ description: "trim", actions }));
+async function attempt(user: UserSetup, c: Case): Promise<RunResult[]> {
+  const file = c.toml === undefined
+    ? await user.file("plan.json", JSON.stringify({ description: "trim", actions: c.actions }))
+    : await user.file("plan.toml", c.toml);
   const shown = await user.run(["plan", "show", file, "--json"]);
   if (shown.code !== 0) return [shown];
   const hash = (JSON.parse(shown.stdout) as { plan_hash?: string }).plan_hash ?? "";
@@ -232,7 +250,7 @@ async function attempt(user: UserSetup, actions: unknown[]): Promise<RunResult[]
 for (const c of cases) {
   Deno.test(`limits and durations under a user's grants: ${c.name}`, async () => {
     await using user = await UserSetup.start({ limits: c.limits, safety: c.safety });
-    const results = await attempt(user, c.actions);
+    const results = await attempt(user, c);
     const last = results.at(-1) as RunResult;
     const out = `${last.stdout}\n${last.stderr}`;
     assert.deepEqual(user.writes, [], out);
