@@ -352,6 +352,9 @@ export function checkValue(
       "lists no values; give values, or unbounded = true to allow any text",
     ];
   }
+  if (allowed?.length === 0) {
+    return [`no value may be written to ${d.device}: the entries ${limit.pattern} share no values`];
+  }
   if (allowed && !allowed.includes(value)) {
     out.push(`value "${value}" is not one of ${allowed.join(", ")}`);
   }

@@ -126,6 +126,12 @@ export class LimitsTable {
           entry,
         });
       } else {
+        const other = this.#exact.get(key);
+        if (other) {
+          throw new LimitsError(
+            `limits."${other.pattern}" and limits."${pattern}" name one device`,
+          );
+        }
         this.#exact.set(key, entry);
       }
     }

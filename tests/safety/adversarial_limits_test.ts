@@ -91,6 +91,14 @@ const cases: Case[] = [
     message: /value 0\.3 A is above the maximum 0\.1 A/,
   },
   {
+    name: "two equally specific value lists with nothing in common",
+    limits:
+      `[limits."SR:MOD?"]\nvalues = ["On", "Standby"]\n[limits."SR:?ODE"]\nvalues = ["Off"]\n`,
+    actions: [write("SR:MODE", "Standby")],
+    message:
+      /no value may be written to SR:MODE: the entries \\?"SR:\?ODE\\?" and \\?"SR:MOD\?\\?" share no/,
+  },
+  {
     name: "an entry with only a tolerance",
     limits: `[limits."${H01}"]\ntolerance = 0.001\n`,
     actions: [write(H01, 0.1)],

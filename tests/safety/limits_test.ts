@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { LimitsError, loadLimits, nameMatchingFor, parseLimits } from "../../src/safety/limits.ts";
+import {
+  LimitsError,
+  LimitsTable,
+  loadLimits,
+  nameMatchingFor,
+  parseLimits,
+} from "../../src/safety/limits.ts";
 import { LIMITS_FILE } from "../plan/fixture.ts";
 
 Deno.test("the most specific entry wins: exact name, then the most literal characters", () => {
@@ -178,4 +184,14 @@ Deno.test("names match with the control system's case sensitivity, folding ASCII
 Deno.test("a name that is not printable ASCII is refused with its code point", () => {
   assert.match(loadError(`[limits."ſR:MODE"]\nwritable = false\n`), /^l\.toml:1: .*U\+017F/);
   assert.match(loadError(`[limits."SR:MODE\\u200b"]\n${B}`), /U\+200B/);
+});
+
+Deno.test("a table built directly refuses two exact entries for one device on a case-blind system", () => {
+  assert.throws(
+    () =>
+      new LimitsTable({ "A:B": { writable: false }, "a:b": { unbounded: true } }, {
+        caseSensitive: false,
+      }),
+    /limits\."A:B" and limits\."a:b" name one device/,
+  );
 });
