@@ -20,7 +20,7 @@
 import type { ControlSystem, Reading, Severity, Value } from "../adapters/adapter.ts";
 import { severityAtLeast } from "../adapters/adapter.ts";
 import type { LimitsTable } from "../safety/limits.ts";
-import { round6, sleep, timeoutSignal } from "../util/misc.ts";
+import { round6, sleep, timeoutSignal, type Timers } from "../util/misc.ts";
 import { type Action, type Plan, planHash, scanPoints } from "./model.ts";
 import {
   checkValue,
@@ -47,6 +47,8 @@ export interface ExecuteDeps {
   rollbackTimeoutMs?: number;
   /** Time allowed to restore each device. */
   restoreTimeoutMs?: number;
+  /** The clock and timers of WAITs and dwells; tests pass fake ones. */
+  timers?: Timers;
 }
 
 export interface ActionResult {
@@ -342,7 +344,7 @@ class Run {
         return { where, type: "write", ok: true, detail };
       }
       case "wait":
-        await sleep(action.seconds * 1000, opts.signal);
+        await sleep(action.seconds * 1000, opts.signal, this.deps.timers);
         this.#progress(opts, `waited ${action.seconds} s`);
         return { where, type: "wait", ok: true, detail: `waited ${action.seconds} s` };
       case "scan":
@@ -363,7 +365,7 @@ class Run {
         if (opts.signal.aborted) throw opts.signal.reason;
         const point = points[i] as number;
         const readback = await this.#writeConfirmed(scan.writeDevice, point, opts.signal);
-        await sleep(scan.dwellSeconds * 1000, opts.signal);
+        await sleep(scan.dwellSeconds * 1000, opts.signal, this.deps.timers);
         const readings = await this.#read(scan.readDevices, opts);
         rows.push({
           time: new Date(this.deps.now()).toISOString(),
