@@ -195,3 +195,19 @@ Deno.test("a table built directly refuses two exact entries for one device on a 
     /limits\."A:B" and limits\."a:b" name one device/,
   );
 });
+
+Deno.test("collision lines skip comments, values and multi-line strings, and survive CRLF", () => {
+  const text = [
+    '# [limits."sr:mode"] is not here',
+    '[limits."SR:MODE:LIST"]',
+    'values = ["SR:MODE", "sr:mode"]',
+    '[limits."sr:mode"]',
+    "writable = false",
+    "[limits.'SR:MODE']",
+    'values = ["On"]',
+  ].join("\r\n");
+  assert.match(loadError(text), /limits\."sr:mode" \(line 4\) and limits\."SR:MODE" \(line 6\)/);
+  const multi =
+    `[limits."A:B"]\nvalues = ["""\n[limits."a:b"]\n"""]\n[limits."a:B"]\nvalues = ["x"]\n`;
+  assert.match(loadError(multi), /limits\."A:B" \(line 1\) and limits\."a:B" \(line 5\)/);
+});
