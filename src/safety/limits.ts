@@ -204,8 +204,14 @@ export function parseLimits(
   const result = FileSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const where = issue?.path.map(String).join(".") || "top level";
-    throw new LimitsError(`${source}: ${where}: ${issue?.message ?? "invalid"}`);
+    const [table, name, ...rest] = issue?.path.map(String) ?? [];
+    const line = name === undefined ? undefined : keyLines(text).get(name);
+    const where = table === "limits" && name !== undefined
+      ? [`limits.${JSON.stringify(name)}`, ...rest].join(".")
+      : issue?.path.map(String).join(".") || "top level";
+    throw new LimitsError(
+      `${source}${line === undefined ? "" : `:${line}`}: ${where}: ${issue?.message ?? "invalid"}`,
+    );
   }
   checkEntries(result.data.limits, text, source);
   return new LimitsTable(result.data.limits, matching);

@@ -36,7 +36,7 @@ max_step = 1
 Deno.test("bad limits files are refused with the file and key", () => {
   assert.throws(
     () => parseLimits('[limits."A"]\nmax = "high"\n', "l.toml"),
-    (e: unknown) => e instanceof LimitsError && /^l\.toml: limits\.A\.max: /.test(e.message),
+    (e: unknown) => e instanceof LimitsError && /^l\.toml:1: limits\."A"\.max: /.test(e.message),
   );
   assert.throws(
     () => parseLimits('[limits."A"]\nmin = 2\nmax = 1\nmax_step = 1\n', "l.toml"),
@@ -184,6 +184,10 @@ Deno.test("names match with the control system's case sensitivity, folding ASCII
 Deno.test("a name that is not printable ASCII is refused with its code point", () => {
   assert.match(loadError(`[limits."ſR:MODE"]\nwritable = false\n`), /^l\.toml:1: .*U\+017F/);
   assert.match(loadError(`[limits."SR:MODE\\u200b"]\n${B}`), /U\+200B/);
+  assert.match(
+    loadError(`\n[limits."A:B"]\nmin = -inf\nmax = 1\nmax_step = 1\n`),
+    /^l\.toml:2: limits\."A:B"\.min: /,
+  );
 });
 
 Deno.test("a table built directly refuses two exact entries for one device on a case-blind system", () => {
