@@ -11,7 +11,13 @@ import { type Approver, DeferringApprover } from "../safety/approval.ts";
 import { ApprovalTokens } from "../safety/approval_token.ts";
 import { AuditLog, type SafetyState } from "../safety/audit.ts";
 import { keysDir, keysExposedBy, loadKey } from "../safety/keys.ts";
-import { LimitsError, LimitsTable, parseLimits } from "../safety/limits.ts";
+import {
+  LimitsError,
+  LimitsTable,
+  type NameMatching,
+  nameMatchingFor,
+  parseLimits,
+} from "../safety/limits.ts";
 import { readSiteSwitches } from "../safety/site.ts";
 import { defaultPyodideDir, resolvePath as sandboxPath } from "../sandbox/mod.ts";
 import { sha256Hex } from "../util/hash.ts";
@@ -53,7 +59,7 @@ export async function createPlanPath(
 ): Promise<PlanPath> {
   const { config } = loaded;
   const limitsPath = resolvePath(config.safety.limits_file, loaded.baseDir, io);
-  const { limits, hash: limitsHash } = await readLimits(limitsPath);
+  const { limits, hash: limitsHash } = await readLimits(limitsPath, nameMatchingFor(cs.kind));
   const exposed = keysExposedBy(stateDir, sandboxRoots(loaded, stateDir, io));
   if (exposed) throw new CliError(`config error: ${exposed}`, Exit.USAGE);
   const auditDir = `${stateDir}/audit`;
@@ -117,19 +123,24 @@ export async function createPlanPath(
 }
 
 /** The limits file's table and the SHA-256 of its bytes ("" when there is no file: nothing is writable). */
-async function readLimits(path: string): Promise<{ limits: LimitsTable; hash: string }> {
+async function readLimits(
+  path: string,
+  matching: NameMatching,
+): Promise<{ limits: LimitsTable; hash: string }> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { limits: new LimitsTable({}), hash: "" };
+    if (e instanceof Deno.errors.NotFound) {
+      return { limits: new LimitsTable({}, matching), hash: "" };
+    }
     throw new CliError(
       `limits error: ${path}: cannot read the limits file (${(e as Error).message})`,
       Exit.USAGE,
     );
   }
   try {
-    return { limits: parseLimits(text, path), hash: await sha256Hex(text) };
+    return { limits: parseLimits(text, path, matching), hash: await sha256Hex(text) };
   } catch (e) {
     if (e instanceof LimitsError) throw new CliError(`limits error: ${e.message}`, Exit.USAGE);
     throw e;

@@ -16,7 +16,9 @@ const serviceUrl = z.union([
       "has credentials in it; name the variables that hold them in username_env / password_env",
   }),
 ]).default("");
-const ms = (dflt: number) => z.int().positive().default(dflt);
+/** A duration in milliseconds: at most one hour, far inside what a timer holds. */
+const MAX_MS = 3_600_000;
+const ms = (dflt: number) => z.int().positive().max(MAX_MS).default(dflt);
 const MiB = 1024 * 1024;
 /** A response-size cap in bytes: at least 1 KiB. */
 const bytes = (dflt: number) => z.int().min(1024).default(dflt);
@@ -37,7 +39,7 @@ export const EpicsConfigSchema = z.strictObject({
   connect_timeout_ms: ms(5000),
   reconnect_min_ms: ms(250),
   reconnect_max_ms: ms(10_000),
-  monitor_linger_ms: z.int().min(0).default(1000),
+  monitor_linger_ms: z.int().min(0).max(MAX_MS).default(1000),
   http_timeout_ms: ms(10_000),
   /** Largest response body read from each service; a longer one fails the call. */
   archiver_max_bytes: bytes(64 * MiB),

@@ -29,8 +29,9 @@ export const SandboxConfigSchema = z.strictObject({
   optimize: z.enum(["eager", "hot"]).default("eager"),
   /** Start an interpreter in the background when the agent starts. */
   prewarm: z.boolean().default(true),
-  timeout_s: z.number().positive().default(30),
-  grace_ms: z.int().min(0).default(500),
+  /** At most one day. */
+  timeout_s: z.number().positive().max(86_400).default(30),
+  grace_ms: z.int().min(0).max(60_000).default(500),
   memory_mb: z.int().min(64).default(512),
   max_output_chars: z.int().min(200).default(20_000),
   max_files: z.int().min(0).default(20),

@@ -10,6 +10,14 @@ import { SandboxConfigSchema } from "./sandbox_schema.ts";
 
 const positiveInt = z.int().positive();
 
+/** Bounds of durations: every timer can hold them (see `MAX_TIMER_MS`), and each is sane. */
+const HOUR_S = 3600;
+const DAY_S = 24 * HOUR_S;
+/** A duration in seconds, above 0 and at most `max`. */
+const seconds = (dflt: number, max: number) => z.number().positive().max(max).default(dflt);
+/** A duration in milliseconds, an integer from `min` to `max`. */
+const millis = (dflt: number, min: number, max: number) => z.int().min(min).max(max).default(dflt);
+
 /** A named model: a bare model id, or a table with its own endpoint. */
 export const ModelEntrySchema = z.union([
   z.string().min(1).describe("model id on the default endpoint"),
@@ -34,20 +42,20 @@ export const ConfigSchema = z.strictObject({
     models: z.record(z.string(), ModelEntrySchema).default({ main: "gpt-4o" }),
     stream: z.boolean().default(true),
     temperature: z.number().min(0).max(2).optional(),
-    request_timeout_s: z.number().positive().default(120),
-    idle_timeout_s: z.number().positive().default(60),
+    request_timeout_s: seconds(120, HOUR_S),
+    idle_timeout_s: seconds(60, HOUR_S),
     /** Bytes one model response may carry; a longer one is cut off and the turn fails. */
     max_response_bytes: z.int().min(1024).default(8 * 1024 * 1024),
     /** Wall-clock limit of one turn's model calls, however the endpoint trickles. */
-    turn_timeout_s: z.number().positive().default(600),
+    turn_timeout_s: seconds(600, HOUR_S),
     max_retries: z.int().min(0).max(20).default(4),
-    retry_base_ms: z.int().min(1).default(500),
-    retry_max_ms: z.int().min(1).default(30_000),
+    retry_base_ms: millis(500, 1, 600_000),
+    retry_max_ms: millis(30_000, 1, 600_000),
   }).prefault({}),
   agent: z.strictObject({
     max_iterations: positiveInt.default(20),
     tool_output_max_chars: z.int().min(200).default(20_000),
-    tool_timeout_s: z.number().positive().default(60),
+    tool_timeout_s: seconds(60, DAY_S),
     agent_md: z.string().default("AGENT.md"),
     context_dirs: z.array(z.string()).default([]),
     /** Tokens, for models whose [llm.models] entry sets no context_window. */
@@ -80,15 +88,16 @@ export const ConfigSchema = z.strictObject({
   }).prefault({}),
   simulator: z.strictObject({
     seed: z.int().default(1),
-    latency_ms: z.number().min(0).default(0),
+    latency_ms: z.number().min(0).max(60_000).default(0),
   }).prefault({}),
   safety: z.strictObject({
     writes_enabled: z.boolean().default(true),
     limits_file: z.string().default("safety_limits.toml"),
     max_scan_points: positiveInt.default(500),
-    max_plan_seconds: z.number().positive().default(1800),
+    /** One week at most: the longest WAIT a plan may hold (MAX_WAIT_SECONDS). */
+    max_plan_seconds: seconds(1800, 7 * DAY_S),
     ask_for_read_only_plans: z.boolean().default(false),
-    readback_timeout_s: z.number().positive().default(2),
+    readback_timeout_s: seconds(2, HOUR_S),
     /** How long an approval token from `plan show` is valid, unless issued for a reusable procedure. */
     approval_expiry_s: z.int().min(1).max(86_400).default(3600),
   }).prefault({}),

@@ -20,7 +20,7 @@
 import type { ControlSystem, Reading, Severity, Value } from "../adapters/adapter.ts";
 import { severityAtLeast } from "../adapters/adapter.ts";
 import type { LimitsTable } from "../safety/limits.ts";
-import { round6, sleep } from "../util/misc.ts";
+import { round6, sleep, timeoutSignal, type Timers } from "../util/misc.ts";
 import { type Action, type Plan, planHash, scanPoints } from "./model.ts";
 import {
   checkValue,
@@ -47,6 +47,8 @@ export interface ExecuteDeps {
   rollbackTimeoutMs?: number;
   /** Time allowed to restore each device. */
   restoreTimeoutMs?: number;
+  /** The clock and timers of WAITs and dwells; tests pass fake ones. */
+  timers?: Timers;
 }
 
 export interface ActionResult {
@@ -217,7 +219,7 @@ class Run {
       }
     }
     const budget = (this.deps.rollbackTimeoutMs ?? 60_000) + 1000 * rollbackSeconds(rollback);
-    const opts = { signal: AbortSignal.timeout(budget), progress: false, severity: false };
+    const opts = { signal: timeoutSignal(budget), progress: false, severity: false };
     for (let i = 0; i < rollback.length; i++) {
       try {
         this.rollbackResults.push(await this.#run(`rollback[${i}]`, rollback[i] as Action, opts));
@@ -232,7 +234,7 @@ class Run {
   /** Checks the rollback from the machine's present values; a reason it does not fit, if any. */
   async #rollbackFitsNow(rollback: Action[]): Promise<string | undefined> {
     const devices = [...new Set(rollback.flatMap(writtenBy))];
-    const signal = AbortSignal.timeout(this.deps.restoreTimeoutMs ?? 30_000);
+    const signal = timeoutSignal(this.deps.restoreTimeoutMs ?? 30_000);
     try {
       const [infos, readings] = await Promise.all([
         this.deps.cs.describe(devices, signal),
@@ -282,7 +284,7 @@ class Run {
   async #restoreOriginals(except: Set<string>): Promise<void> {
     for (const [device, original] of [...this.originals].reverse()) {
       if (except.has(device)) continue;
-      const signal = AbortSignal.timeout(this.deps.restoreTimeoutMs ?? 30_000);
+      const signal = timeoutSignal(this.deps.restoreTimeoutMs ?? 30_000);
       try {
         const readback = await this.#rampTo(device, original, signal);
         this.restores.push({ device, to: original, readback, ok: true });
@@ -342,7 +344,7 @@ class Run {
         return { where, type: "write", ok: true, detail };
       }
       case "wait":
-        await sleep(action.seconds * 1000, opts.signal);
+        await sleep(action.seconds * 1000, opts.signal, this.deps.timers);
         this.#progress(opts, `waited ${action.seconds} s`);
         return { where, type: "wait", ok: true, detail: `waited ${action.seconds} s` };
       case "scan":
@@ -363,7 +365,7 @@ class Run {
         if (opts.signal.aborted) throw opts.signal.reason;
         const point = points[i] as number;
         const readback = await this.#writeConfirmed(scan.writeDevice, point, opts.signal);
-        await sleep(scan.dwellSeconds * 1000, opts.signal);
+        await sleep(scan.dwellSeconds * 1000, opts.signal, this.deps.timers);
         const readings = await this.#read(scan.readDevices, opts);
         rows.push({
           time: new Date(this.deps.now()).toISOString(),

@@ -34,6 +34,15 @@ function freeText(max: number) {
     { error: (issue) => freeTextProblem(String(issue.input)) },
   );
 }
+
+/**
+ * The longest WAIT: one week, the most `[safety] max_plan_seconds` allows
+ * (preflight also holds the whole plan to that setting).
+ */
+export const MAX_WAIT_SECONDS = 7 * 24 * 3600;
+/** The longest settling time at one scan point: one hour. */
+export const MAX_DWELL_SECONDS = 3600;
+
 /** Numbers or strings as given; preflight checks them against the device's type. */
 const value = z.union([z.number(), z.string()]).describe("Value to set, in the device's units");
 
@@ -54,7 +63,9 @@ export const WriteAction = z.strictObject({
 
 export const WaitAction = z.strictObject({
   type: z.literal("wait"),
-  seconds: z.number().min(0).describe("How long to wait"),
+  seconds: z.number().min(0).max(MAX_WAIT_SECONDS).describe(
+    `How long to wait, at most ${MAX_WAIT_SECONDS} s`,
+  ),
   reason: freeText(TEXT_LIMITS.waitReason).optional(),
 });
 
@@ -65,7 +76,9 @@ export const ScanAction = z.strictObject({
   stop: z.number().describe("Last setpoint"),
   steps: z.int().min(2).max(100_000).describe("Number of setpoints, start and stop included"),
   readDevices: z.array(device).min(1).max(200).describe("Devices read at every step"),
-  dwellSeconds: z.number().min(0).describe("Settling time after each setpoint, before reading"),
+  dwellSeconds: z.number().min(0).max(MAX_DWELL_SECONDS).describe(
+    `Settling time after each setpoint, before reading, at most ${MAX_DWELL_SECONDS} s`,
+  ),
 });
 
 export const Action = z.discriminatedUnion("type", [
@@ -152,6 +165,9 @@ export function parsePlan(raw: unknown): ParsedPlan {
       const got = valueAt(input, i.path);
       if (typeof got === "number" && !Number.isFinite(got)) {
         return `${where}: ${got} is not a finite number`;
+      }
+      if (typeof got === "number" && i.code === "too_big" && /seconds$/i.test(where)) {
+        return `${where}: ${got} s is above the bound of ${i.maximum} s`;
       }
       if (i.code === "too_big" && typeof got === "string") {
         return `${where}: ${[...got].length} characters; at most ${String(i.maximum)}`;

@@ -310,6 +310,15 @@ export function checkValue(
       return [`value ${JSON.stringify(value)} is a string; ${d.device} takes a number`];
     }
     if (!Number.isFinite(value)) return [`value ${value} is not a finite number`];
+    if (
+      limit.unbounded !== true &&
+      (limit.min === undefined || limit.max === undefined || limit.max_step === undefined)
+    ) {
+      return [
+        `${d.device} is a number but its entry in ${policy.limitsSource} (${limit.pattern}) ` +
+        "lacks min, max or max_step; a number is written only within all three",
+      ];
+    }
     const lo = maxDefined(limit.min, d.limits?.min);
     const hi = minDefined(limit.max, d.limits?.max);
     const unit = d.units ? ` ${d.units}` : "";
@@ -343,6 +352,15 @@ export function checkValue(
     return [`value ${value} is a number; ${d.device} takes one of its labels or a string`];
   }
   const allowed = limit.values ?? d.labels;
+  if (!allowed && limit.unbounded !== true) {
+    return [
+      `${d.device} takes free text but its entry in ${policy.limitsSource} (${limit.pattern}) ` +
+      "lists no values; give values, or unbounded = true to allow any text",
+    ];
+  }
+  if (allowed?.length === 0) {
+    return [`no value may be written to ${d.device}: the entries ${limit.pattern} share no values`];
+  }
   if (allowed && !allowed.includes(value)) {
     out.push(`value "${value}" is not one of ${allowed.join(", ")}`);
   }

@@ -1,14 +1,32 @@
 /**
  * Safety limits per device, from `configs/safety_limits.toml`: exact names
- * and `*`/`?` wildcards. A device with no entry cannot be written. The most
- * specific entry wins: an exact name, else the pattern with the most literal
- * characters.
+ * and `*`/`?` wildcards. The rules (README "Limits"):
+ *
+ * - A device with no entry cannot be written.
+ * - `writable = false` on any entry that matches a device is final: no other
+ *   entry, however specific, makes the device writable again. (No entry
+ *   already means "not writable", so a deny exists only to close what a
+ *   broader allow opens; to make an exception, narrow the allow.)
+ * - Among the allowing entries that match, the most specific governs: an
+ *   exact name, else the pattern with the most literal characters. Equally
+ *   specific patterns are intersected (highest min, lowest max, smallest
+ *   max_step and tolerance, common values), so file order never matters.
+ * - An entry that makes a device writable bounds it: min, max and max_step,
+ *   or values; `unbounded = true` opts out. A pattern with a wildcard in its
+ *   first name segment or nothing fixed after it (`*`, `*:SETPT`, `SR*`,
+ *   `SR:*`) needs `catch_all = true`.
+ * - Two entries whose names differ only in ASCII letter case are a load
+ *   error naming both lines, whatever the control system: one of them is a
+ *   mistake, and which one was meant cannot be guessed.
+ * - Names match with the control system's case sensitivity (EPICS and the
+ *   simulator: exact; TANGO: ASCII letters fold). There is no Unicode case
+ *   folding, and names are printable ASCII.
  *
  * @module
  */
 import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
-import { wildcardToRegExp } from "../adapters/adapter.ts";
+import { keyLines } from "./limits_lines.ts";
 
 export const LimitSchema = z.strictObject({
   min: z.number().optional().describe("lowest value that may be written"),
@@ -21,7 +39,13 @@ export const LimitSchema = z.strictObject({
   ),
   values: z.array(z.string()).optional().describe("allowed values of a string or enum device"),
   writable: z.boolean().optional().describe(
-    "false forbids writes even when the device allows them",
+    "false forbids writes even when the device allows them; final, whatever else matches",
+  ),
+  unbounded: z.boolean().optional().describe(
+    "true: the entry may make devices writable without min, max and max_step (or values)",
+  ),
+  catch_all: z.boolean().optional().describe(
+    "true: the pattern may match everything or a whole subsystem (e.g. *, *:SETPT, SR:*)",
   ),
 });
 export type Limit = z.infer<typeof LimitSchema>;
@@ -29,7 +53,7 @@ export type Limit = z.infer<typeof LimitSchema>;
 const FileSchema = z.strictObject({ limits: z.record(z.string(), LimitSchema).default({}) });
 
 export interface LimitEntry extends Limit {
-  /** The name or pattern in the file that matched. */
+  /** The name or pattern in the file that matched (patterns joined by "and" for a tie). */
   pattern: string;
 }
 
@@ -38,30 +62,92 @@ export class LimitsError extends Error {
   override name = "LimitsError";
 }
 
+/** How device names compare on a control system. */
+export interface NameMatching {
+  /** false: ASCII letters match either case (TANGO). Default true. */
+  caseSensitive?: boolean;
+}
+
+/** The name matching of a control system, by its `kind`: only TANGO ignores case. */
+export function nameMatchingFor(kind: string): NameMatching {
+  return { caseSensitive: kind !== "tango" };
+}
+
+/** Upper-cases ASCII letters only: `ſ`, `ı` and the Kelvin sign stay what they are. */
+export function asciiUpper(s: string): string {
+  return s.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 32));
+}
+
+/** A wildcard pattern as an anchored, case-sensitive RegExp: `*` any run, `?` one character. */
+function patternRegExp(pattern: string): RegExp {
+  const body = [...pattern].map((c) =>
+    c === "*" ? ".*" : c === "?" ? "." : SPECIAL.includes(c) ? `\\${c}` : c
+  ).join("");
+  return new RegExp(`^${body}$`, "su");
+}
+
+const SPECIAL = "\\^$.|?*+()[]{}";
+
+const isPattern = (name: string) => /[*?]/.test(name);
+
+/**
+ * True when a pattern covers everything or a whole subsystem: it has a
+ * wildcard in its first name segment (`*`, `*:SETPT`, `SR*`), or fixes
+ * nothing after that segment but separators (`SR:*`, or `sr/*` and its kin).
+ */
+export function isCatchAll(pattern: string): boolean {
+  const cut = pattern.search(/[:/]/);
+  const first = cut < 0 ? pattern : pattern.slice(0, cut);
+  const rest = cut < 0 ? "" : pattern.slice(cut + 1);
+  return isPattern(first) || !/[^*?:/]/.test(rest);
+}
+
+interface PatternRule {
+  re: RegExp;
+  literal: number;
+  entry: LimitEntry;
+}
+
 export class LimitsTable {
   readonly #exact = new Map<string, LimitEntry>();
-  readonly #patterns: { re: RegExp; literal: number; entry: LimitEntry }[] = [];
+  readonly #patterns: PatternRule[] = [];
+  readonly #fold: (s: string) => string;
 
-  constructor(entries: Record<string, Limit>) {
+  /** Entries as parsed; `parseLimits` checks them first (bounds, collisions, names). */
+  constructor(entries: Record<string, Limit>, matching: NameMatching = {}) {
+    this.#fold = matching.caseSensitive === false ? asciiUpper : (s) => s;
     for (const [pattern, limit] of Object.entries(entries)) {
       const entry = { ...limit, pattern };
-      if (/[*?]/.test(pattern)) {
+      const key = this.#fold(pattern);
+      if (isPattern(pattern)) {
         this.#patterns.push({
-          re: wildcardToRegExp(pattern),
+          re: patternRegExp(key),
           literal: pattern.replace(/[*?]/g, "").length,
           entry,
         });
       } else {
-        this.#exact.set(pattern.toUpperCase(), entry);
+        const other = this.#exact.get(key);
+        if (other) {
+          throw new LimitsError(
+            `limits."${other.pattern}" and limits."${pattern}" name one device`,
+          );
+        }
+        this.#exact.set(key, entry);
       }
     }
-    this.#patterns.sort((a, b) => b.literal - a.literal);
   }
 
   /** The entry that governs `device`, or undefined when it may not be written. */
   lookup(device: string): LimitEntry | undefined {
-    return this.#exact.get(device.toUpperCase()) ??
-      this.#patterns.find((p) => p.re.test(device))?.entry;
+    const name = this.#fold(device);
+    const exact = this.#exact.get(name);
+    const matched = this.#patterns.filter((p) => p.re.test(name));
+    const deny = [exact, ...matched.map((p) => p.entry)].filter((e) => e?.writable === false);
+    if (deny.length > 0) return combine(deny as LimitEntry[]);
+    if (exact) return exact;
+    if (matched.length === 0) return undefined;
+    const top = Math.max(...matched.map((p) => p.literal));
+    return combine(matched.filter((p) => p.literal === top).map((p) => p.entry));
   }
 
   get size(): number {
@@ -69,8 +155,41 @@ export class LimitsTable {
   }
 }
 
+/** The intersection of equally specific entries (order does not matter); one entry as is. */
+function combine(entries: LimitEntry[]): LimitEntry {
+  if (entries.length === 1) return entries[0] as LimitEntry;
+  const sorted = [...entries].sort((a, b) => (a.pattern < b.pattern ? -1 : 1));
+  const nums = (k: "min" | "max" | "max_step" | "tolerance") =>
+    sorted.map((e) => e[k]).filter((v): v is number => v !== undefined);
+  const pick = (xs: number[], f: (...v: number[]) => number) => xs.length ? f(...xs) : undefined;
+  const lists = sorted.map((e) => e.values).filter((v): v is string[] => v !== undefined);
+  const out: LimitEntry = { pattern: sorted.map((e) => `"${e.pattern}"`).join(" and ") };
+  const min = pick(nums("min"), Math.max);
+  const max = pick(nums("max"), Math.min);
+  const maxStep = pick(nums("max_step"), Math.min);
+  const tolerance = pick(nums("tolerance"), Math.min);
+  if (min !== undefined) out.min = min;
+  if (max !== undefined) out.max = max;
+  if (maxStep !== undefined) out.max_step = maxStep;
+  if (tolerance !== undefined) out.tolerance = tolerance;
+  if (lists.length) out.values = lists.reduce((a, b) => a.filter((v) => b.includes(v)));
+  if (sorted.some((e) => e.writable === false)) out.writable = false;
+  if (sorted.every((e) => e.unbounded === true)) out.unbounded = true;
+  return out;
+}
+
+/** True when an allowing entry bounds what may be written: min, max and max_step, or values. */
+export function isBounded(limit: Limit): boolean {
+  return limit.values !== undefined ||
+    (limit.min !== undefined && limit.max !== undefined && limit.max_step !== undefined);
+}
+
 /** Parses the limits file's text; `source` names it in messages. */
-export function parseLimits(text: string, source: string): LimitsTable {
+export function parseLimits(
+  text: string,
+  source: string,
+  matching: NameMatching = {},
+): LimitsTable {
   let raw: unknown;
   try {
     raw = parse(text);
@@ -85,27 +204,75 @@ export function parseLimits(text: string, source: string): LimitsTable {
   const result = FileSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const where = issue?.path.map(String).join(".") || "top level";
-    throw new LimitsError(`${source}: ${where}: ${issue?.message ?? "invalid"}`);
+    const [table, name, ...rest] = issue?.path.map(String) ?? [];
+    const line = name === undefined ? undefined : keyLines(text).get(name);
+    const where = table === "limits" && name !== undefined
+      ? [`limits.${JSON.stringify(name)}`, ...rest].join(".")
+      : issue?.path.map(String).join(".") || "top level";
+    throw new LimitsError(
+      `${source}${line === undefined ? "" : `:${line}`}: ${where}: ${issue?.message ?? "invalid"}`,
+    );
   }
-  for (const [pattern, limit] of Object.entries(result.data.limits)) {
-    if (limit.min !== undefined && limit.max !== undefined && limit.min > limit.max) {
+  checkEntries(result.data.limits, text, source);
+  return new LimitsTable(result.data.limits, matching);
+}
+
+/** The load-time rules: printable ASCII names, no case collisions, bounds, no silent catch-all. */
+function checkEntries(entries: Record<string, Limit>, text: string, source: string): void {
+  const lines = keyLines(text);
+  const at = (name: string) => {
+    const line = lines.get(name);
+    return line === undefined ? `${source}: ` : `${source}:${line}: `;
+  };
+  const seen = new Map<string, string>();
+  for (const [name, limit] of Object.entries(entries)) {
+    const q = `limits.${JSON.stringify(name)}`;
+    const bad = [...name].find((c) => c < "!" || c > "~");
+    if (name === "" || bad !== undefined) {
+      const what = bad === undefined ? "is empty" : `holds ${codePoint(bad)}`;
+      throw new LimitsError(`${at(name)}${q}: the name ${what}; device names are printable ASCII`);
+    }
+    const folded = asciiUpper(name);
+    const other = seen.get(folded);
+    if (other !== undefined) {
       throw new LimitsError(
-        `${source}: limits."${pattern}": min ${limit.min} is above max ${limit.max}`,
+        `${source}: limits.${JSON.stringify(other)} (line ${lines.get(other) ?? "?"}) and ${q} ` +
+          `(line ${lines.get(name) ?? "?"}) differ only in letter case; keep one entry`,
+      );
+    }
+    seen.set(folded, name);
+    if (limit.min !== undefined && limit.max !== undefined && limit.min > limit.max) {
+      throw new LimitsError(`${at(name)}${q}: min ${limit.min} is above max ${limit.max}`);
+    }
+    if (limit.writable === false) continue;
+    if (!isBounded(limit) && limit.unbounded !== true) {
+      const missing = (["min", "max", "max_step"] as const).filter((k) => limit[k] === undefined);
+      throw new LimitsError(
+        `${at(name)}${q} makes devices writable without ${missing.join(", ")}; ` +
+          "give min, max and max_step (or values), or set unbounded = true on purpose",
+      );
+    }
+    if (isPattern(name) && isCatchAll(name) && limit.catch_all !== true) {
+      throw new LimitsError(
+        `${at(name)}${q} makes every device it matches writable across the facility or a whole ` +
+          "subsystem; fix more of the name, or set catch_all = true on purpose",
       );
     }
   }
-  return new LimitsTable(result.data.limits);
+}
+
+function codePoint(c: string): string {
+  return `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 /** Reads the limits file. A missing file means no device may be written. */
-export async function loadLimits(path: string): Promise<LimitsTable> {
+export async function loadLimits(path: string, matching: NameMatching = {}): Promise<LimitsTable> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return new LimitsTable({});
+    if (e instanceof Deno.errors.NotFound) return new LimitsTable({}, matching);
     throw new LimitsError(`${path}: cannot read the limits file (${(e as Error).message})`);
   }
-  return parseLimits(text, path);
+  return parseLimits(text, path, matching);
 }

@@ -252,7 +252,7 @@ const CASES: Case[] = [
   {
     name: "a value within the safety limits but outside the device's own",
     plan: () => plan(write(H01, 6)),
-    limits: new LimitsTable({ "LINAC:COR:*:SETPT": { min: -10, max: 10 } }),
+    limits: new LimitsTable({ "LINAC:COR:*:SETPT": { min: -10, max: 10, max_step: 10 } }),
     status: "preflight_failed",
     message: /value 6 mrad is above the maximum 5 mrad \(the device's own limit\)/,
   },

@@ -107,10 +107,16 @@ function positive(v: FrontValue | undefined, dflt: number, what: string): number
 }
 
 /** `90`, `"90s"`, `"2m"`. */
+/** The longest sub-agent timeout: one day, far inside what a timer holds. */
+const MAX_TIMEOUT_S = 86_400;
+
 function seconds(v: FrontValue | undefined, dflt: number, what: string): number {
   if (v === undefined) return dflt;
-  if (typeof v === "number" && v > 0) return v;
   const m = typeof v === "string" ? /^(\d+(?:\.\d+)?)\s*(s|m)$/.exec(v.trim()) : null;
-  if (!m) throw new SyntaxError(`${what} must be seconds, e.g. 90, "90s" or "2m"`);
-  return Number(m[1]) * (m[2] === "m" ? 60 : 1);
+  const s = typeof v === "number" && v > 0 ? v : m ? Number(m[1]) * (m[2] === "m" ? 60 : 1) : NaN;
+  if (Number.isNaN(s)) throw new SyntaxError(`${what} must be seconds, e.g. 90, "90s" or "2m"`);
+  if (!(s <= MAX_TIMEOUT_S)) {
+    throw new SyntaxError(`${what}: ${s} s is above the bound of ${MAX_TIMEOUT_S} s (one day)`);
+  }
+  return s;
 }

@@ -75,6 +75,8 @@ Deno.test("definitions: fields, defaults, and what a sub-agent can never be give
     ["tools: [spawn_subagent]\n", /spawn_subagent is added by level/],
     ["max_turns: 0\n", /max_turns must be a whole number/],
     ["timeout: soon\n", /timeout must be seconds/],
+    ["timeout: 2147484\n", /timeout: 2147484 s is above the bound of 86400 s/],
+    ["timeout: 100000m\n", /timeout: 6000000 s is above the bound/],
   ];
   for (const [extra, error] of table) {
     const text = DEF("").replace(
