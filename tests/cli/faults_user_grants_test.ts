@@ -69,9 +69,10 @@ for (const [name, garble, expected] of GARBAGE) {
     user.epics.pvws.garble = (u) => (u.pv === "SR:COR:H01:SETPT" ? garble(u) : undefined);
     const file = await user.file("plan.json", JSON.stringify(PLAN));
     const shown = await user.run(["plan", "show", file, "--json"]);
-    const hash = JSON.parse(shown.stdout).plan_hash as string | undefined;
-    const ran = hash
-      ? await user.run(["plan", "run", file, "--approved-hash", hash, "--json"])
+    // The strongest try: run it with the token plan show gave, when it gave one.
+    const token = JSON.parse(shown.stdout).approval?.token as string | undefined;
+    const ran = token
+      ? await user.run(["plan", "run", file, "--approved-hash", token, "--json"])
       : shown;
     assert.notEqual(ran.code, 0, ran.stdout);
     assert.deepEqual(user.writes, [], "nothing was written");

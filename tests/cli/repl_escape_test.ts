@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-control-regex -- this test is about control characters
 /**
  * The REPL in a real terminal (tmux) when the model's answer and the plan it
  * proposes carry terminal control sequences: the screen shows them as text.

@@ -333,8 +333,9 @@ Deno.test({
 Deno.test("an approved plan on a device with hostile units reports its progress and result escaped", async () => {
   await using user = await hostileFacility();
   const path = await user.file("ok.json", json({ description: "trim H01", actions: [WRITE] }));
-  const hash = JSON.parse((await user.run(["plan", "show", path, "--json"])).stdout).plan_hash;
-  const ran = await user.run(["plan", "run", path, "--approved-hash", hash]);
+  const token =
+    JSON.parse((await user.run(["plan", "show", path, "--json"])).stdout).approval.token;
+  const ran = await user.run(["plan", "run", path, "--approved-hash", token]);
   assert.equal(ran.code, 0, ran.stderr);
   assertClean(ran, "plan run --approved-hash");
   assert.match(ran.stdout, /completed/);
