@@ -31,6 +31,7 @@ export type Command =
   }
   | { kind: "plan_show"; file: string; reusable: boolean }
   | { kind: "plan_run"; file: string; approvedHash?: string }
+  | { kind: "plan_recover"; run?: string; dismiss: boolean }
   | { kind: "audit_verify"; file?: string }
   | { kind: "permissions" }
   | { kind: "help" }
@@ -71,6 +72,7 @@ const OPTIONS = {
   "approved-hash": { type: "string" },
   approval: { type: "string" },
   reusable: { type: "boolean" },
+  dismiss: { type: "boolean" },
   timeout: { type: "string" },
   resume: { type: "string" },
   profile: { type: "string" },
@@ -85,7 +87,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   get: [],
   search: ["subsystem", "writable", "read-only", "limit", "offset"],
   logs: ["from", "to", "device", "text", "severity", "limit"],
-  plan: ["approved-hash", "approval", "reusable"],
+  plan: ["approved-hash", "approval", "reusable", "dismiss"],
   audit: [],
   help: [],
   permissions: [],
@@ -105,6 +107,7 @@ Usage:
   accel-agent plan show PLAN [--reusable]  preflight a plan (file or saved ID); issues an approval token
   accel-agent plan run PLAN                preflight, approve in the terminal, execute, audit
   accel-agent plan run PLAN --approved-hash TOKEN   execute without a prompt with a token from plan show
+  accel-agent plan recover [RUN] [--dismiss]  plans that did not finish; restore (or dismiss) one
   accel-agent audit verify [FILE]          check the audit trail's hash chain
   accel-agent permissions                  the deno run grant flags for the current config
   accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
@@ -128,7 +131,7 @@ Options:
   -V, --version         print the version
 
 Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
-3 approval required but no terminal, 130 cancelled.`;
+3 approval required but no terminal, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.`;
 
 /** Parses arguments; `stdinIsTerminal` decides what no command means. */
 export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invocation {
@@ -244,9 +247,19 @@ function toCommand(name: string, rest: string[], v: Values): Command {
     }
     case "plan": {
       const [sub, file, ...extra] = rest;
+      if (sub === "recover") {
+        if (extra.length) throw new UsageError("plan recover takes at most one run id");
+        if (v.dismiss && !file) {
+          throw new UsageError(
+            "--dismiss needs the run id, e.g. accel-agent plan recover 3f2a… --dismiss",
+          );
+        }
+        return { kind: "plan_recover", run: file, dismiss: v.dismiss ?? false };
+      }
+      if (v.dismiss) throw new UsageError("--dismiss goes with plan recover");
       if ((sub !== "show" && sub !== "run") || !file || extra.length) {
         throw new UsageError(
-          "plan needs show or run and one file or saved plan ID, e.g. accel-agent plan show bump.toml",
+          "plan needs show, run or recover and one file or saved plan ID, e.g. accel-agent plan show bump.toml",
         );
       }
       const token = v["approved-hash"] ?? v.approval;

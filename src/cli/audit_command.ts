@@ -5,6 +5,8 @@
  * @module
  */
 import { AuditLog, readHead, verifyAudit, verifyAuditDir } from "../safety/audit.ts";
+import { type UnfinishedRun, unfinishedRuns } from "../safety/audit_verify.ts";
+import { terminalJson, untrusted } from "../util/untrusted_text.ts";
 import type { App } from "./app.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
@@ -23,8 +25,10 @@ export async function runAuditVerify(
 ): Promise<number> {
   const dir = app.plans.auditDir;
   let result;
+  let unfinished: UnfinishedRun[] = [];
   try {
     const files = file ? [file] : await new AuditLog(dir).files();
+    unfinished = await unfinishedRuns(files);
     const headPath = app.plans.audit.headPath;
     if (files.length === 0 && (await readHead(headPath)) === undefined) {
       fail(io, json, "error", `no audit files in ${dir}`, Exit.FAILURE);
@@ -37,7 +41,7 @@ export async function runAuditVerify(
     if (e instanceof CliError) throw e;
     fail(io, json, "error", `cannot read ${file ?? dir}: ${(e as Error).message}`, Exit.FAILURE);
   }
-  if (json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+  if (json) io.out(`${terminalJson({ ...result, unfinished })}\n`);
   if (!result.ok) {
     throw new CliError(
       `audit chain broken at ${result.file}:${result.line}: ${result.reason}`,
@@ -56,6 +60,15 @@ export async function runAuditVerify(
       } (${keyed}; head ${result.head})\n`,
     );
     for (const n of result.notes) io.out(`  note: ${n}\n`);
+    for (const u of unfinished) {
+      io.out(
+        `  unfinished: plan ${u.planHash.slice(0, 12)} (run ${u.run}) recorded its originals at ${
+          untrusted(u.time)
+        } and no outcome: ${
+          untrusted(JSON.stringify(u.originals))
+        }; accel-agent plan recover ${u.run}\n`,
+      );
+    }
   }
   return Exit.OK;
 }

@@ -13,6 +13,7 @@ import { CliError, Exit } from "./exit.ts";
 import { denoIo, type Io } from "./io.ts";
 import { errorJson, type ErrorKind, wantsJson } from "./json_error.ts";
 import { untrusted } from "../util/untrusted_text.ts";
+import { warnUnfinished } from "./unfinished_notice.ts";
 
 /**
  * Runs the program; returns the exit code. Each command's module is loaded
@@ -56,6 +57,10 @@ export async function main(args: string[]): Promise<number> {
     io = tracked(denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color }));
     try {
       const cmd = inv.command;
+      // A plan that did not finish (its process was killed) is said first, whatever was asked.
+      if (cmd.kind !== "plan_recover") {
+        await warnUnfinished(app, io);
+      }
       switch (cmd.kind) {
         case "repl":
           app.checkModel();
@@ -86,6 +91,17 @@ export async function main(args: string[]): Promise<number> {
             app,
             cmd.file,
             cmd.approvedHash,
+            inv.json,
+            io,
+          );
+        case "plan_recover":
+          if (!app.profile.plans) {
+            throw new CliError(`the ${app.profile.name} profile runs no plans`, Exit.USAGE);
+          }
+          return await (await import("./recover_command.ts")).runPlanRecover(
+            app,
+            cmd.run,
+            cmd.dismiss,
             inv.json,
             io,
           );

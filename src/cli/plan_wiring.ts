@@ -7,6 +7,7 @@
 import type { ControlSystem } from "../adapters/adapter.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { PlanService } from "../plan/service.ts";
+import { RunJournal } from "../plan/run_journal.ts";
 import { type Approver, DeferringApprover } from "../safety/approval.ts";
 import { ApprovalTokens } from "../safety/approval_token.ts";
 import { AuditLog, type SafetyState } from "../safety/audit.ts";
@@ -98,6 +99,7 @@ export async function createPlanPath(
     },
     now: () => Date.now(),
     plansDir,
+    journal: new RunJournal(`${stateDir}/running`),
     workDir: scansDir,
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,

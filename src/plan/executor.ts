@@ -41,6 +41,13 @@ export interface ExecuteDeps {
   /** Directory for scan CSV files; none are written without it. */
   workDir?: string;
   onProgress?(p: { step: number; total: number; detail: string }): void;
+  /**
+   * Called once, after the last preflight and before the first write, with
+   * the live value of every device the plan may write. When it throws,
+   * nothing is written: a plan whose originals cannot be recorded does not
+   * run (the write-ahead record of the audit and the run journal).
+   */
+  beforeFirstWrite?(originals: Record<string, Value | null>): Promise<void>;
   /** Time a readback may take to come within tolerance. */
   readbackTimeoutMs?: number;
   /** Time allowed for the rollback, on top of its own waits and dwells. */
@@ -123,6 +130,17 @@ export async function executePlan(
       ["preflight against live values failed; nothing was written"],
       checked.violations,
     );
+  }
+  if (deps.beforeFirstWrite && !checked.readOnly) {
+    try {
+      await deps.beforeFirstWrite(checked.live);
+    } catch (e) {
+      return refused([
+        `the original values could not be recorded before writing anything (${
+          errorText(e, deps.signal)
+        }); nothing was written`,
+      ]);
+    }
   }
   const outcome = await new Run(checked, deps).go();
   return { planHash: hash, ...outcome, startedAt, finishedAt: new Date(deps.now()).toISOString() };

@@ -15,6 +15,9 @@ import { executePlan, type ExecutionResult } from "./executor.ts";
 import { parsePlan, type Plan, planHash } from "./model.ts";
 import { preflight, type PreflightedPlan, type SafetyPolicy, type Violation } from "./preflight.ts";
 import { savePlan } from "./plan_file.ts";
+import { buildRecoveryPlan, recoveredRun } from "./recovery.ts";
+import { type OpenRun, type RunJournal, type RunMarker } from "./run_journal.ts";
+import { tolerance } from "./preflight.ts";
 
 /** What the path reports while it runs; the agent turns these into events. */
 export type PlanEvent =
@@ -76,6 +79,11 @@ export interface PlanServiceDeps {
   readbackTimeoutMs?: number;
   rollbackTimeoutMs?: number;
   restoreTimeoutMs?: number;
+  /**
+   * Plans in flight (`<state>/running/`): a marker with the originals is
+   * written before the first write and removed once the outcome is recorded.
+   */
+  journal?: RunJournal;
 }
 
 export class PlanService {
@@ -165,17 +173,47 @@ export class PlanService {
     emit: (ev: PlanEvent) => void,
   ): Promise<ProposeOutcome> {
     this.lastApproved = { plan: decision.plan, planHash: decision.planHash };
-    const common = { decidedBy: decision.decidedBy, token: decision.token };
+    // One id ties the run's records together: started, write-ahead, outcome.
+    const run = crypto.randomUUID();
+    const common = { decidedBy: decision.decidedBy, token: decision.token, run };
     const failed = await this.#record(force, decision.plan, decision.planHash, decision.decision, {
       ...common,
       status: "started",
     });
     if (failed) return failed;
+    let open: OpenRun | undefined;
     const execution = await executePlan(decision.plan, decision.planHash, {
       ...this.deps,
       policy: force.policy,
       signal,
       onProgress: (p) => emit({ type: "plan_progress", ...p }),
+      // Write-ahead: the originals are in the audit and in the run journal, synced, before any write.
+      beforeFirstWrite: async (originals) => {
+        const ahead = await this.#record(
+          force,
+          decision.plan,
+          decision.planHash,
+          decision.decision,
+          {
+            ...common,
+            status: "write_ahead",
+            originals,
+          },
+        );
+        if (ahead) {
+          throw new Error(ahead.error.replace(/; nothing was written to the machine$/, ""));
+        }
+        open = await this.deps.journal?.begin({
+          run,
+          planHash: decision.planHash,
+          description: decision.plan.description,
+          operator: this.deps.identity.operator,
+          host: this.deps.identity.host,
+          pid: Deno.pid,
+          startedAt: new Date(this.deps.now()).toISOString(),
+          originals,
+        });
+      },
     });
     const after = await this.#record(force, decision.plan, decision.planHash, decision.decision, {
       ...common,
@@ -191,12 +229,98 @@ export class PlanService {
     });
     // The plan ran; its outcome stays what it was, with the missing record said.
     if (after) execution.errors.push(`the outcome could not be recorded: ${after.error}`);
+    await this.#closeRun(open, after === undefined, execution);
+    const recovered = execution.status === "completed" ? recoveredRun(decision.plan) : undefined;
+    if (recovered) await this.#closeRecovered(recovered, decision, force, execution);
     return {
       status: execution.status,
       planHash: decision.planHash,
       decision: decision.decision,
       execution,
     };
+  }
+
+  /**
+   * Ends a run's journal marker: removed when the outcome is in the audit,
+   * kept with the outcome when it is not (the next start reports it).
+   */
+  async #closeRun(
+    open: OpenRun | undefined,
+    recorded: boolean,
+    execution: ExecutionResult,
+  ): Promise<void> {
+    if (!open) return;
+    try {
+      if (recorded) await open.end();
+      else {
+        await open.keep({
+          status: execution.status,
+          errors: execution.errors,
+          restores: execution.restores,
+        });
+      }
+    } catch (e) {
+      execution.errors.push(
+        `the run journal could not be updated (${(e as Error).message}); ` +
+          "the next start may report this plan as unfinished",
+      );
+    }
+  }
+
+  /** A recovery plan completed: its unfinished run is closed, and the audit says so. */
+  async #closeRecovered(
+    run: string,
+    decision: Decision,
+    force: InForce,
+    execution: ExecutionResult,
+  ): Promise<void> {
+    const failed = await this.#record(force, decision.plan, decision.planHash, "recovered", {
+      decidedBy: decision.decidedBy,
+      run,
+      status: "recovered",
+    });
+    if (failed) {
+      execution.errors.push(`the recovery could not be recorded: ${failed.error}`);
+      return;
+    }
+    await this.deps.journal?.resolve(run);
+  }
+
+  /** Plans that started writing and ended without a recorded outcome (their process died). */
+  async unfinished(): Promise<RunMarker[]> {
+    return (await this.deps.journal?.unfinished()) ?? [];
+  }
+
+  /**
+   * The plan that puts back what an unfinished run changed, from the live
+   * values now; `plan` is undefined when every device already reads its original.
+   */
+  async recoveryPlan(marker: RunMarker, signal?: AbortSignal) {
+    const devices = Object.keys(marker.originals);
+    const [readings, infos] = await Promise.all([
+      this.deps.cs.read(devices, signal),
+      this.deps.cs.describe(devices, signal),
+    ]);
+    const live = new Map(readings.map((r) => [r.device, r.ok ? r.value : null]));
+    const info = new Map(infos.map((d) => [d.device, d]));
+    return buildRecoveryPlan(marker, live, this.deps.limits, (device) => {
+      const d = info.get(device);
+      return d ? tolerance(d, this.deps.limits.lookup(device)) : 1e-6;
+    });
+  }
+
+  /** The operator acknowledges an unfinished run without restoring it; the audit records it. */
+  async dismiss(marker: RunMarker, decidedBy: string): Promise<AuditFailed | undefined> {
+    const force = await this.#inForce();
+    const failed = await this.#record(
+      force,
+      { description: marker.description || "(unknown)", actions: [{ type: "wait", seconds: 0 }] },
+      marker.planHash,
+      "dismissed",
+      { decidedBy, run: marker.run, status: "dismissed", originals: marker.originals },
+    );
+    if (!failed) await this.deps.journal?.resolve(marker.run);
+    return failed;
   }
 
   /**
@@ -240,6 +364,8 @@ export class PlanService {
     extra: {
       decidedBy: string;
       token?: unknown;
+      run?: string;
+      originals?: unknown;
       status?: string;
       results?: unknown;
       restores?: unknown;

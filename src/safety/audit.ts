@@ -42,6 +42,10 @@ export interface AuditRecord {
   safety?: SafetyState;
   /** The approval token used or issued (its id, never the token). */
   token?: unknown;
+  /** The run a record belongs to (started, write_ahead and the outcome share it). */
+  run?: string;
+  /** write_ahead: every device the plan may write, with its value before the plan. */
+  originals?: unknown;
   status?: string;
   results?: unknown;
   restores?: unknown;

@@ -208,3 +208,45 @@ async function walk(
   }
   return { ok: true, entries, last: prev ?? GENESIS, beforeLast, keyed, unkeyed, macs };
 }
+
+/** A plan whose write-ahead record has no outcome after it: its process ended mid-plan. */
+export interface UnfinishedRun {
+  run: string;
+  planHash: string;
+  time: string;
+  operator: string;
+  originals: unknown;
+}
+
+/**
+ * The runs in these audit files that recorded their originals before writing
+ * and never an outcome (completed, failed, aborted, refused) nor a recovery
+ * or dismissal. Lines that are not entries are skipped: verifying is the
+ * chain's job.
+ */
+export async function unfinishedRuns(files: string[]): Promise<UnfinishedRun[]> {
+  const ahead = new Map<string, UnfinishedRun>();
+  const closed = new Set<string>();
+  for (const file of files) {
+    for (const line of (await Deno.readTextFile(file)).split("\n")) {
+      if (!line.trim()) continue;
+      let e: Record<string, unknown>;
+      try {
+        e = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof e.run !== "string") continue;
+      if (e.status === "write_ahead") {
+        ahead.set(e.run, {
+          run: e.run,
+          planHash: String(e.planHash),
+          time: String(e.time),
+          operator: String(e.operator),
+          originals: e.originals,
+        });
+      } else if (e.status !== "started") closed.add(e.run);
+    }
+  }
+  return [...ahead.values()].filter((r) => !closed.has(r.run));
+}

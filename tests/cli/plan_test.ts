@@ -107,6 +107,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
     ["deferred", null],
     ["rejected", null],
     ["approved", "started"],
+    ["approved", "write_ahead"],
     ["approved", "completed"],
   ]);
   assert.equal(entries[2]?.token?.id, token.split(".")[3]);
@@ -114,7 +115,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
   assert.match(entries[2]?.safety?.limitsHash, /^[0-9a-f]{64}$/);
   const verify = await runAgent(["audit", "verify"], { env: h.env });
   assert.equal(verify.code, 0, verify.stderr);
-  assert.equal(verify.stdout, "audit chain intact: 4 entries in 1 file (keyed; head matches)\n");
+  assert.equal(verify.stdout, "audit chain intact: 5 entries in 1 file (keyed; head matches)\n");
   const again = await runAgent(["plan", "run", plan.plan_id, "--approved-hash", token], {
     env: h.env,
   });
@@ -183,8 +184,9 @@ Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and th
   assert.equal(result.restored[0].readback, live);
   assert.equal(result.csv_files.length, 1);
   assert.ok(!/ 11\/11 /.test(progress), "the scan did not finish");
-  const [started, entry] = await auditEntries(h.state);
+  const [started, ahead, entry] = await auditEntries(h.state);
   assert.equal(started?.status, "started");
+  assert.equal(ahead?.status, "write_ahead");
   assert.equal(entry?.status, "aborted");
   assert.deepEqual((entry?.restores as { ok: boolean }[]).map((r) => r.ok), [true]);
   assert.equal((await runAgent(["audit", "verify"], { env: h.env })).code, 0);

@@ -149,10 +149,11 @@ Deno.test({
     await term.waitFor(/\[exit 0\]/);
     assert.deepEqual(llm.failures, []);
     const entries = await auditEntries(`${home}/.local/state/accel-agent`);
-    assert.deepEqual(entries.map((e) => [e.decidedBy, e.status]), [["terminal", "started"], [
-      "terminal",
-      "completed",
-    ]]);
+    assert.deepEqual(entries.map((e) => [e.decidedBy, e.status]), [
+      ["terminal", "started"],
+      ["terminal", "write_ahead"],
+      ["terminal", "completed"],
+    ]);
   },
 });
 
@@ -225,10 +226,11 @@ Deno.test({
     assert.deepEqual(entries.map((e) => [e.decision, e.decidedBy, e.status ?? null]), [
       ["rejected", "terminal", null],
       ["partial", "terminal", "started"],
+      ["partial", "terminal", "write_ahead"],
       ["partial", "terminal", "completed"],
     ]);
     assert.deepEqual(
-      entries[2]?.plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),
+      entries[3]?.plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),
       [
         "wait",
         "LINAC:COR:H02:SETPT",

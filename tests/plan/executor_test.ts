@@ -49,12 +49,15 @@ Deno.test("a failure on write 3 of 5 restores the two devices written, newest fi
     [H(1), before[0], before[0], true],
   ]);
   assert.deepEqual(await originals(f.sim, devices), before);
-  // The approval is recorded before the first write, the outcome after.
-  assert.equal((await auditIntact(f.audit)).entries, 2);
-  const [started, line] = (await Deno.readTextFile((await f.audit.files())[0] as string)).trim()
+  // The approval is recorded before the first write, the originals right before it, the outcome after.
+  assert.equal((await auditIntact(f.audit)).entries, 3);
+  const [started, ahead, line] = (await Deno.readTextFile((await f.audit.files())[0] as string))
+    .trim()
     .split("\n")
     .map((l) => JSON.parse(l));
   assert.equal(started.status, "started");
+  assert.equal(ahead.status, "write_ahead");
+  assert.deepEqual(Object.keys(ahead.originals), devices);
   assert.equal(line.status, "failed");
   assert.equal(line.restores.length, 3);
   assert.equal(line.decision, "approved");

@@ -15,6 +15,7 @@ const SRC = new URL("../../src/", import.meta.url);
 /** Calls named write that are not a control system's, each with its reason. */
 const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
   "safety/audit.ts: file.write(": "appends to the audit file",
+  "plan/run_journal.ts: file.write(": "writes a running plan's marker file",
   "cli/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
   "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",
