@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { waitFor } from "../support/run_agent.ts";
-import { programPid, UserSetup } from "../support/user_grants.ts";
+import { programPid, UserSetup, writeThenHold } from "../support/user_grants.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
 
 const H01 = "SR:COR:H01:SETPT";
@@ -25,19 +25,16 @@ for (const c of CASES) {
     `${c.signal} to the ${c.to} mid-plan restores the corrector, records it and prints the JSON (exit ${c.code})`,
     async () => {
       await using user = await UserSetup.start();
-      const file = await user.file(
-        "plan.json",
-        JSON.stringify({
-          description: "trim H01 and watch",
-          actions: [
-            { type: "write", device: H01, value: 0.6, reason: "trim" },
-            { type: "wait", seconds: 600, reason: "watch the orbit" },
-          ],
-        }),
-      );
-      const approval = await approve(user, file);
+      const file = await user.plan(writeThenHold());
       let guard: ReturnType<typeof setTimeout> | undefined;
-      const ran = await user.run(["plan", "run", file, ...approval, "--json"], {
+      const ran = await user.run([
+        "plan",
+        "run",
+        file,
+        "--approved-hash",
+        await user.token(file),
+        "--json",
+      ], {
         onSpawn: async (launcher) => {
           await waitFor(() => user.writes.length === 1, 30_000, "the plan's write");
           const program = await programPid(launcher);
@@ -74,11 +71,4 @@ for (const c of CASES) {
       );
     },
   );
-}
-
-/** The arguments that approve `file` for a script (what `plan show --json` hands out). */
-async function approve(user: UserSetup, file: string): Promise<string[]> {
-  const shown = await user.run(["plan", "show", file, "--json"]);
-  assert.equal(shown.code, 0, shown.stderr);
-  return ["--approved-hash", JSON.parse(shown.stdout).approval.token];
 }

@@ -7,25 +7,20 @@
  */
 import assert from "node:assert/strict";
 import { waitFor } from "../support/run_agent.ts";
-import { programPid, type UserSetup, UserSetup as Setup } from "../support/user_grants.ts";
+import {
+  programPid,
+  type UserSetup,
+  UserSetup as Setup,
+  writeThenHold,
+} from "../support/user_grants.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
 
 const H01 = "SR:COR:H01:SETPT";
 
 /** Starts a plan that writes H01 and waits, and kills its program with SIGKILL after the write. */
 async function killedMidPlan(user: UserSetup, value = 0.6): Promise<void> {
-  const file = await user.file(
-    "plan.json",
-    JSON.stringify({
-      description: "trim H01 and watch",
-      actions: [
-        { type: "write", device: H01, value, reason: "trim" },
-        { type: "wait", seconds: 600, reason: "watch the orbit" },
-      ],
-    }),
-  );
-  const shown = await user.run(["plan", "show", file, "--json"]);
-  const token = JSON.parse(shown.stdout).approval.token as string;
+  const file = await user.plan(writeThenHold(value));
+  const token = await user.token(file);
   const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
     onSpawn: async (launcher) => {
       await waitFor(() => user.writes.length === 1, 30_000, "the plan's write");
@@ -130,18 +125,8 @@ Deno.test("plan recover --dismiss closes a run without writing, and the audit re
 
 Deno.test("a plan running in another process is not reported as unfinished", async () => {
   await using user = await Setup.start();
-  const file = await user.file(
-    "plan.json",
-    JSON.stringify({
-      description: "trim and hold",
-      actions: [
-        { type: "write", device: H01, value: 0.6, reason: "trim" },
-        { type: "wait", seconds: 600, reason: "hold" },
-      ],
-    }),
-  );
-  const token = JSON.parse((await user.run(["plan", "show", file, "--json"])).stdout).approval
-    .token;
+  const file = await user.plan(writeThenHold(0.6, "trim and hold"));
+  const token = await user.token(file);
   const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
     onSpawn: async (launcher) => {
       await waitFor(() => user.writes.length === 1, 30_000, "the plan's write");
@@ -157,15 +142,11 @@ Deno.test("a plan running in another process is not reported as unfinished", asy
 
 Deno.test("a plan whose originals cannot be recorded before its first write writes nothing and says so", async () => {
   await using user = await Setup.start();
-  const file = await user.file(
-    "plan.json",
-    JSON.stringify({
-      description: "trim H01",
-      actions: [{ type: "write", device: H01, value: 0.6, reason: "trim" }],
-    }),
-  );
-  const token = JSON.parse((await user.run(["plan", "show", file, "--json"])).stdout).approval
-    .token;
+  const file = await user.plan({
+    description: "trim H01",
+    actions: [{ type: "write", device: H01, value: 0.6, reason: "trim" }],
+  });
+  const token = await user.token(file);
   // The run journal's directory cannot be made: a file stands where it goes.
   await Deno.writeTextFile(`${user.stateDir}/running`, "in the way");
   const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"]);

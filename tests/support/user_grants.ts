@@ -83,6 +83,21 @@ export class UserSetup implements AsyncDisposable {
     return path;
   }
 
+  /** Writes a plan as JSON into the set-up's directory; returns its path. */
+  async plan(plan: unknown, name = "plan.json"): Promise<string> {
+    return await this.file(name, JSON.stringify(plan));
+  }
+
+  /** The approval token `plan show PLAN --json` issues, as an operator's script gets it. */
+  async token(plan: string): Promise<string> {
+    const shown = await this.run(["plan", "show", plan, "--json"]);
+    const token = JSON.parse(shown.stdout).approval?.token;
+    if (shown.code !== 0 || typeof token !== "string") {
+      throw new Error(`plan show issued no token (exit ${shown.code}): ${shown.stderr}`);
+    }
+    return token;
+  }
+
   /** Runs `accel-agent ARGS` through the launcher with this config, no terminal. */
   async run(args: string[], opts: UserRunOptions = {}): Promise<RunResult> {
     return await runAsUser(["--config", this.configPath, ...args], opts);
@@ -145,4 +160,15 @@ export async function programPid(launcher: Deno.ChildProcess, ms = 20_000): Prom
     if (performance.now() > deadline) throw new Error("the launcher started no program");
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A plan that writes the gateway's corrector and then holds for ten minutes: one to stop mid-way. */
+export function writeThenHold(value = 0.6, description = "trim H01 and watch") {
+  return {
+    description,
+    actions: [
+      { type: "write", device: "SR:COR:H01:SETPT", value, reason: "trim" },
+      { type: "wait", seconds: 600, reason: "watch the orbit" },
+    ],
+  };
 }
