@@ -4,41 +4,8 @@
  * mounting is refused), filled the moment the gateway sees the plan's write.
  */
 import assert from "node:assert/strict";
+import { canMount, fill, mountTmpfs } from "../support/full_disk.ts";
 import { UserSetup } from "../support/user_grants.ts";
-
-/** Whether a tmpfs can be mounted here (root in a sandbox that allows it). */
-async function canMount(): Promise<boolean> {
-  const dir = await Deno.makeTempDir();
-  try {
-    const m = await new Deno.Command("mount", {
-      args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir],
-      stderr: "null",
-      stdout: "null",
-    }).output().catch(() => ({ success: false }));
-    if (!m.success) return false;
-    await new Deno.Command("umount", { args: [dir] }).output();
-    return true;
-  } finally {
-    await Deno.remove(dir).catch(() => {});
-  }
-}
-
-/** Writes into `dir` until the file system refuses: what is left is no space. */
-async function fill(dir: string): Promise<void> {
-  using f = await Deno.open(`${dir}/filler`, { create: true, write: true });
-  const block = new Uint8Array(4096);
-  try {
-    for (;;) await f.write(block);
-  } catch {
-    // full
-  }
-  // Small writes for the last partial block.
-  try {
-    for (;;) await f.write(new Uint8Array(1));
-  } catch {
-    // full
-  }
-}
 
 Deno.test({
   name:
@@ -48,10 +15,7 @@ Deno.test({
     await using user = await UserSetup.start();
     const audit = `${user.stateDir}/audit`;
     await Deno.mkdir(audit, { recursive: true, mode: 0o700 });
-    const mount = await new Deno.Command("mount", {
-      args: ["-t", "tmpfs", "-o", "size=512k,mode=0700", "tmpfs", audit],
-    }).output();
-    assert.ok(mount.success, new TextDecoder().decode(mount.stderr));
+    const unmount = await mountTmpfs(audit, "512k");
     try {
       const file = await user.file(
         "plan.json",
@@ -119,7 +83,7 @@ Deno.test({
         /plan [0-9a-f]{12} "trim H01" .* ended completed but its outcome is not in the audit log.*plan recover/,
       );
     } finally {
-      await new Deno.Command("umount", { args: [audit] }).output();
+      await unmount();
     }
   },
 });
