@@ -28,7 +28,7 @@ import type { Profile } from "../profiles/profile.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { OperatorChannel } from "../tools/ask_user.ts";
 import { checkProfile, createFeatures, createModelClient } from "./app_features.ts";
-import type { SavedSession, SessionStore } from "./session_store.ts";
+import { type SavedSession, SessionSaveError, type SessionStore } from "./session_store.ts";
 import { skillsSection } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
@@ -204,6 +204,18 @@ export async function createApp(
     }
   }
 
+  // A failed save (a full disk) is said once and retried with the next event: the turn goes on.
+  let saveFailure: string | undefined;
+  const saveSession = async () => {
+    try {
+      await features.sessions.save(session);
+      saveFailure = undefined;
+    } catch (e) {
+      if (!(e instanceof SessionSaveError)) throw e;
+      if (saveFailure === undefined) io.err(`accel-agent: ${e.message}\n`);
+      saveFailure = e.message;
+    }
+  };
   const app: App = {
     loaded,
     cs: reader,
@@ -296,10 +308,10 @@ export async function createApp(
       ) {
         if (ev.type === "turn_complete") session.lastTurnUsage = ev.usage;
         // Saved as it goes: a killed process loses at most the call in flight.
-        await features.sessions.save(session);
+        await saveSession();
         yield ev;
       }
-      await features.sessions.save(session);
+      await saveSession();
     },
     async close() {
       await features.close();

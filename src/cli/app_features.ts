@@ -123,7 +123,9 @@ export interface Features {
 export async function createFeatures(d: FeatureDeps): Promise<Features> {
   const { config, profile } = d;
   if (config.profile.auto_approve) d.plans.approver = new AutoApprover();
-  const sessions = new SessionStore(`${d.stateDir}/sessions`);
+  const sessions = new SessionStore(`${d.stateDir}/sessions`, {
+    onRecovered: (m) => d.io.err(`accel-agent: ${m}\n`),
+  });
   const clients = new Map<string, ModelClient>();
   const agents = createSubagentManager({
     definitions: await loadAgentDefinitions(

@@ -66,6 +66,7 @@ export async function runAsk(
   } finally {
     renderer?.end();
   }
+  result.sessionUnsaved(app.sessions.unsaved);
   const final = result.build(performance.now());
   if (stop.received && final.cancelled) final.exit_code = SIGNAL_EXIT[stop.received];
   if (mode === "json") io.out(`${JSON.stringify(final, null, 2)}\n`);

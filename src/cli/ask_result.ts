@@ -35,6 +35,11 @@ export interface AskResult {
   error: { message: string; retryable: boolean; kind?: string } | null;
   /** Plans proposed in the turn and what became of them. */
   plans: AskPlan[];
+  /** False when a plan ran but the audit could not record its outcome (exit code 1). */
+  recorded: boolean;
+  /** False when the session could not be saved (a full disk): `session_error` says why (exit code 1). */
+  session_saved: boolean;
+  session_error?: string;
   exit_code: ExitCode;
 }
 
@@ -58,6 +63,8 @@ export class AskResultBuilder {
   #error: AskResult["error"] = null;
   #complete = false;
   #plans: AskPlan[] = [];
+  #recorded = true;
+  #unsaved: string | undefined;
 
   constructor(readonly modelName: string, model: string, readonly startedMs: number) {
     this.#model = model;
@@ -85,6 +92,10 @@ export class AskResultBuilder {
       case "tool_end": {
         const call = this.#calls.get(ev.id);
         if (call) Object.assign(call, { ok: ev.ok, result: ev.result, ms: ev.ms });
+        // A plan's result says when its outcome is not in the audit.
+        if ((ev.result as { recorded?: unknown } | null)?.recorded === false) {
+          this.#recorded = false;
+        }
         break;
       }
       case "turn_complete":
@@ -125,12 +136,17 @@ export class AskResultBuilder {
     }
   }
 
+  /** The session's records that could not be saved, and why (undefined: all saved). */
+  sessionUnsaved(why: string | undefined): void {
+    this.#unsaved = why;
+  }
+
   build(nowMs: number): AskResult {
     // A change that was proposed but could not be approved here is not an answer to the request.
     const deferred = this.#plans.some((p) => p.decision === "deferred");
     const exit = this.#cancelled
       ? Exit.CANCELLED
-      : !this.#complete || this.#error
+      : !this.#complete || this.#error || !this.#recorded || this.#unsaved
       ? Exit.FAILURE
       : deferred
       ? Exit.APPROVAL_REQUIRED
@@ -147,6 +163,9 @@ export class AskResultBuilder {
       cancelled: this.#cancelled,
       error: this.#error,
       plans: this.#plans,
+      recorded: this.#recorded,
+      session_saved: this.#unsaved === undefined,
+      ...(this.#unsaved ? { session_error: this.#unsaved } : {}),
       exit_code: exit,
     };
   }

@@ -286,6 +286,8 @@ async function refuseBadToken(
 }
 
 function exitCodeOf(o: ProposeOutcome, stoppedBy?: StopSignal): ExitCode {
+  // A plan that ran without its outcome in the audit did not succeed, whatever it wrote.
+  if ("recorded" in o && !o.recorded) return Exit.FAILURE;
   switch (o.status) {
     case "completed":
       return Exit.OK;
@@ -313,7 +315,8 @@ function summary(o: ProposeOutcome, io: Io): string {
   const shown = forModel(o);
   const lines: string[] = [];
   const status = String(shown.status);
-  const head = status === "completed" ? s.green(status) : s.red(status);
+  const unrecorded = shown.recorded === false ? ` ${s.red("(outcome not recorded)")}` : "";
+  const head = (status === "completed" ? s.green(status) : s.red(status)) + unrecorded;
   lines.push(`plan ${o.status === "invalid" ? "" : o.planHash.slice(0, 12) + " "}${head}`);
   for (const key of ["errors", "violations", "reason", "note"] as const) {
     const v = shown[key];

@@ -70,6 +70,7 @@ export async function createPlanPath(
   const audit = new AuditLog(auditDir, Date.now, {
     key: () => loadKey(stateDir, "audit"),
     headPath: `${stateDir}/audit.head`,
+    onRecovered: (m) => io.err(`accel-agent: ${m}\n`),
   });
   const safety = async (): Promise<SafetyState> => {
     const site = await readSiteSwitches(io.env);

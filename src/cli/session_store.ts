@@ -13,12 +13,19 @@
  *   was kept still load: their total stays unattributed);
  * - `{"t":"agent","run":RunInfo}` a sub-agent that ended.
  *
+ * Each append writes its records whole or not at all (a failure, such as a
+ * full disk, cuts the file back to what it was), and what could not be
+ * written stays pending: the next save writes it again. A torn last line (a
+ * process killed mid-append) is cut off into `<id>.jsonl.torn` before the
+ * file is read or appended to, and reported, never fused into.
+ *
  * @module
  */
 import { Session } from "../agent/session.ts";
 import type { RunInfo } from "../agent/subagents/manager.ts";
 import type { ChatMessage, Usage } from "../llm/types.ts";
 import { CliError, Exit } from "./exit.ts";
+import { type AppendFs, appendWhole, cutTornTail, realAppendFs } from "../util/whole_append.ts";
 
 type SessionRecord =
   | { t: "meta"; id: string; started_at: number; version: 1 }
@@ -38,19 +45,32 @@ export class SessionStore {
   /** What of the current session is on disk: the array written from, and how much of it. */
   #saved: { id: string; array: ChatMessage[]; count: number; tokens: number } | undefined;
 
-  constructor(readonly dir: string) {}
+  /** Sessions whose file was checked for a torn tail in this process. */
+  #checked = new Set<string>();
+  /** Why the last save failed, while records are pending; undefined once saved. */
+  unsaved: string | undefined;
+
+  constructor(
+    readonly dir: string,
+    readonly opts: { fs?: AppendFs; onRecovered?: (message: string) => void } = {},
+  ) {}
 
   path(id: string): string {
     return `${this.dir}/${id}.jsonl`;
   }
 
-  /** Appends what is new in the session since the last call (the whole of it when it was rewritten). */
+  /**
+   * Appends what is new in the session since the last successful save (the
+   * whole of it when it was rewritten). Messages count as saved only once
+   * written; on failure they stay pending, {@link unsaved} says why, and a
+   * {@link SessionSaveError} is thrown.
+   */
   async save(session: Session): Promise<void> {
     const records: SessionRecord[] = [];
     let saved = this.#saved;
     if (!saved || saved.id !== session.id) {
       await Deno.mkdir(this.dir, { recursive: true });
-      const exists = await Deno.stat(this.path(session.id)).then(() => true, () => false);
+      const exists = await Deno.stat(this.path(session.id)).then((i) => i.size > 0, () => false);
       if (!exists) {
         records.push({ t: "meta", id: session.id, started_at: session.startedAt, version: 1 });
       }
@@ -73,13 +93,14 @@ export class SessionStore {
         by_model: Object.fromEntries(session.usageByModel),
       });
     }
-    this.#saved = {
+    const now = {
       id: session.id,
       array: session.messages,
       count: session.messages.length,
       tokens: session.usage.totalTokens,
     };
     await this.#append(session.id, records);
+    this.#saved = now;
   }
 
   /** Records a sub-agent's end in the session's file. */
@@ -91,7 +112,32 @@ export class SessionStore {
   async #append(id: string, records: SessionRecord[]): Promise<void> {
     if (!records.length) return;
     const text = records.map((r) => JSON.stringify(r)).join("\n") + "\n";
-    await Deno.writeTextFile(this.path(id), text, { append: true });
+    try {
+      await this.#cutTorn(id);
+      await appendWhole(
+        this.opts.fs ?? realAppendFs,
+        this.path(id),
+        new TextEncoder().encode(text),
+      );
+    } catch (e) {
+      this.unsaved = `the session could not be saved to ${this.path(id)} (${
+        (e as Error).message
+      }); it is saved again after the next message`;
+      throw new SessionSaveError(this.unsaved);
+    }
+    this.unsaved = undefined;
+  }
+
+  /** Cuts a torn last line off a session's file, once per session and process. */
+  async #cutTorn(id: string): Promise<void> {
+    if (this.#checked.has(id)) return;
+    try {
+      const report = await cutTornTail(this.path(id));
+      if (report) this.opts.onRecovered?.(report);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    this.#checked.add(id);
   }
 
   /** Saved sessions, newest first. */
@@ -120,6 +166,7 @@ export class SessionStore {
         Exit.USAGE,
       );
     }
+    await this.#cutTorn(chosen);
     const text = await Deno.readTextFile(this.path(chosen));
     let session: Session | undefined;
     const runs = new Map<string, RunInfo>();
@@ -129,8 +176,7 @@ export class SessionStore {
       try {
         r = JSON.parse(line) as SessionRecord;
       } catch {
-        // A line torn by a killed process can only be the last one.
-        if (i === lines.length - 1) break;
+        // Torn tails were cut off above: a complete line that is not a record was edited.
         throw new CliError(`${this.path(chosen)}:${i + 1}: not a session record`, Exit.USAGE);
       }
       if (r.t === "meta") session = new Session(r.id, r.started_at);
@@ -152,4 +198,9 @@ export class SessionStore {
     };
     return { session, runs: [...runs.values()] };
   }
+}
+
+/** Records of a session could not be written; they stay pending for the next save. */
+export class SessionSaveError extends Error {
+  override name = "SessionSaveError";
 }

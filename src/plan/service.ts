@@ -55,6 +55,11 @@ export type ProposeOutcome =
     planHash: string;
     decision: DecisionKind;
     execution: ExecutionResult;
+    /**
+     * False when the audit could not take the outcome: the plan ran, but
+     * its record is only in the run journal (the next start reports it).
+     */
+    recorded: boolean;
   };
 
 export interface PlanServiceDeps {
@@ -228,7 +233,13 @@ export class PlanService {
       violations: execution.violations.length ? execution.violations : undefined,
     });
     // The plan ran; its outcome stays what it was, with the missing record said.
-    if (after) execution.errors.push(`the outcome could not be recorded: ${after.error}`);
+    if (after) {
+      execution.errors.push(
+        `the outcome could not be recorded: ${
+          after.error.replace(/; nothing was written to the machine$/, "")
+        }; it is kept in the run journal and reported on the next start`,
+      );
+    }
     await this.#closeRun(open, after === undefined, execution);
     const recovered = execution.status === "completed" ? recoveredRun(decision.plan) : undefined;
     if (recovered) await this.#closeRecovered(recovered, decision, force, execution);
@@ -237,6 +248,7 @@ export class PlanService {
       planHash: decision.planHash,
       decision: decision.decision,
       execution,
+      recorded: after === undefined,
     };
   }
 

@@ -14,6 +14,13 @@
  */
 import { canonicalJson, sha256Hex } from "../util/hash.ts";
 import { macOf } from "./keys.ts";
+import {
+  type AppendFs,
+  appendWhole,
+  cutTornTail,
+  realAppendFs,
+  tornTail,
+} from "../util/whole_append.ts";
 
 /** The limits and kill switches a decision was made under. */
 export interface SafetyState {
@@ -78,6 +85,10 @@ export interface AuditLogOptions {
   key?: () => Promise<CryptoKey>;
   /** Where the head record is kept (default `<dir>/HEAD`). */
   headPath?: string;
+  /** The file operations appends use (tests inject a full disk). */
+  fs?: AppendFs;
+  /** Told, in one line, when a torn last line was cut off. */
+  onRecovered?: (message: string) => void;
 }
 
 export class AuditLog {
@@ -144,20 +155,13 @@ export class AuditLog {
     const body = { ...record, time, prevHash: last?.hash ?? GENESIS };
     const hash = await entryHash(body);
     const entry: AuditEntry = { ...body, hash, ...(key ? { mac: await entryMac(key, hash) } : {}) };
-    const file = await Deno.open(`${this.dir}/${day}.jsonl`, {
-      append: true,
-      create: true,
-      mode: 0o600,
-    });
-    try {
-      const bytes = new TextEncoder().encode(`${JSON.stringify(entry)}\n`);
-      let off = 0;
-      while (off < bytes.length) off += await file.write(bytes.subarray(off));
-      await file.sync();
-    } finally {
-      file.close();
-    }
-    await this.#writeHead({ entries: entries + 1, lastHash: hash }, key);
+    // The whole line and the head, or neither: a failure cuts the line back off.
+    await appendWhole(
+      this.opts.fs ?? realAppendFs,
+      `${this.dir}/${day}.jsonl`,
+      new TextEncoder().encode(`${JSON.stringify(entry)}\n`),
+      () => this.#writeHead({ entries: entries + 1, lastHash: hash }, key),
+    );
     return entry;
   }
 
@@ -168,8 +172,19 @@ export class AuditLog {
    */
   async #tail(): Promise<{ files: string[]; last?: AuditEntry; entries: number }> {
     const files = await this.files();
-    const last = await this.#lastEntry(files);
+    const { last, torn } = await this.#lastEntry(files);
     const head = await readHead(this.headPath);
+    const tail = this.#checkHead(last, head);
+    if (torn) {
+      // The entries before the torn line end where the head says: an interrupted append.
+      const report = await cutTornTail(torn);
+      if (report) this.opts.onRecovered?.(report);
+    }
+    return { files, last, entries: tail ?? (last ? await countEntries(files) : 0) };
+  }
+
+  /** The entry count the head gives for this tail (undefined: no head); throws when they disagree. */
+  #checkHead(last: AuditEntry | undefined, head: AuditHead | undefined): number | undefined {
     if (head === undefined) {
       // A keyed log always has a head: without it, its newest entries may have been cut.
       if (last?.mac !== undefined) {
@@ -179,13 +194,11 @@ export class AuditLog {
         );
       }
       // A log written before heads existed (or a new one): counted once.
-      return { files, last, entries: last ? (await countEntries(files)) : 0 };
+      return undefined;
     }
-    if (last?.hash === head.lastHash) return { files, last, entries: head.entries };
+    if ((last?.hash ?? GENESIS) === head.lastHash) return head.entries;
     // The process that wrote the last entry stopped before replacing the head.
-    if (last && last.prevHash === head.lastHash) {
-      return { files, last, entries: head.entries + 1 };
-    }
+    if (last && last.prevHash === head.lastHash) return head.entries + 1;
     throw new AuditError(
       `${this.dir}: the newest entry is not the one ${this.headPath} records ` +
         `(entries were removed or replaced); nothing can be recorded until it is looked at ` +
@@ -196,10 +209,15 @@ export class AuditLog {
   async #writeHead(head: AuditHead, key: CryptoKey | undefined): Promise<void> {
     const full = key ? { ...head, mac: await headMac(key, head) } : head;
     const tmp = `${this.headPath}.${Deno.pid}.tmp`;
-    await Deno.writeTextFile(tmp, `${JSON.stringify(full)}\n`, { mode: 0o600 });
-    using f = await Deno.open(tmp, { read: true });
-    await f.sync();
-    await Deno.rename(tmp, this.headPath);
+    try {
+      await Deno.writeTextFile(tmp, `${JSON.stringify(full)}\n`, { mode: 0o600 });
+      using f = await Deno.open(tmp, { read: true });
+      await f.sync();
+      await Deno.rename(tmp, this.headPath);
+    } catch (e) {
+      await Deno.remove(tmp).catch(() => {});
+      throw new Error(`the head record could not be replaced (${(e as Error).message})`);
+    }
   }
 
   /** The day files, oldest first. */
@@ -215,21 +233,29 @@ export class AuditLog {
     return names.sort().map((n) => `${this.dir}/${n}`);
   }
 
-  async #lastEntry(files: string[]): Promise<AuditEntry | undefined> {
-    for (const f of [...files].reverse()) {
-      const lines = (await Deno.readTextFile(f)).split("\n").filter((l) => l.trim());
-      const last = lines.at(-1);
+  /**
+   * The newest complete entry, and the newest file when it ends in a torn
+   * line (bytes after its last newline: an append that did not finish).
+   */
+  async #lastEntry(files: string[]): Promise<{ last?: AuditEntry; torn?: string }> {
+    let torn: string | undefined;
+    for (const [i, f] of [...files].reverse().entries()) {
+      const bytes = await Deno.readFile(f);
+      const cut = tornTail(bytes);
+      if (i === 0 && cut.torn.length) torn = f;
+      const text = new TextDecoder().decode(bytes.subarray(0, cut.keep));
+      const last = text.split("\n").filter((l) => l.trim()).at(-1);
       if (last === undefined) continue;
       try {
-        return JSON.parse(last) as AuditEntry;
+        return { last: JSON.parse(last) as AuditEntry, torn };
       } catch {
-        // A torn or edited last line: chaining past it would hide it.
+        // A complete line that is not an entry was edited: chaining past it would hide it.
         throw new AuditError(
           `${f}: its last line is damaged; nothing can be recorded until it is looked at (accel-agent audit verify)`,
         );
       }
     }
-    return undefined;
+    return { torn };
   }
 }
 

@@ -30,6 +30,12 @@ export type VerifyResult =
     head: "matches" | "behind" | "absent" | "unchecked";
     /** What this result does not prove. */
     notes: string[];
+    /**
+     * The newest file ends in a torn line (an append that did not finish)
+     * after an intact chain: recoverable, not tampering. The next append cuts
+     * it off into `<file>.torn`.
+     */
+    torn?: { file: string; line: number; bytes: number };
   }
   | { ok: false; file: string; line: number; reason: string };
 
@@ -52,6 +58,7 @@ export async function verifyAudit(
     "one file alone: a cut tail is only detected when the whole directory is verified",
   ];
   if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
+  if (r.torn) notes.push(tornNote(r.torn));
   return {
     ok: true,
     entries: r.entries,
@@ -61,6 +68,7 @@ export async function verifyAudit(
     unkeyed: r.unkeyed,
     head: "unchecked",
     notes,
+    ...(r.torn ? { torn: r.torn } : {}),
   };
 }
 
@@ -87,6 +95,7 @@ export async function verifyAuditDir(
   }
   const notes: string[] = [];
   if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
+  // Only a chain that ends where the head says makes a torn line an interrupted append.
   const done = (state: "matches" | "behind" | "absent"): VerifyResult => ({
     ok: true,
     entries: r.entries,
@@ -95,7 +104,8 @@ export async function verifyAuditDir(
     keyed: r.keyed,
     unkeyed: r.unkeyed,
     head: state,
-    notes,
+    notes: r.torn ? [...notes, tornNote(r.torn)] : notes,
+    ...(r.torn ? { torn: r.torn } : {}),
   });
   if (head === undefined) {
     if (r.keyed || r.macs) {
@@ -132,6 +142,12 @@ export async function verifyAuditDir(
   );
 }
 
+function tornNote(t: { file: string; line: number; bytes: number }): string {
+  return `${t.file}:${t.line}: a torn last line (${t.bytes} bytes, an append that did not ` +
+    `finish) after an intact chain: recoverable, not tampering; the next plan cuts it off into ` +
+    `${t.file}.torn`;
+}
+
 function unkeyedNote(n: number, keyed: number): string {
   const what = `${n} entr${n === 1 ? "y was" : "ies were"} written without an audit key`;
   // A keyed entry's MAC covers its hash, which covers every hash before it.
@@ -151,6 +167,8 @@ interface Walked {
   unkeyed: number;
   /** Entries that carry a MAC, checked or not. */
   macs: number;
+  /** The newest file's bytes after its last newline. */
+  torn?: { file: string; line: number; bytes: number };
 }
 
 async function walk(
@@ -161,9 +179,17 @@ async function walk(
   let prev: string | undefined = fromGenesis ? GENESIS : undefined;
   let beforeLast = GENESIS;
   let entries = 0, keyed = 0, unkeyed = 0, macs = 0;
-  for (const file of files) {
+  let torn: Walked["torn"];
+  for (const [f, file] of files.entries()) {
     const lines = (await Deno.readTextFile(file)).split("\n");
-    if (lines.at(-1) === "") lines.pop();
+    const rest = lines.pop() as string;
+    // An interrupted append leaves bytes after the last newline, in the newest file only.
+    if (rest !== "") {
+      if (f < files.length - 1) {
+        return { ok: false, file, line: lines.length + 1, reason: "the last line is unfinished" };
+      }
+      torn = { file, line: lines.length + 1, bytes: new TextEncoder().encode(rest).length };
+    }
     for (let i = 0; i < lines.length; i++) {
       const bad = (reason: string): Fail => ({ ok: false, file, line: i + 1, reason });
       let entry: AuditEntry;
@@ -206,7 +232,16 @@ async function walk(
       entries++;
     }
   }
-  return { ok: true, entries, last: prev ?? GENESIS, beforeLast, keyed, unkeyed, macs };
+  return {
+    ok: true,
+    entries,
+    last: prev ?? GENESIS,
+    beforeLast,
+    keyed,
+    unkeyed,
+    macs,
+    ...(torn ? { torn } : {}),
+  };
 }
 
 /** A plan whose write-ahead record has no outcome after it: its process ended mid-plan. */

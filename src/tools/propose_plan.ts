@@ -118,6 +118,11 @@ export function forModel(
         ...(e.csvFiles.some((f) => sandboxPath(f))
           ? { csv_files_in_python: e.csvFiles.map((f) => sandboxPath(f)) }
           : {}),
+        recorded: o.recorded,
+        ...(o.recorded ? {} : {
+          note: "The plan ran, but the audit log could not record its outcome (see errors). " +
+            "Tell the operator.",
+        }),
       };
     }
   }

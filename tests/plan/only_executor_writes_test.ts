@@ -14,7 +14,9 @@ const SRC = new URL("../../src/", import.meta.url);
 
 /** Calls named write that are not a control system's, each with its reason. */
 const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
-  "safety/audit.ts: file.write(": "appends to the audit file",
+  "util/whole_append.ts: write(": "the append interface's write (audit and session files)",
+  "util/whole_append.ts: f.write(": "appends to an audit or session file",
+  "util/whole_append.ts: file.write(": "appends to an audit or session file",
   "plan/run_journal.ts: file.write(": "writes a running plan's marker file",
   "cli/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",

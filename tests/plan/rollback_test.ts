@@ -144,7 +144,7 @@ Deno.test("a device moved by someone else during the plan is not stepped past ma
   );
 });
 
-Deno.test("a damaged last audit line stops every plan before anything is written", async () => {
+Deno.test("a damaged complete last audit line stops every plan before anything is written", async () => {
   await using f = await fixture();
   const h1 = (await valueOf(f.sim, H(1))) as number;
   await f.audit.append({
@@ -157,7 +157,8 @@ Deno.test("a damaged last audit line stops every plan before anything is written
     decidedBy: "t",
   });
   const [file] = await f.audit.files();
-  await Deno.writeTextFile(file as string, '{"torn": ', { append: true });
+  // A whole line that is not an entry was edited in (a torn tail, without newline, is cut off).
+  await Deno.writeTextFile(file as string, '{"torn": \n', { append: true });
   const outcome = await f.service.propose(
     { description: "x", actions: [write(H(1), h1 + 0.1)] },
     new ApproveAll(),
