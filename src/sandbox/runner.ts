@@ -8,6 +8,7 @@
  * @module
  */
 import type { SandboxSetup } from "./protocol.ts";
+import { prepareDenoDir, saveSeed, seedDir } from "./deno_cache.ts";
 import { collectOutputFiles } from "./output_files.ts";
 import { OutputCap } from "./output_cap.ts";
 import { FLOOD, pipeLimits, SandboxProcess } from "./sandbox_process.ts";
@@ -48,6 +49,8 @@ export class PyodideSandbox implements SandboxRunner {
   #closed = false;
   /** Removals of processes' private caches still under way (close waits for them). */
   readonly #cleanups = new Set<Promise<void>>();
+  /** Each process's saving of the cache seed, done before its run is sent. */
+  readonly #seeded = new WeakMap<SandboxProcess, Promise<void>>();
 
   constructor(opts: PyodideSandboxOptions) {
     const { limits, ...setup } = opts;
@@ -116,6 +119,8 @@ export class PyodideSandbox implements SandboxRunner {
       const workDir = `${runDir}/work`;
       Deno.mkdirSync(workDir);
       const limits = pipeLimits(this.limits.maxOutputChars);
+      const seed = seedDir(snapshotPath);
+      prepareDenoDir(`${runDir}/deno`, seed);
       const proc = new SandboxProcess(
         {
           ...this.#setup,
@@ -128,6 +133,9 @@ export class PyodideSandbox implements SandboxRunner {
         `${runDir}/deno`,
       );
       this.#proc = proc;
+      // Ready and nothing run yet: its cache holds only our own start-up.
+      const seeded = proc.ready.then(() => seed ? saveSeed(`${runDir}/deno`, seed) : undefined);
+      this.#seeded.set(proc, seeded.catch(() => {}));
       const cleanup = proc.exited.then(async () => {
         if (this.#proc === proc) this.#proc = undefined;
         // The private Deno cache goes with its process; an empty run directory too.
@@ -169,6 +177,7 @@ export class PyodideSandbox implements SandboxRunner {
       proc.exited.then(() => this.#running.delete(proc));
       workDir = proc.workDir;
       await proc.ready;
+      await this.#seeded.get(proc);
       // What the process's own start left in its Deno cache is not the run's.
       startUse = await diskUse(dirname(workDir));
     } catch (e) {

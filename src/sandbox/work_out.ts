@@ -21,8 +21,11 @@ export const INODE_BYTES = 256;
 export const PATH_MAX = 4096;
 /** Longest name of one path component (NAME_MAX). */
 export const NAME_MAX = 255;
-/** Most entries a run may leave (a million empty files must not cost a million writes). */
-export const MAX_ENTRIES = 100_000;
+/**
+ * Most entries copied out of a run (a million empty files must not cost a
+ * million writes); the rest stay in memory and are dropped with the process.
+ */
+export const MAX_ENTRIES = 10_000;
 
 const encoder = new TextEncoder();
 
@@ -52,6 +55,8 @@ export function treeBuffers(tree: WorkTree): ArrayBuffer[] {
 
 /** The parts of Emscripten's FS the listing needs. */
 export interface TreeFs {
+  /** Emscripten's switch for its own permission checks (the listing reads whatever Python left). */
+  ignorePermissions?: boolean;
   readdir(path: string): string[];
   lstat(path: string): { mode: number; size: number };
   isDir(mode: number): boolean;
@@ -68,6 +73,8 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
   const entries: WorkEntry[] = [];
   let charged = 0;
   const dirs = [""];
+  const checked = fs.ignorePermissions;
+  fs.ignorePermissions = true; // a directory Python made unreadable is still listed
   try {
     while (dirs.length) {
       const rel = dirs.shift() as string;
@@ -78,7 +85,7 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
         const isDir = fs.isDir(st.mode);
         charged += entryCharge(name, isDir ? 0 : st.size, isDir);
         if (charged > quotaBytes) return { error: overQuota(quotaBytes) };
-        if (entries.length >= MAX_ENTRIES) return { error: tooMany() };
+        if (entries.length >= MAX_ENTRIES) continue; // counted, not copied
         if (isDir) {
           dirs.push(path);
           entries.push({ path });
@@ -89,6 +96,8 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
     }
   } catch (e) {
     return { error: `the work directory could not be listed (${oneLine(e)})` };
+  } finally {
+    fs.ignorePermissions = checked;
   }
   return { entries };
 }
@@ -112,8 +121,8 @@ export function writeWorkTree(
     for (const e of entries) {
       const path = `${workDir}/${e.path}`;
       if (e.data === undefined) Deno.mkdirSync(path, { mode: 0o755 });
+      // The umask can only take bits away from these modes.
       else Deno.writeFileSync(path, e.data, { createNew: true, mode: 0o644 });
-      Deno.chmodSync(path, e.data === undefined ? 0o755 : 0o644); // whatever the umask
     }
   } catch (e) {
     return `the files could not be written to the run directory (${oneLine(e)})`;
@@ -170,6 +179,11 @@ function tooMany(): string {
 }
 
 function oneLine(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
+  const errno = (e as { errno?: unknown } | null)?.errno;
+  const text = e instanceof Error
+    ? e.message || e.name
+    : typeof errno === "number"
+    ? `errno ${errno}`
+    : String(e);
   return (text.split("\n").find((l) => l.trim()) ?? "unknown error").trim().slice(0, 300);
 }

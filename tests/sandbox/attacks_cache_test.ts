@@ -7,6 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { assertSameTree, attack, AttackUser, listTree } from "./attack_user.ts";
+import { seedDir } from "../../src/sandbox/deno_cache.ts";
+import { SNAPSHOT_PATH } from "../support/sandbox.ts";
+
+/** The Deno cache seed every sandbox process starts from: written once, never by a run. */
+const SEED = seedDir(SNAPSHOT_PATH) as string;
 
 const user = await AttackUser.start();
 addEventListener("unload", () => void user[Symbol.asyncDispose]());
@@ -41,7 +46,9 @@ assert.equal(warm.json.stdout, "warm\n", JSON.stringify(warm));
 async function nothingWritten(code: string) {
   const cacheBefore = await listTree(denoDir, []);
   const before = await user.listing([denoDir]);
+  const seedBefore = await listTree(SEED, []);
   const r = await user.exec(code, {}, env);
+  assertSameTree(seedBefore, await listTree(SEED, []));
   const cacheAfter = await listTree(denoDir, []);
   const added = [...cacheAfter.keys()].filter((k) => !cacheBefore.has(k));
   assert.deepEqual(added, [], "no file was added to DENO_DIR");
