@@ -90,11 +90,15 @@ async function init({ setup, interrupt: buffer }: InitMessage): Promise<void> {
   interrupt = new Int32Array(buffer);
   quotaBytes = setup.quotaBytes;
   const indexURL = `${setup.pyodideDir}/`;
-  // By its file (not the npm specifier): the process runs with a private,
-  // empty Deno cache, which holds no npm packages.
-  const { loadPyodide: load } = await import(
-    new URL("pyodide.mjs", `file://${indexURL}`).href
-  ) as { loadPyodide: typeof loadPyodide };
+  // Under `deno run`, by its file (not the npm specifier): the process's
+  // Deno cache is private and holds no npm packages. A compiled executable
+  // has the package embedded (this literal import puts it there).
+  const { loadPyodide: load } =
+    (import.meta.url.includes("/deno-compile-")
+      ? await import("pyodide")
+      : await import(new URL("pyodide.mjs", `file://${indexURL}`).href)) as {
+        loadPyodide: typeof loadPyodide;
+      };
   let snapshot = setup.snapshotPath ? readOptional(setup.snapshotPath) : undefined;
   if (snapshot) {
     try {
