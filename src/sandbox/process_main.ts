@@ -64,7 +64,8 @@ export async function sandboxProcess(): Promise<void> {
       }
       send({ type: "ready", ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages });
     } else if (msg.type === "result") {
-      send(copiedOut(setup, msg as RunReply & { tree?: unknown }));
+      send({ type: "copying" });
+      copiedOut(setup, msg as RunReply & { tree?: unknown }).then(send);
     } else send(msg);
     if (msg.type === "fatal") Deno.exit(1);
   };
@@ -116,12 +117,12 @@ function watchMemory(limitMb: number, send: (m: SandboxReply) => void): void {
 }
 
 /** The result without its files, which go to the run directory (or nowhere: `disk` says why). */
-function copiedOut(
+async function copiedOut(
   setup: SetupMessage["setup"],
   msg: RunReply & { tree?: unknown },
-): RunReply {
+): Promise<RunReply> {
   const { tree, ...reply } = msg;
-  const disk = writeWorkTree(setup.workDir, tree, setup.quotaBytes);
+  const disk = await writeWorkTree(setup.workDir, tree, setup.quotaBytes);
   return { ...reply, ...(disk ? { disk } : {}) };
 }
 

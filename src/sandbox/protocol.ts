@@ -78,7 +78,8 @@ export type SandboxReply =
   | { type: "ready"; ms: number; fromSnapshot: boolean; packages: string[] }
   | RunReply
   | { type: "fatal"; message: string }
-  | MemoryReport;
+  | MemoryReport
+  | { type: "copying" };
 
 /**
  * Sent by the process's main thread (which Python cannot reach) every
@@ -92,6 +93,13 @@ export interface MemoryReport {
   /** Set when the resident size could not be read: the process is exiting. */
   error?: string;
 }
+
+/**
+ * How long the process may take to copy a finished run's files out (sent
+ * as "copying" by its main thread, never by Python): the time limit's hard
+ * kill waits this much longer from then.
+ */
+export const COPY_OUT_MS = 10_000;
 
 /** How often a running process reports its resident size. */
 export const HEARTBEAT_MS = 100;

@@ -7,13 +7,13 @@
  *
  * @module
  */
-import type { SandboxSetup } from "./protocol.ts";
+import { COPY_OUT_MS, type SandboxSetup } from "./protocol.ts";
 import { prepareDenoDir, saveSeed, seedDir } from "./deno_cache.ts";
 import { collectOutputFiles } from "./output_files.ts";
 import { OutputCap } from "./output_cap.ts";
 import { FLOOD, pipeLimits, SandboxProcess } from "./sandbox_process.ts";
 import type { RunRequest, RunResult, SandboxLimits, SandboxRunner } from "./types.ts";
-import { diskUse, pruneRuns, removeTree, runPrefix } from "./work_dirs.ts";
+import { type DiskUse, diskUse, pruneRuns, removeTree, runPrefix } from "./work_dirs.ts";
 
 export interface PyodideSandboxOptions extends SandboxSetup {
   limits: SandboxLimits;
@@ -49,8 +49,12 @@ export class PyodideSandbox implements SandboxRunner {
   #closed = false;
   /** Removals of processes' private caches still under way (close waits for them). */
   readonly #cleanups = new Set<Promise<void>>();
-  /** Each process's saving of the cache seed, done before its run is sent. */
-  readonly #seeded = new WeakMap<SandboxProcess, Promise<void>>();
+  /**
+   * Each process's preparation once ready, before its run is sent (in the
+   * background while it waits prewarmed): saving the cache seed, then
+   * measuring what its own start-up left in its run directory.
+   */
+  readonly #prepared = new WeakMap<SandboxProcess, Promise<DiskUse>>();
 
   constructor(opts: PyodideSandboxOptions) {
     const { limits, ...setup } = opts;
@@ -134,8 +138,11 @@ export class PyodideSandbox implements SandboxRunner {
       );
       this.#proc = proc;
       // Ready and nothing run yet: its cache holds only our own start-up.
-      const seeded = proc.ready.then(() => seed ? saveSeed(`${runDir}/deno`, seed) : undefined);
-      this.#seeded.set(proc, seeded.catch(() => {}));
+      const prepared = proc.ready
+        .then(() => seed ? saveSeed(`${runDir}/deno`, seed) : undefined)
+        .then(() => diskUse(runDir));
+      prepared.catch(() => {}); // a process that never starts is reported by its run
+      this.#prepared.set(proc, prepared);
       const cleanup = proc.exited.then(async () => {
         if (this.#proc === proc) this.#proc = undefined;
         // The private Deno cache goes with its process; an empty run directory too.
@@ -155,7 +162,7 @@ export class PyodideSandbox implements SandboxRunner {
     const timeoutMs = req.timeoutMs ?? limits.timeoutMs;
     let workDir = "";
     let proc: SandboxProcess;
-    let startUse: Awaited<ReturnType<typeof diskUse>> = { bytes: 0 };
+    let startUse: DiskUse = { bytes: 0 };
     const fail = (error: string, killed?: Killed): RunResult => ({
       ok: false,
       stdout: "",
@@ -177,9 +184,8 @@ export class PyodideSandbox implements SandboxRunner {
       proc.exited.then(() => this.#running.delete(proc));
       workDir = proc.workDir;
       await proc.ready;
-      await this.#seeded.get(proc);
       // What the process's own start left in its Deno cache is not the run's.
-      startUse = await diskUse(dirname(workDir));
+      startUse = await this.#prepared.get(proc) ?? startUse;
     } catch (e) {
       if (this.#closed) return fail("the sandbox is closed", "cancelled");
       const message = (e as Error).message;
@@ -202,7 +208,12 @@ export class PyodideSandbox implements SandboxRunner {
     const startBytes = "bytes" in startUse ? startUse.bytes : 0;
     // The watchdog lives until the process is gone, not until a reply: the
     // interrupt fires at timeoutMs inside the process, this kill later.
-    const deadline = setTimeout(() => kill("timeout"), timeoutMs + limits.graceMs);
+    let deadline = setTimeout(() => kill("timeout"), timeoutMs + limits.graceMs);
+    // The run has ended; its files are being copied out by our own code.
+    proc.onCopying = () => {
+      clearTimeout(deadline);
+      deadline = setTimeout(() => kill("timeout"), COPY_OUT_MS);
+    };
     const quota = limits.maxWorkMb * 1024 * 1024;
     const runDir = dirname(workDir);
     /** The quota, checked on the whole run directory (the files and the private Deno cache). */
@@ -254,8 +265,13 @@ export class PyodideSandbox implements SandboxRunner {
     if (proc.killedFor === "memory") killed ??= "memory";
     if (proc.killedFor === "closed") killed ??= "cancelled";
     if (reply?.disk) kill("disk", String(reply.disk).slice(0, 300));
-    // The final size, as the last poll may have missed the end of the run.
-    else if (!killed) await measure();
+    // The files as written (within the quota, by the process; the private
+    // Deno cache goes with the process), measured again as the disk counts.
+    else if (!killed) {
+      const use = await diskUse(workDir, quota);
+      if ("error" in use) kill("disk", `the run's files could not be measured: ${use.error}`);
+      else if (use.bytes > quota) kill("disk");
+    }
     if (killed === "disk") {
       // Over the quota nothing is kept: the disk is what the limit protects.
       await proc.exited;

@@ -149,6 +149,7 @@ export class SandboxProcess {
       if (m.type === "ready") onReady(m);
       else if (m.type === "result") this.#pending.get(m.id)?.(m);
       else if (m.type === "memory") this.#onMemory(m, setup.rssLimitMb);
+      else if (m.type === "copying") this.onCopying?.();
       else this.#fatal = String(m.message).slice(0, 500);
     });
     this.exited = Promise.all([this.#child.status, replies, stderr]).then(() => {
@@ -193,6 +194,9 @@ export class SandboxProcess {
   get peakMb(): number {
     return this.#peakMb;
   }
+
+  /** Called when the run has ended and the process copies its files out. */
+  onCopying?: () => void;
 
   /** Why the memory watchdog killed the process, in words, when it did. */
   memoryDetail?: string;
@@ -273,7 +277,7 @@ export class SandboxProcess {
         if (line.startsWith(prefix)) {
           const reply = parseReply(line.slice(prefix.length));
           // Memory reports are the process's own, not output: they do not count.
-          if (reply?.type === "memory") total -= line.length + 1;
+          if (reply?.type === "memory" || reply?.type === "copying") total -= line.length + 1;
           if (reply) on(reply);
         }
       }

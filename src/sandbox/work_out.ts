@@ -80,12 +80,12 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
       const rel = dirs.shift() as string;
       for (const name of fs.readdir(rel ? `${root}/${rel}` : root)) {
         if (name === "." || name === "..") continue;
+        if (entries.length >= MAX_ENTRIES) return { entries }; // the rest is not copied
         const path = rel ? `${rel}/${name}` : name;
         const st = fs.lstat(`${root}/${path}`);
         const isDir = fs.isDir(st.mode);
         charged += entryCharge(name, isDir ? 0 : st.size, isDir);
         if (charged > quotaBytes) return { error: overQuota(quotaBytes) };
-        if (entries.length >= MAX_ENTRIES) continue; // counted, not copied
         if (isDir) {
           dirs.push(path);
           entries.push({ path });
@@ -110,19 +110,20 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
  * directories 0755 (no setuid, setgid or world-writable bits).
  * Returns why nothing was written, or undefined when all of it was.
  */
-export function writeWorkTree(
+export async function writeWorkTree(
   workDir: string,
   tree: unknown,
   quotaBytes: number,
-): string | undefined {
+): Promise<string | undefined> {
   const entries = checkedEntries(workDir, tree, quotaBytes);
   if (typeof entries === "string") return entries;
   try {
+    // Asynchronous, so the process's memory watch goes on meanwhile.
     for (const e of entries) {
       const path = `${workDir}/${e.path}`;
-      if (e.data === undefined) Deno.mkdirSync(path, { mode: 0o755 });
+      if (e.data === undefined) await Deno.mkdir(path, { mode: 0o755 });
       // The umask can only take bits away from these modes.
-      else Deno.writeFileSync(path, e.data, { createNew: true, mode: 0o644 });
+      else await Deno.writeFile(path, e.data, { createNew: true, mode: 0o644 });
     }
   } catch (e) {
     return `the files could not be written to the run directory (${oneLine(e)})`;

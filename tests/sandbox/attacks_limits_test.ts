@@ -94,8 +94,8 @@ function stoppedByDisk(r: Outcome, detail?: RegExp): void {
 
 const diskAttacks: [string, string, RegExp?][] = [
   [
-    "ten thousand empty files (inodes and names)",
-    `for i in range(10000):\n    open(f"/work/f{i}", "w").close()`,
+    "twenty thousand empty files (inodes and names)",
+    `for i in range(20000):\n    open(f"/work/f{i}", "w").close()`,
   ],
   [
     "a thousand nested directories (a block each)",

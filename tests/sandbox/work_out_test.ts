@@ -19,7 +19,11 @@ Deno.test("a listing whose names climb out of the run directory writes nothing",
   try {
     await Deno.mkdir(`${root}/work`);
     for (const path of ["../escape", "a/../../b", "/etc/x", "a//b", ".", "x\0y"]) {
-      const error = writeWorkTree(`${root}/work`, { entries: [{ path, data: bytes(1) }] }, 1e9);
+      const error = await writeWorkTree(
+        `${root}/work`,
+        { entries: [{ path, data: bytes(1) }] },
+        1e9,
+      );
       assert.ok(error, `${JSON.stringify(path)} was accepted`);
     }
     assert.deepEqual([...Deno.readDirSync(`${root}/work`)], []);
@@ -46,12 +50,12 @@ Deno.test("a listing over the quota, too long or malformed writes nothing, with 
       [42, /not listed/],
     ];
     for (const [tree, reason] of cases) {
-      assert.match(writeWorkTree(root, tree, 2 * 4096 + 1000) ?? "", reason);
+      assert.match(await writeWorkTree(root, tree, 2 * 4096 + 1000) ?? "", reason);
       assert.deepEqual([...Deno.readDirSync(root)], []);
     }
     const deep = Array.from({ length: 20 }, (_, i) => String(i).padStart(250, "d"));
     const entries = deep.map((_, i) => ({ path: deep.slice(0, i + 1).join("/") }));
-    assert.match(writeWorkTree(root, { entries }, 1e9) ?? "", /longer than 4096 bytes/);
+    assert.match(await writeWorkTree(root, { entries }, 1e9) ?? "", /longer than 4096 bytes/);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -63,8 +67,8 @@ Deno.test("files come out with mode 0644 and directories 0755, charged by blocks
     const tree = { entries: [{ path: "d" }, { path: "d/f", data: bytes(5000) }] };
     const quota = entryCharge("d", 0, true) + entryCharge("f", 5000);
     assert.equal(entryCharge("f", 5000), 2 * 4096 + 256 + 1);
-    assert.match(writeWorkTree(root, tree, quota - 1) ?? "", /disk quota/);
-    assert.equal(writeWorkTree(root, tree, quota), undefined);
+    assert.match(await writeWorkTree(root, tree, quota - 1) ?? "", /disk quota/);
+    assert.equal(await writeWorkTree(root, tree, quota), undefined);
     assert.equal(Deno.statSync(`${root}/d`).mode! & 0o7777, 0o755);
     assert.equal(Deno.statSync(`${root}/d/f`).mode! & 0o7777, 0o644);
   } finally {
