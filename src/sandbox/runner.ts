@@ -228,6 +228,7 @@ export class PyodideSandbox implements SandboxRunner {
       // Fails closed: a process whose memory reports stop is killed.
       if (proc.reportAge > REPORT_TIMEOUT_MS) {
         proc.memoryDetail ??= `it stopped reporting its memory use for ${REPORT_TIMEOUT_MS} ms`;
+        proc.memoryUnmeasured = true;
         kill("memory");
       }
       if (proc.killedFor === "memory") killed ??= "memory";
@@ -289,7 +290,10 @@ export class PyodideSandbox implements SandboxRunner {
     const { files, omitted } = collected;
     if (!reply || killed) {
       // Output is lost with the process (and the files, unless the run ended).
-      const message = killedMessage(killed, timeoutMs, limits);
+      const unmeasured = killed === "memory" && proc.memoryUnmeasured;
+      const message = unmeasured
+        ? `stopped: the sandbox's memory could not be checked against its ${limits.memoryMb} MB limit (the process was killed)`
+        : killedMessage(killed, timeoutMs, limits);
       const detail = killed === "memory" ? proc.memoryDetail : undefined;
       return {
         ...fail(detail ? `${message}: ${detail}` : message, killed ?? "crashed"),

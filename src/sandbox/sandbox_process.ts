@@ -200,6 +200,8 @@ export class SandboxProcess {
 
   /** Why the memory watchdog killed the process, in words, when it did. */
   memoryDetail?: string;
+  /** Set when it was killed because its memory could not be measured (fail closed). */
+  memoryUnmeasured = false;
 
   #onMemory(m: MemoryReport, limitMb: number): void {
     this.#lastReport = performance.now();
@@ -209,6 +211,7 @@ export class SandboxProcess {
       this.memoryDetail ??= `its memory use could not be measured (${
         String(m.error).slice(0, 200)
       })`;
+      this.memoryUnmeasured = true;
       this.kill("memory");
     } else if (m.over || rss > limitMb) {
       this.memoryDetail ??= `its resident size reached ${Math.round(rss)} MB`;
