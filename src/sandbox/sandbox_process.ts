@@ -129,7 +129,7 @@ export class SandboxProcess {
   readonly ready: Promise<{ ms: number; fromSnapshot: boolean; packages: string[] }>;
   /** Resolves with a reason when the process ends. */
   readonly exited: Promise<string>;
-  /** This process's own work directory, the only one it may read or write. */
+  /** This process's own work directory, where it writes the run's files when the run ends. */
   readonly workDir: string;
   #killedFor?: string;
 

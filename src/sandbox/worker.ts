@@ -1,10 +1,10 @@
 /**
  * The interpreter: Pyodide inside a worker whose Deno permissions are
- * narrower than its process's (read: the assets, data, scripts, packages
- * directories and this run's work directory; write: that work directory;
- * nothing else). This is the
- * boundary Python's `from js import Deno, fetch` runs into; nothing here
- * relies on Python being well behaved.
+ * narrower than its process's (read: the assets, data, scripts and packages
+ * directories; write: nothing; nothing else). /work is in memory; when the
+ * run ends its tree is handed to the process, which checks it and writes it
+ * out. This is the boundary Python's `from js import Deno, fetch` runs
+ * into; nothing here relies on Python being well behaved.
  *
  * @module
  */
