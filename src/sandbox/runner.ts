@@ -19,8 +19,10 @@ export interface PyodideSandboxOptions extends SandboxSetup {
   limits: SandboxLimits;
 }
 
-/** How often the process's memory and its work directory's size are looked at. */
+/** How often the process's memory reports are looked at… */
 const POLL_MS = 50;
+/** …and every this many polls, the run directory's size. */
+const DISK_POLL_EVERY = 5;
 /**
  * The runtime around the WebAssembly heap (V8, the worker, Pyodide's JS) is
  * about 200 MB; the process is killed when its resident size passes the heap
@@ -223,6 +225,7 @@ export class PyodideSandbox implements SandboxRunner {
       else if (use.bytes - startBytes > quota) kill("disk");
     };
     let measuring = false;
+    let polls = 0;
     proc.expectReports();
     const poll = setInterval(() => {
       // Fails closed: a process whose memory reports stop is killed.
@@ -232,6 +235,9 @@ export class PyodideSandbox implements SandboxRunner {
         kill("memory");
       }
       if (proc.killedFor === "memory") killed ??= "memory";
+      // Only the private Deno cache can grow on disk while the run goes (/work
+      // is in memory): looked at less often.
+      if (++polls % DISK_POLL_EVERY !== 0) return;
       if (measuring) return; // a large directory takes longer than one poll
       measuring = true;
       measure().finally(() => measuring = false);
@@ -266,13 +272,7 @@ export class PyodideSandbox implements SandboxRunner {
     if (proc.killedFor === "memory") killed ??= "memory";
     if (proc.killedFor === "closed") killed ??= "cancelled";
     if (reply?.disk) kill("disk", String(reply.disk).slice(0, 300));
-    // The files as written (within the quota, by the process; the private
-    // Deno cache goes with the process), measured again as the disk counts.
-    else if (!killed) {
-      const use = await diskUse(workDir, quota);
-      if ("error" in use) kill("disk", `the run's files could not be measured: ${use.error}`);
-      else if (use.bytes > quota) kill("disk");
-    }
+
     if (killed === "disk") {
       // Over the quota nothing is kept: the disk is what the limit protects.
       await proc.exited;
