@@ -13,6 +13,10 @@
  * @module
  */
 
+/** A tree this small is written synchronously (see {@link writeWorkTree}). */
+const SMALL_TREE_ENTRIES = 64;
+const SMALL_TREE_BYTES = 4 * 1024 * 1024;
+
 /** A file system block, the unit files and directories are charged in. */
 export const BLOCK_BYTES = 4096;
 /** What one entry costs besides its blocks: an inode and a directory record. */
@@ -117,13 +121,21 @@ export async function writeWorkTree(
 ): Promise<string | undefined> {
   const entries = checkedEntries(workDir, tree, quotaBytes);
   if (typeof entries === "string") return entries;
+  // A small tree is written at once (each asynchronous write is a trip
+  // through a thread pool, costly while V8 still compiles in the
+  // background); a large one asynchronously, so the memory watch goes on.
+  const small = entries.length <= SMALL_TREE_ENTRIES &&
+    entries.reduce((n, e) => n + (e.data?.length ?? 0), 0) <= SMALL_TREE_BYTES;
   try {
-    // Asynchronous, so the process's memory watch goes on meanwhile.
     for (const e of entries) {
       const path = `${workDir}/${e.path}`;
-      if (e.data === undefined) await Deno.mkdir(path, { mode: 0o755 });
       // The umask can only take bits away from these modes.
-      else await Deno.writeFile(path, e.data, { createNew: true, mode: 0o644 });
+      const options = { createNew: true, mode: 0o644 };
+      if (e.data === undefined) {
+        if (small) Deno.mkdirSync(path, { mode: 0o755 });
+        else await Deno.mkdir(path, { mode: 0o755 });
+      } else if (small) Deno.writeFileSync(path, e.data, options);
+      else await Deno.writeFile(path, e.data, options);
     }
   } catch (e) {
     return `the files could not be written to the run directory (${oneLine(e)})`;
