@@ -7,8 +7,27 @@
  */
 import type { OutputFile, SandboxLimits } from "./types.ts";
 
-/** Lists regular files under `workDir`, breadth first, stopping at the caps. */
+/** Mode bits a returned file never keeps: setuid, setgid, sticky, group- and world-writable. */
+const UNSAFE_MODE = 0o7022;
+
+/**
+ * Lists regular files under `workDir`, breadth first, stopping at the caps;
+ * strips {@link UNSAFE_MODE} bits from what it returns. Fails closed: a
+ * directory that cannot be listed is an error (the run's result says so),
+ * never an exception out of here.
+ */
 export async function collectOutputFiles(
+  workDir: string,
+  limits: Pick<SandboxLimits, "maxFiles" | "maxFileBytes">,
+): Promise<{ files: OutputFile[]; omitted: number } | { error: string }> {
+  try {
+    return await collect(workDir, limits);
+  } catch (e) {
+    return { error: `the run's files could not be collected (${(e as Error).name})` };
+  }
+}
+
+async function collect(
   workDir: string,
   limits: Pick<SandboxLimits, "maxFiles" | "maxFileBytes">,
 ): Promise<{ files: OutputFile[]; omitted: number }> {
@@ -29,6 +48,9 @@ export async function collectOutputFiles(
       }
       const path = `${workDir}/${name}`;
       const info = await Deno.lstat(path);
+      if (info.mode !== null && info.mode & UNSAFE_MODE) {
+        await Deno.chmod(path, info.mode & 0o777 & ~UNSAFE_MODE);
+      }
       files.push({
         name,
         bytes: info.size,

@@ -9,8 +9,15 @@
  *
  * @module
  */
-import type { RunMessage, SandboxReply, SetupMessage } from "./protocol.ts";
+import {
+  HEARTBEAT_MS,
+  type RunMessage,
+  type RunReply,
+  type SandboxReply,
+  type SetupMessage,
+} from "./protocol.ts";
 import { dropPersistentStorage, persistentStorageLeft } from "./storage.ts";
+import { writeWorkTree } from "./work_out.ts";
 
 /** How often a still-running script is interrupted again after its limit. */
 const REINTERRUPT_MS = 50;
@@ -56,6 +63,9 @@ export async function sandboxProcess(): Promise<void> {
         saveSnapshot(setup.snapshotPath, msg.snapshot);
       }
       send({ type: "ready", ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages });
+    } else if (msg.type === "result") {
+      send({ type: "copying" });
+      copiedOut(setup, msg as RunReply & { tree?: unknown }).then(send);
     } else send(msg);
     if (msg.type === "fatal") Deno.exit(1);
   };
@@ -67,6 +77,7 @@ export async function sandboxProcess(): Promise<void> {
     const msg = JSON.parse(line) as RunMessage;
     if (msg.type !== "run" || ran) continue; // one run per process
     ran = true;
+    watchMemory(setup.rssLimitMb, send);
     Atomics.store(interrupt, 0, 0);
     channel.port1.postMessage(msg);
     // SIGINT (2) at the limit, and again until the script gives up: code
@@ -79,6 +90,42 @@ export async function sandboxProcess(): Promise<void> {
   Deno.exit(0);
 }
 
+/**
+ * The memory cap, kept from this thread (Python runs in the worker and
+ * cannot reach it): the whole process's resident size, read without any
+ * permission, every {@link HEARTBEAT_MS}. Past the limit, or when it cannot
+ * be read, the process reports it and exits; the agent kills a process
+ * whose reports stop.
+ */
+function watchMemory(limitMb: number, send: (m: SandboxReply) => void): void {
+  const check = () => {
+    let rssMb: number;
+    try {
+      rssMb = Deno.memoryUsage().rss / 1024 / 1024;
+    } catch (e) {
+      send({ type: "memory", rssMb: -1, error: (e as Error).message });
+      Deno.exit(1);
+    }
+    if (rssMb > limitMb) {
+      send({ type: "memory", rssMb, over: true });
+      Deno.exit(1);
+    }
+    send({ type: "memory", rssMb });
+  };
+  check();
+  setInterval(check, HEARTBEAT_MS);
+}
+
+/** The result without its files, which go to the run directory (or nowhere: `disk` says why). */
+async function copiedOut(
+  setup: SetupMessage["setup"],
+  msg: RunReply & { tree?: unknown },
+): Promise<RunReply> {
+  const { tree, ...reply } = msg;
+  const disk = await writeWorkTree(setup.workDir, tree, setup.quotaBytes);
+  return { ...reply, ...(disk ? { disk } : {}) };
+}
+
 function startWorker(setup: SetupMessage["setup"]): Worker {
   return new Worker(new URL("./worker.ts", import.meta.url), {
     type: "module",
@@ -86,17 +133,19 @@ function startWorker(setup: SetupMessage["setup"]): Worker {
   });
 }
 
-/** The interpreter worker's grants: its own run directory is the only writable place. */
+/**
+ * The interpreter worker's grants: read the assets and the mounted
+ * directories; write nothing (its /work is in memory, copied out by the process).
+ */
 export function workerPermissions(setup: SetupMessage["setup"]): Deno.PermissionOptionsObject {
   const read = [
     setup.pyodideDir,
     ...setup.dataDirs,
-    setup.workDir,
     ...[setup.scriptsDir, setup.packagesDir, setup.snapshotPath].filter((p): p is string => !!p),
   ];
   return {
     read,
-    write: [setup.workDir],
+    write: false,
     net: false,
     env: false,
     run: false,

@@ -39,8 +39,16 @@ export interface SandboxSetup {
 
 /** One process's setup: the shared one plus the run directory it alone may use. */
 export interface ProcessSetup extends SandboxSetup {
-  /** Host directory mounted at /work: the process's and its worker's only writable place. */
+  /**
+   * Host directory that receives the files Python left in its in-memory
+   * /work when the run ends, written by the process (never by the worker,
+   * which has no write grant at all).
+   */
   workDir: string;
+  /** Disk quota of the files copied out, in bytes, counted as {@link entryCharge} does. */
+  quotaBytes: number;
+  /** The process's resident size limit in MiB: past it, it stops itself (and the agent kills it). */
+  rssLimitMb: number;
 }
 
 /**
@@ -69,7 +77,32 @@ export interface RunMessage {
 export type SandboxReply =
   | { type: "ready"; ms: number; fromSnapshot: boolean; packages: string[] }
   | RunReply
-  | { type: "fatal"; message: string };
+  | { type: "fatal"; message: string }
+  | MemoryReport
+  | { type: "copying" };
+
+/**
+ * Sent by the process's main thread (which Python cannot reach) every
+ * {@link HEARTBEAT_MS} while code runs; `over` when it passed its limit and
+ * is exiting. The agent kills a process that stops sending them.
+ */
+export interface MemoryReport {
+  type: "memory";
+  rssMb: number;
+  over?: boolean;
+  /** Set when the resident size could not be read: the process is exiting. */
+  error?: string;
+}
+
+/**
+ * How long the process may take to copy a finished run's files out (sent
+ * as "copying" by its main thread, never by Python): the time limit's hard
+ * kill waits this much longer from then.
+ */
+export const COPY_OUT_MS = 10_000;
+
+/** How often a running process reports its resident size. */
+export const HEARTBEAT_MS = 100;
 
 export interface RunReply {
   type: "result";
@@ -83,5 +116,7 @@ export interface RunReply {
   timedOut: boolean;
   /** Pyodide failed fatally: the process must be replaced. */
   fatal?: boolean;
+  /** Why the files were not copied out (over the disk quota, unmeasurable), when they were not. */
+  disk?: string;
   ms: number;
 }

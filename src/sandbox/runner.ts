@@ -7,24 +7,33 @@
  *
  * @module
  */
-import type { SandboxSetup } from "./protocol.ts";
+import { COPY_OUT_MS, type SandboxSetup } from "./protocol.ts";
+import { prepareDenoDir, saveSeed, seedDir } from "./deno_cache.ts";
 import { collectOutputFiles } from "./output_files.ts";
+import { OutputCap } from "./output_cap.ts";
 import { FLOOD, pipeLimits, SandboxProcess } from "./sandbox_process.ts";
 import type { RunRequest, RunResult, SandboxLimits, SandboxRunner } from "./types.ts";
-import { dirBytes, pruneRuns } from "./work_dirs.ts";
+import { type DiskUse, diskUse, pruneRuns, removeTree, runPrefix } from "./work_dirs.ts";
 
 export interface PyodideSandboxOptions extends SandboxSetup {
   limits: SandboxLimits;
 }
 
-/** How often the process's memory and its work directory's size are looked at. */
+/** How often the process's memory reports are looked at… */
 const POLL_MS = 50;
+/** …and every this many polls, the run directory's size. */
+const DISK_POLL_EVERY = 5;
 /**
  * The runtime around the WebAssembly heap (V8, the worker, Pyodide's JS) is
  * about 200 MB; the process is killed when its resident size passes the heap
  * cap by more than this.
  */
 const RSS_HEADROOM_MB = 384;
+/**
+ * A running process reports its resident size every 100 ms; one silent
+ * this long is killed (its memory can no longer be vouched for).
+ */
+const REPORT_TIMEOUT_MS = 2_000;
 
 type Killed = NonNullable<RunResult["killed"]>;
 
@@ -40,6 +49,14 @@ export class PyodideSandbox implements SandboxRunner {
   /** The processes of runs in progress (killed by close). */
   readonly #running = new Set<SandboxProcess>();
   #closed = false;
+  /** Removals of processes' private caches still under way (close waits for them). */
+  readonly #cleanups = new Set<Promise<void>>();
+  /**
+   * Each process's preparation once ready, before its run is sent (in the
+   * background while it waits prewarmed): saving the cache seed, then
+   * measuring what its own start-up left in its run directory.
+   */
+  readonly #prepared = new WeakMap<SandboxProcess, Promise<DiskUse>>();
 
   constructor(opts: PyodideSandboxOptions) {
     const { limits, ...setup } = opts;
@@ -92,8 +109,9 @@ export class PyodideSandbox implements SandboxRunner {
     if (proc) {
       proc.kill("closed");
       await proc.exited;
-      await Deno.remove(proc.workDir).catch(() => {}); // unused: empty
+      await removeTree(dirname(proc.workDir)); // unused
     }
+    await Promise.all(this.#cleanups);
   }
 
   /** The prewarmed process, started (with its own new run directory) if there is none. */
@@ -103,14 +121,39 @@ export class PyodideSandbox implements SandboxRunner {
       const { workRoot, snapshotPath } = this.#setup;
       Deno.mkdirSync(workRoot, { recursive: true });
       if (snapshotPath) Deno.mkdirSync(dirname(snapshotPath), { recursive: true });
-      const workDir = Deno.makeTempDirSync({ dir: workRoot, prefix: "run-" });
+      const runDir = Deno.makeTempDirSync({ dir: workRoot, prefix: runPrefix() });
+      const workDir = `${runDir}/work`;
+      Deno.mkdirSync(workDir);
       const limits = pipeLimits(this.limits.maxOutputChars);
-      const proc = new SandboxProcess({ ...this.#setup, workDir }, this.limits.memoryMb, limits);
+      const seed = seedDir(snapshotPath);
+      prepareDenoDir(`${runDir}/deno`, seed);
+      const proc = new SandboxProcess(
+        {
+          ...this.#setup,
+          workDir,
+          quotaBytes: this.limits.maxWorkMb * 1024 * 1024,
+          rssLimitMb: this.limits.memoryMb + RSS_HEADROOM_MB,
+        },
+        this.limits.memoryMb,
+        limits,
+        `${runDir}/deno`,
+      );
       this.#proc = proc;
-      proc.exited.then(() => {
+      // Ready and nothing run yet: its cache holds only our own start-up.
+      const prepared = proc.ready
+        .then(() => seed ? saveSeed(`${runDir}/deno`, seed) : undefined)
+        .then(() => diskUse(runDir));
+      prepared.catch(() => {}); // a process that never starts is reported by its run
+      this.#prepared.set(proc, prepared);
+      const cleanup = proc.exited.then(async () => {
         if (this.#proc === proc) this.#proc = undefined;
+        // The private Deno cache goes with its process; an empty run directory too.
+        await removeTree(`${runDir}/deno`);
+        await Deno.remove(workDir).then(() => Deno.remove(runDir)).catch(() => {});
       });
-      void pruneRuns(workRoot, this.limits.keepRuns, workDir);
+      this.#cleanups.add(cleanup);
+      cleanup.finally(() => this.#cleanups.delete(cleanup));
+      void pruneRuns(workRoot, this.limits.keepRuns, runDir);
     }
     return this.#proc;
   }
@@ -121,6 +164,7 @@ export class PyodideSandbox implements SandboxRunner {
     const timeoutMs = req.timeoutMs ?? limits.timeoutMs;
     let workDir = "";
     let proc: SandboxProcess;
+    let startUse: DiskUse = { bytes: 0 };
     const fail = (error: string, killed?: Killed): RunResult => ({
       ok: false,
       stdout: "",
@@ -142,6 +186,8 @@ export class PyodideSandbox implements SandboxRunner {
       proc.exited.then(() => this.#running.delete(proc));
       workDir = proc.workDir;
       await proc.ready;
+      // What the process's own start left in its Deno cache is not the run's.
+      startUse = await this.#prepared.get(proc) ?? startUse;
     } catch (e) {
       if (this.#closed) return fail("the sandbox is closed", "cancelled");
       const message = (e as Error).message;
@@ -151,22 +197,50 @@ export class PyodideSandbox implements SandboxRunner {
     }
     const id = this.#nextId++;
     let killed: Killed | undefined;
-    const kill = (why: Killed) => {
+    /** Why the disk quota stopped the run, in words, when it did. */
+    let diskDetail: string | undefined;
+    const kill = (why: Killed, detail?: string) => {
+      if (why === "disk") diskDetail ??= detail;
       killed ??= why;
       proc.kill(why);
     };
+    if ("error" in startUse) {
+      kill("disk", `the run directory could not be measured: ${startUse.error}`);
+    }
+    const startBytes = "bytes" in startUse ? startUse.bytes : 0;
     // The watchdog lives until the process is gone, not until a reply: the
     // interrupt fires at timeoutMs inside the process, this kill later.
-    const deadline = setTimeout(() => kill("timeout"), timeoutMs + limits.graceMs);
+    let deadline = setTimeout(() => kill("timeout"), timeoutMs + limits.graceMs);
+    // The run has ended; its files are being copied out by our own code.
+    proc.onCopying = () => {
+      clearTimeout(deadline);
+      deadline = setTimeout(() => kill("timeout"), COPY_OUT_MS);
+    };
     const quota = limits.maxWorkMb * 1024 * 1024;
+    const runDir = dirname(workDir);
+    /** The quota, checked on the whole run directory (the files and the private Deno cache). */
+    const measure = async () => {
+      const use = await diskUse(runDir, startBytes + quota);
+      if ("error" in use) kill("disk", `the run directory could not be measured: ${use.error}`);
+      else if (use.bytes - startBytes > quota) kill("disk");
+    };
     let measuring = false;
+    let polls = 0;
+    proc.expectReports();
     const poll = setInterval(() => {
-      if ((proc.rssMb() ?? 0) > limits.memoryMb + RSS_HEADROOM_MB) kill("memory");
+      // Fails closed: a process whose memory reports stop is killed.
+      if (proc.reportAge > REPORT_TIMEOUT_MS) {
+        proc.memoryDetail ??= `it stopped reporting its memory use for ${REPORT_TIMEOUT_MS} ms`;
+        proc.memoryUnmeasured = true;
+        kill("memory");
+      }
+      if (proc.killedFor === "memory") killed ??= "memory";
+      // Only the private Deno cache can grow on disk while the run goes (/work
+      // is in memory): looked at less often.
+      if (++polls % DISK_POLL_EVERY !== 0) return;
       if (measuring) return; // a large directory takes longer than one poll
       measuring = true;
-      dirBytes(workDir, quota).then((bytes) => {
-        if (bytes > quota) kill("disk");
-      }).finally(() => measuring = false);
+      measure().finally(() => measuring = false);
     }, POLL_MS);
     const onAbort = () => kill("cancelled");
     req.signal?.addEventListener("abort", onAbort, { once: true });
@@ -190,39 +264,48 @@ export class PyodideSandbox implements SandboxRunner {
     // One run per process: whatever the code left running ends here. The
     // result need not wait for the exit (about 10 ms), but the watchdog does.
     proc.kill("done");
-    proc.exited.then(async () => {
+    proc.exited.then(() => {
       clearTimeout(deadline);
       clearInterval(poll);
-      // Anything written between the signal and the exit still meets the quota.
-      if (await dirBytes(workDir, quota) > quota) {
-        await Deno.remove(workDir, { recursive: true }).catch(() => {});
-      }
     });
     if (proc.killedFor === FLOOD) killed ??= "output";
+    if (proc.killedFor === "memory") killed ??= "memory";
     if (proc.killedFor === "closed") killed ??= "cancelled";
-    // The final size, as the last poll may have missed the end of the run.
-    if (!killed && await dirBytes(workDir, quota) > quota) killed = "disk";
+    if (reply?.disk) kill("disk", String(reply.disk).slice(0, 300));
+
     if (killed === "disk") {
       // Over the quota nothing is kept: the disk is what the limit protects.
-      await Deno.remove(workDir, { recursive: true }).catch(() => {});
-      return fail(killedMessage("disk", timeoutMs, limits), "disk");
-    }
-    const { files, omitted } = await collectOutputFiles(workDir, limits);
-    // Runs that wrote nothing leave nothing behind (non-recursive: only if empty).
-    if (!files.length && !omitted) await Deno.remove(workDir).catch(() => {});
-    if (!reply || killed) {
-      // Output is lost with the process; files written so far are not.
+      await proc.exited;
+      await removeTree(workDir);
+      await Deno.mkdir(workDir).catch(() => {});
+      const message = killedMessage("disk", timeoutMs, limits);
       return {
-        ...fail(killedMessage(killed, timeoutMs, limits), killed ?? "crashed"),
+        ...fail(diskDetail ? `${message}: ${diskDetail}` : message, "disk"),
+        stdout: recap(reply?.stdout, limits.maxOutputChars),
+        stderr: recap(reply?.stderr, limits.maxOutputChars),
+      };
+    }
+    const collected = await collectOutputFiles(workDir, limits);
+    if ("error" in collected) return fail(`stopped: ${collected.error}`, "disk");
+    const { files, omitted } = collected;
+    if (!reply || killed) {
+      // Output is lost with the process (and the files, unless the run ended).
+      const unmeasured = killed === "memory" && proc.memoryUnmeasured;
+      const message = unmeasured
+        ? `stopped: the sandbox's memory could not be checked against its ${limits.memoryMb} MB limit (the process was killed)`
+        : killedMessage(killed, timeoutMs, limits);
+      const detail = killed === "memory" ? proc.memoryDetail : undefined;
+      return {
+        ...fail(detail ? `${message}: ${detail}` : message, killed ?? "crashed"),
         files,
         filesOmitted: omitted,
       };
     }
     return {
       ok: reply.ok,
-      stdout: reply.stdout,
-      stderr: reply.stderr,
-      ...(reply.error !== undefined ? { error: reply.error } : {}),
+      stdout: recap(reply.stdout, limits.maxOutputChars),
+      stderr: recap(reply.stderr, limits.maxOutputChars),
+      ...(reply.error !== undefined ? { error: recap(reply.error, MAX_ERROR_CHARS) } : {}),
       timedOut: reply.timedOut,
       files,
       filesOmitted: omitted,
@@ -239,7 +322,7 @@ function killedMessage(why: Killed | undefined, timeoutMs: number, limits: Sandb
     case "memory":
       return `stopped: the sandbox used more than ${limits.memoryMb} MB of memory (the process was killed)`;
     case "disk":
-      return `stopped: the run wrote more than ${limits.maxWorkMb} MB to its work directory (the process was killed and its files removed)`;
+      return `stopped: the run wrote more than ${limits.maxWorkMb} MB, its disk quota (its files were not kept)`;
     case "output":
       return "stopped: the code wrote too much to the sandbox's protocol pipe (the process was killed)";
     case "cancelled":
@@ -247,6 +330,22 @@ function killedMessage(why: Killed | undefined, timeoutMs: number, limits: Sandb
     default:
       return "the Python interpreter crashed; a fresh one is started for the next run";
   }
+}
+
+/** Longest error line kept. */
+const MAX_ERROR_CHARS = 2_000;
+
+/**
+ * The output cap again, on the agent's side: whatever happened inside the
+ * sandbox, at most `max` characters (and the marker) reach the reader.
+ */
+function recap(text: unknown, max: number): string {
+  const s = typeof text === "string" ? text : "";
+  // The worker's cap adds one marker line; anything longer was not capped there.
+  if (s.length <= max + 80) return s;
+  const cap = new OutputCap(max);
+  cap.push(s);
+  return cap.text();
 }
 
 function dirname(path: string): string {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ProcessSetup, RunMessage, RunReply, SandboxReply } from "./protocol.ts";
+import type { MemoryReport, ProcessSetup, RunMessage, RunReply, SandboxReply } from "./protocol.ts";
 
 /** The argument that starts the compiled executable in its sandbox role. */
 export const SANDBOX_ROLE_ARG = "__accel_sandbox_process";
@@ -27,8 +27,17 @@ const SANDBOX_SRC = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
  * directory (and the snapshot's). The compiled executable cannot be given
  * flags, so it starts itself in its sandbox role and revokes what it does
  * not need; in both cases the worker narrows reads and writes again.
+ *
+ * Deno writes its module cache (transpiled modules, code cache) outside the
+ * permission system, wherever `DENO_DIR` points: `denoDir` is this run's
+ * own, private and thrown away with the run. No update check either (it
+ * would look Deno's server up at every start).
  */
-export function sandboxCommand(setup: ProcessSetup, memoryMb: number): Deno.Command {
+export function sandboxCommand(
+  setup: ProcessSetup,
+  memoryMb: number,
+  denoDir: string,
+): Deno.Command {
   const snapshotDir = setup.snapshotPath?.slice(0, setup.snapshotPath.lastIndexOf("/"));
   // The process (not the worker) writes the snapshot: read and write on its directory.
   const read = [
@@ -44,6 +53,7 @@ export function sandboxCommand(setup: ProcessSetup, memoryMb: number): Deno.Comm
     "--quiet",
     "--no-prompt",
     "--cached-only",
+    "--no-lock",
     "--unstable-worker-options",
     `--config=${CONFIG.pathname}`,
     `--allow-read=${[...read, SANDBOX_SRC].join(",")}`,
@@ -54,8 +64,8 @@ export function sandboxCommand(setup: ProcessSetup, memoryMb: number): Deno.Comm
   return new Deno.Command(Deno.execPath(), {
     args,
     clearEnv: true,
-    // Deno finds its module cache here; nothing secret is passed.
-    env: denoDirEnv(setup.pyodideDir),
+    // Nothing secret is passed; nothing the host keeps is named.
+    env: { DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -73,12 +83,6 @@ export function v8Flags(setup: Pick<ProcessSetup, "optimize">, memoryMb: number)
   return flags;
 }
 
-/** `DENO_DIR` recovered from the cached package's path, without reading the environment. */
-function denoDirEnv(pyodideDir: string): Record<string, string> {
-  const at = pyodideDir.indexOf("/npm/registry.npmjs.org/");
-  return at > 0 ? { DENO_DIR: pyodideDir.slice(0, at) } : {};
-}
-
 /** Limits on what the process may print on its protocol pipe. */
 export interface PipeLimits {
   /** Longest line, in characters (a result line holds stdout and stderr, JSON-escaped). */
@@ -93,6 +97,9 @@ export function pipeLimits(maxOutputChars: number): PipeLimits {
   const maxLineChars = 2 * 12 * maxOutputChars + 64 * 1024;
   return { maxLineChars, maxTotalChars: 2 * maxLineChars };
 }
+
+/** Bytes of the process's own stderr kept, for the message when it cannot start. */
+const STDERR_KEEP = 4000;
 
 /** Why a process was killed for what it printed. */
 export const FLOOD = "output";
@@ -112,18 +119,23 @@ export class SandboxProcess {
    * can write to the process's stdout directly) cannot forge a reply.
    */
   readonly #nonce = crypto.randomUUID();
-  #stderr = "";
+  /** The head of the process's stderr, as bytes (decoded only when shown). */
+  #stderr = new Uint8Array(0);
+  #fatal = "";
+  /** When the last memory report came, and the largest resident size reported. */
+  #lastReport = 0;
+  #peakMb = 0;
   /** Resolves when the interpreter is ready; rejects when it cannot start. */
   readonly ready: Promise<{ ms: number; fromSnapshot: boolean; packages: string[] }>;
   /** Resolves with a reason when the process ends. */
   readonly exited: Promise<string>;
-  /** This process's own work directory, the only one it may read or write. */
+  /** This process's own work directory, where it writes the run's files when the run ends. */
   readonly workDir: string;
   #killedFor?: string;
 
-  constructor(setup: ProcessSetup, memoryMb: number, limits: PipeLimits) {
+  constructor(setup: ProcessSetup, memoryMb: number, limits: PipeLimits, denoDir: string) {
     this.workDir = setup.workDir;
-    this.#child = sandboxCommand(setup, memoryMb).spawn();
+    this.#child = sandboxCommand(setup, memoryMb, denoDir).spawn();
     this.#writer = this.#child.stdin.getWriter();
     let onReady!: (r: { ms: number; fromSnapshot: boolean; packages: string[] }) => void;
     let onFail!: (e: Error) => void;
@@ -132,13 +144,15 @@ export class SandboxProcess {
       onFail = rej;
     });
     this.ready.catch(() => {}); // observed by whoever awaits it
-    this.#readStderr();
+    const stderr = this.#readStderr(limits);
     const replies = this.#readReplies(limits, (m) => {
       if (m.type === "ready") onReady(m);
       else if (m.type === "result") this.#pending.get(m.id)?.(m);
-      else this.#stderr = `${m.message}\n${this.#stderr}`;
+      else if (m.type === "memory") this.#onMemory(m, setup.rssLimitMb);
+      else if (m.type === "copying") this.onCopying?.();
+      else this.#fatal = String(m.message).slice(0, 500);
     });
-    this.exited = Promise.all([this.#child.status, replies]).then(() => {
+    this.exited = Promise.all([this.#child.status, replies, stderr]).then(() => {
       const why = this.#killedFor ?? this.#lastError();
       onFail(new Error(`the sandbox process could not start: ${why}`));
       return why;
@@ -166,14 +180,42 @@ export class SandboxProcess {
     });
   }
 
-  /** Resident set size in MiB, from /proc; undefined where there is no /proc. */
-  rssMb(): number | undefined {
-    try {
-      const status = Deno.readTextFileSync(`/proc/${this.#child.pid}/status`);
-      const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
-      return kb ? Number(kb) / 1024 : undefined;
-    } catch {
-      return undefined;
+  /** Starts the clock of the memory reports (the process sends them once it has the run). */
+  expectReports(): void {
+    this.#lastReport = performance.now();
+  }
+
+  /** Milliseconds since the last memory report (or since {@link expectReports}). */
+  get reportAge(): number {
+    return performance.now() - this.#lastReport;
+  }
+
+  /** The largest resident size the process reported, in MiB. */
+  get peakMb(): number {
+    return this.#peakMb;
+  }
+
+  /** Called when the run has ended and the process copies its files out. */
+  onCopying?: () => void;
+
+  /** Why the memory watchdog killed the process, in words, when it did. */
+  memoryDetail?: string;
+  /** Set when it was killed because its memory could not be measured (fail closed). */
+  memoryUnmeasured = false;
+
+  #onMemory(m: MemoryReport, limitMb: number): void {
+    this.#lastReport = performance.now();
+    const rss = Number(m.rssMb);
+    if (Number.isFinite(rss)) this.#peakMb = Math.max(this.#peakMb, rss);
+    if (typeof m.error === "string" || !Number.isFinite(rss) || rss < 0) {
+      this.memoryDetail ??= `its memory use could not be measured (${
+        String(m.error).slice(0, 200)
+      })`;
+      this.memoryUnmeasured = true;
+      this.kill("memory");
+    } else if (m.over || rss > limitMb) {
+      this.memoryDetail ??= `its resident size reached ${Math.round(rss)} MB`;
+      this.kill("memory");
     }
   }
 
@@ -192,14 +234,28 @@ export class SandboxProcess {
   }
 
   #lastError(): string {
-    const lines = this.#stderr.trim().split("\n").filter((l) => l.trim());
-    return lines[0]?.replace(/^error: /, "").trim() ?? "it exited";
+    const text = `${this.#fatal}\n${new TextDecoder().decode(this.#stderr)}`;
+    const lines = text.trim().split("\n").filter((l) => l.trim());
+    return lines[0]?.replace(/^error: /, "").trim().slice(0, 500) ?? "it exited";
   }
 
-  async #readStderr(): Promise<void> {
-    // Read to the end (a full pipe would block the process) but keep little.
-    for await (const chunk of this.#child.stderr.pipeThrough(new TextDecoderStream())) {
-      if (this.#stderr.length < 4000) this.#stderr += chunk.slice(0, 4000);
+  /**
+   * Reads stderr to the end (a full pipe would block the process) as bytes:
+   * keeps the first {@link STDERR_KEEP}, decodes nothing else, and kills the
+   * process past the same total as stdout.
+   */
+  async #readStderr(limits: PipeLimits): Promise<void> {
+    let total = 0;
+    for await (const chunk of this.#child.stderr) {
+      total += chunk.length;
+      if (this.#stderr.length < STDERR_KEEP) {
+        const keep = chunk.subarray(0, STDERR_KEEP - this.#stderr.length);
+        const joined = new Uint8Array(this.#stderr.length + keep.length);
+        joined.set(this.#stderr);
+        joined.set(keep, this.#stderr.length);
+        this.#stderr = joined;
+      }
+      if (total > limits.maxTotalChars) return this.kill(FLOOD);
     }
   }
 
@@ -223,6 +279,8 @@ export class SandboxProcess {
         partialLength = 0;
         if (line.startsWith(prefix)) {
           const reply = parseReply(line.slice(prefix.length));
+          // Memory reports are the process's own, not output: they do not count.
+          if (reply?.type === "memory" || reply?.type === "copying") total -= line.length + 1;
           if (reply) on(reply);
         }
       }

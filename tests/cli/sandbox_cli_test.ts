@@ -47,7 +47,7 @@ Deno.test("exec runs a file, prints its output and lists the files it wrote", as
   assert.equal(r.stdout, "0.2160\n".replace("0.2160", "0.216"));
   assert.match(
     r.stderr,
-    /^accel-agent: wrote x\.txt \(16 bytes\): \/.*\/work\/run-[^/]+\/x\.txt$/m,
+    /^accel-agent: wrote x\.txt \(16 bytes\): \/.*\/work\/run-[^/]+\/work\/x\.txt$/m,
   );
 });
 

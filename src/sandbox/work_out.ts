@@ -1,0 +1,202 @@
+/**
+ * The run's files leave the sandbox here. Python's /work is Pyodide's
+ * in-memory file system (the worker has no write grant on the host at all);
+ * when the run ends the worker lists it ({@link readWorkTree}) and the
+ * process's main thread, which Python cannot reach, checks that list again
+ * and writes it to the run's host directory ({@link writeWorkTree}): plain
+ * directories and files with fixed modes, names checked, within the quota,
+ * or nothing at all.
+ *
+ * The quota counts what a disk would: every entry costs an inode and its
+ * name, and a file or directory whole blocks ({@link entryCharge}).
+ *
+ * @module
+ */
+
+/** A tree this small is written synchronously (see {@link writeWorkTree}). */
+const SMALL_TREE_ENTRIES = 64;
+const SMALL_TREE_BYTES = 4 * 1024 * 1024;
+
+/** A file system block, the unit files and directories are charged in. */
+export const BLOCK_BYTES = 4096;
+/** What one entry costs besides its blocks: an inode and a directory record. */
+export const INODE_BYTES = 256;
+/** Longest host path Linux accepts (PATH_MAX, with its terminating NUL). */
+export const PATH_MAX = 4096;
+/** Longest name of one path component (NAME_MAX). */
+export const NAME_MAX = 255;
+/**
+ * Most entries copied out of a run (a million empty files must not cost a
+ * million writes); the rest stay in memory and are dropped with the process.
+ */
+export const MAX_ENTRIES = 10_000;
+
+const encoder = new TextEncoder();
+
+/** Quota bytes of one entry: its blocks (a directory takes one), an inode and its name. */
+export function entryCharge(name: string, size: number, isDir = false): number {
+  const blocks = isDir ? 1 : Math.ceil(size / BLOCK_BYTES);
+  return blocks * BLOCK_BYTES + INODE_BYTES + encoder.encode(name).length;
+}
+
+/** One entry of the work tree, relative to /work. */
+export interface WorkEntry {
+  path: string;
+  /** Absent for a directory. */
+  data?: Uint8Array;
+}
+
+/** The tree, or why it cannot leave the sandbox. */
+export type WorkTree = { entries: WorkEntry[] } | { error: string };
+
+/** The buffers of a tree's files, each once, to transfer rather than copy. */
+export function treeBuffers(tree: WorkTree): ArrayBuffer[] {
+  if (!("entries" in tree)) return [];
+  const buffers = new Set<ArrayBuffer>();
+  for (const e of tree.entries) if (e.data) buffers.add(e.data.buffer as ArrayBuffer);
+  return [...buffers];
+}
+
+/** The parts of Emscripten's FS the listing needs. */
+export interface TreeFs {
+  /** Emscripten's switch for its own permission checks (the listing reads whatever Python left). */
+  ignorePermissions?: boolean;
+  readdir(path: string): string[];
+  lstat(path: string): { mode: number; size: number };
+  isDir(mode: number): boolean;
+  isFile(mode: number): boolean;
+  readFile(path: string): Uint8Array;
+}
+
+/**
+ * Lists `root` in Pyodide's file system breadth first, directories before
+ * what they hold, stopping as soon as the quota or the entry cap is passed.
+ * Symbolic links and special files are left out (never followed).
+ */
+export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): WorkTree {
+  const entries: WorkEntry[] = [];
+  let charged = 0;
+  const dirs = [""];
+  const checked = fs.ignorePermissions;
+  fs.ignorePermissions = true; // a directory Python made unreadable is still listed
+  try {
+    while (dirs.length) {
+      const rel = dirs.shift() as string;
+      for (const name of fs.readdir(rel ? `${root}/${rel}` : root)) {
+        if (name === "." || name === "..") continue;
+        if (entries.length >= MAX_ENTRIES) return { entries }; // the rest is not copied
+        const path = rel ? `${rel}/${name}` : name;
+        const st = fs.lstat(`${root}/${path}`);
+        const isDir = fs.isDir(st.mode);
+        charged += entryCharge(name, isDir ? 0 : st.size, isDir);
+        if (charged > quotaBytes) return { error: overQuota(quotaBytes) };
+        if (isDir) {
+          dirs.push(path);
+          entries.push({ path });
+        } else if (fs.isFile(st.mode)) {
+          entries.push({ path, data: fs.readFile(`${root}/${path}`) });
+        }
+      }
+    }
+  } catch (e) {
+    return { error: `the work directory could not be listed (${oneLine(e)})` };
+  } finally {
+    fs.ignorePermissions = checked;
+  }
+  return { entries };
+}
+
+/**
+ * Writes a listed tree below `workDir` (which must be empty). Everything is
+ * checked before anything is written: each name a plain path component of
+ * at most {@link NAME_MAX} bytes, each host path shorter than
+ * {@link PATH_MAX}, the total within the quota. Files get mode 0644 and
+ * directories 0755 (no setuid, setgid or world-writable bits).
+ * Returns why nothing was written, or undefined when all of it was.
+ */
+export async function writeWorkTree(
+  workDir: string,
+  tree: unknown,
+  quotaBytes: number,
+): Promise<string | undefined> {
+  const entries = checkedEntries(workDir, tree, quotaBytes);
+  if (typeof entries === "string") return entries;
+  // A small tree is written at once (each asynchronous write is a trip
+  // through a thread pool, costly while V8 still compiles in the
+  // background); a large one asynchronously, so the memory watch goes on.
+  const small = entries.length <= SMALL_TREE_ENTRIES &&
+    entries.reduce((n, e) => n + (e.data?.length ?? 0), 0) <= SMALL_TREE_BYTES;
+  try {
+    for (const e of entries) {
+      const path = `${workDir}/${e.path}`;
+      // The umask can only take bits away from these modes.
+      const options = { createNew: true, mode: 0o644 };
+      if (e.data === undefined) {
+        if (small) Deno.mkdirSync(path, { mode: 0o755 });
+        else await Deno.mkdir(path, { mode: 0o755 });
+      } else if (small) Deno.writeFileSync(path, e.data, options);
+      else await Deno.writeFile(path, e.data, options);
+    }
+  } catch (e) {
+    return `the files could not be written to the run directory (${oneLine(e)})`;
+  }
+  return undefined;
+}
+
+function checkedEntries(workDir: string, tree: unknown, quotaBytes: number): WorkEntry[] | string {
+  const list = (tree as { entries?: unknown })?.entries;
+  if (!Array.isArray(list)) {
+    const error = (tree as { error?: unknown })?.error;
+    return typeof error === "string" ? error.slice(0, 500) : "the work directory was not listed";
+  }
+  if (list.length > MAX_ENTRIES) return tooMany();
+  const dirs = new Set([""]);
+  const seen = new Set<string>();
+  const base = encoder.encode(workDir).length + 1;
+  let charged = 0;
+  const out: WorkEntry[] = [];
+  for (const item of list as unknown[]) {
+    const { path, data } = (item ?? {}) as { path?: unknown; data?: unknown };
+    if (typeof path !== "string" || !(data === undefined || data instanceof Uint8Array)) {
+      return "the work directory's listing is malformed";
+    }
+    const parts = path.split("/");
+    const bad = parts.find((p) =>
+      p === "" || p === "." || p === ".." || p.includes("\0") || encoder.encode(p).length > NAME_MAX
+    );
+    if (bad !== undefined) {
+      return `the run left a name that cannot be written: ${JSON.stringify(bad.slice(0, 80))}`;
+    }
+    if (base + encoder.encode(path).length >= PATH_MAX) {
+      return `the run left a path longer than ${PATH_MAX} bytes: ${
+        JSON.stringify(path.slice(0, 80))
+      }…`;
+    }
+    const parent = parts.slice(0, -1).join("/");
+    if (!dirs.has(parent) || seen.has(path)) return "the work directory's listing is malformed";
+    seen.add(path);
+    if (data === undefined) dirs.add(path);
+    charged += entryCharge(parts.at(-1) as string, data?.length ?? 0, data === undefined);
+    if (charged > quotaBytes) return overQuota(quotaBytes);
+    out.push({ path, ...(data === undefined ? {} : { data }) });
+  }
+  return out;
+}
+
+function overQuota(quotaBytes: number): string {
+  return `the run's files take more than the disk quota of ${quotaBytes / 1024 / 1024} MB`;
+}
+
+function tooMany(): string {
+  return `the run left more than ${MAX_ENTRIES} files and directories`;
+}
+
+function oneLine(e: unknown): string {
+  const errno = (e as { errno?: unknown } | null)?.errno;
+  const text = e instanceof Error
+    ? e.message || e.name
+    : typeof errno === "number"
+    ? `errno ${errno}`
+    : String(e);
+  return (text.split("\n").find((l) => l.trim()) ?? "unknown error").trim().slice(0, 300);
+}
