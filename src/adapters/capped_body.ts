@@ -6,7 +6,23 @@
  *
  * @module
  */
-import type { HttpService } from "./http.ts";
+/** How to reach one HTTP service. */
+export interface HttpService {
+  /** Shown in messages: "archiver", "ChannelFinder", "TANGO REST"… */
+  label: string;
+  /** Base URL without a trailing slash. */
+  base: string;
+  timeoutMs: number;
+  /** Value of the Authorization header, when credentials are configured. */
+  authorization?: string;
+  /**
+   * Largest response body read, in bytes (default 64 MiB). A longer body
+   * aborts the request with {@link ResponseTooLargeError}.
+   */
+  maxBytes?: number;
+  /** The config key that sets `maxBytes`, named in the error ("[epics] archiver_max_bytes"). */
+  maxBytesKey?: string;
+}
 
 /** A body cap for services whose config sets none: 64 MiB. */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;

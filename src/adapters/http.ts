@@ -6,7 +6,14 @@
  * @module
  */
 import { looksLikeHtml, ReplyShapeError } from "./reply.ts";
-import { readCapped, readErrorText, ResponseTooLargeError } from "./capped_body.ts";
+import {
+  type HttpService,
+  readCapped,
+  readErrorText,
+  ResponseTooLargeError,
+} from "./capped_body.ts";
+
+export type { HttpService };
 
 export {
   DEFAULT_MAX_BYTES,
@@ -21,24 +28,6 @@ export class HttpStatusError extends Error {
   constructor(message: string, readonly status: number, readonly body: string) {
     super(message);
   }
-}
-
-/** How to reach one HTTP service. */
-export interface HttpService {
-  /** Shown in messages: "archiver", "ChannelFinder", "TANGO REST"… */
-  label: string;
-  /** Base URL without a trailing slash. */
-  base: string;
-  timeoutMs: number;
-  /** Value of the Authorization header, when credentials are configured. */
-  authorization?: string;
-  /**
-   * Largest response body read, in bytes (default 64 MiB). A longer body
-   * aborts the request with {@link ResponseTooLargeError}.
-   */
-  maxBytes?: number;
-  /** The config key that sets `maxBytes`, named in the error ("[epics] archiver_max_bytes"). */
-  maxBytesKey?: string;
 }
 
 /**

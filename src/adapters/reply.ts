@@ -18,7 +18,7 @@
  */
 import type { z } from "zod";
 import { type ArrayPrefix, readJsonArrayPrefix } from "./capped_body.ts";
-import type { HttpService } from "./http.ts";
+import type { HttpService } from "./capped_body.ts";
 
 /** Whether a body is an HTML page (the error page of a proxy or servlet container). */
 export function looksLikeHtml(text: string): boolean {

@@ -4,8 +4,13 @@
  *
  * @module
  */
-import { AuditLog, readHead, verifyAudit, verifyAuditDir } from "../safety/audit.ts";
-import { type UnfinishedRun, unfinishedRuns } from "../safety/audit_verify.ts";
+import { AuditLog, readHead } from "../safety/audit.ts";
+import {
+  type UnfinishedRun,
+  unfinishedRuns,
+  verifyAudit,
+  verifyAuditDir,
+} from "../safety/audit_verify.ts";
 import { terminalJson, untrusted } from "../util/untrusted_text.ts";
 import type { App } from "./app.ts";
 import { CliError, Exit } from "./exit.ts";

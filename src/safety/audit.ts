@@ -306,5 +306,3 @@ export function entryMac(key: CryptoKey, hash: string): Promise<string> {
 export function headMac(key: CryptoKey, head: AuditHead): Promise<string> {
   return macOf(key, `accel-agent audit head v1\n${head.entries}\n${head.lastHash}`);
 }
-
-export { verifyAudit, verifyAuditDir, type VerifyResult } from "./audit_verify.ts";

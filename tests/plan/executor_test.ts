@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { AuditLog, verifyAudit } from "../../src/safety/audit.ts";
+import { AuditLog } from "../../src/safety/audit.ts";
+import { verifyAudit } from "../../src/safety/audit_verify.ts";
 import { ApproveAll, assertExecuted, fixture, valueOf } from "./fixture.ts";
 
 const H = (n: number) => `LINAC:COR:H0${n}:SETPT`;

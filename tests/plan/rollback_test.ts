@@ -186,7 +186,7 @@ Deno.test("two audit logs on one directory appending at once keep one chain", as
     decidedBy: "t",
   };
   await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? f.audit : other).append(record)));
-  const { verifyAudit } = await import("../../src/safety/audit.ts");
+  const { verifyAudit } = await import("../../src/safety/audit_verify.ts");
   const result = await verifyAudit(await f.audit.files(), true);
   assert.equal(result.ok, true, JSON.stringify(result));
 });

@@ -1,6 +1,7 @@
 /** Audit appends on a full disk, and torn tails found on start. */
 import assert from "node:assert/strict";
-import { AuditError, AuditLog, verifyAuditDir } from "../../src/safety/audit.ts";
+import { AuditError, AuditLog } from "../../src/safety/audit.ts";
+import { verifyAuditDir } from "../../src/safety/audit_verify.ts";
 import { loadKey } from "../../src/safety/keys.ts";
 import { FullDisk } from "../support/full_disk.ts";
 import { tempDir } from "../support/temp.ts";

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  AuditLog,
-  entryHash,
-  GENESIS,
-  verifyAudit,
-  verifyAuditDir,
-} from "../../src/safety/audit.ts";
+import { AuditLog, entryHash, GENESIS } from "../../src/safety/audit.ts";
+import { verifyAudit, verifyAuditDir } from "../../src/safety/audit_verify.ts";
 import { loadKey } from "../../src/safety/keys.ts";
 import { tempDir } from "../support/temp.ts";
 
