@@ -58,16 +58,25 @@ export async function verifyAudit(
     "one file alone: a cut tail is only detected when the whole directory is verified",
   ];
   if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
-  if (r.torn) notes.push(tornNote(r.torn));
+  return intact(r, files.length, "unchecked", notes);
+}
+
+/** The result for a chain that verified: its counts, the head's state and the notes (a torn tail's last). */
+function intact(
+  r: Walked,
+  files: number,
+  head: "matches" | "behind" | "absent" | "unchecked",
+  notes: string[],
+): VerifyResult {
   return {
     ok: true,
     entries: r.entries,
-    files: files.length,
+    files,
     lastHash: r.last,
     keyed: r.keyed,
     unkeyed: r.unkeyed,
-    head: "unchecked",
-    notes,
+    head,
+    notes: r.torn ? [...notes, tornNote(r.torn)] : notes,
     ...(r.torn ? { torn: r.torn } : {}),
   };
 }
@@ -96,17 +105,8 @@ export async function verifyAuditDir(
   const notes: string[] = [];
   if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));
   // Only a chain that ends where the head says makes a torn line an interrupted append.
-  const done = (state: "matches" | "behind" | "absent"): VerifyResult => ({
-    ok: true,
-    entries: r.entries,
-    files: files.length,
-    lastHash: r.last,
-    keyed: r.keyed,
-    unkeyed: r.unkeyed,
-    head: state,
-    notes: r.torn ? [...notes, tornNote(r.torn)] : notes,
-    ...(r.torn ? { torn: r.torn } : {}),
-  });
+  const done = (state: "matches" | "behind" | "absent"): VerifyResult =>
+    intact(r, files.length, state, notes);
   if (head === undefined) {
     if (r.keyed || r.macs) {
       return fail("the head record is missing: the newest entries may have been removed");
