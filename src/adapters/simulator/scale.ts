@@ -343,6 +343,17 @@ export function buildScaledFacility(devices: number): Facility {
   return { spec: base.spec, devices: all, byName: new ScaledNames(base.byName, arcList, t, all) };
 }
 
+/**
+ * The devices worth comparing with a name that does not exist, for "did you
+ * mean": on a grown facility, the catalogue's and those of the arc the name
+ * points at (else the first arc's), not a million; otherwise every device.
+ */
+export function nearbyDevices(facility: Facility, name: string): readonly DeviceDef[] {
+  const names = facility.byName;
+  if (!(names instanceof ScaledNames)) return facility.devices;
+  return names.near(name.trim().toUpperCase());
+}
+
 /** `ARC007`. */
 export function arcName(n: number): string {
   return `ARC${String(n).padStart(3, "0")}`;
@@ -373,6 +384,15 @@ class ScaledNames implements ReadonlyMap<string, DeviceDef> {
 
   has(name: string): boolean {
     return this.get(name) !== undefined;
+  }
+
+  /** The catalogue's devices and one arc's: the one `name` points at, else the first. */
+  near(name: string): DeviceDef[] {
+    const m = /^ARC(\d{3})/.exec(name);
+    const arc = this.arcs[m ? Number(m[1]) - 1 : 0] ?? this.arcs[0];
+    const size = this.t.slots.length;
+    const own = arc ? this.all.slice(arc.start, arc.start + size) : [];
+    return [...own, ...this.base.values()];
   }
 
   forEach(fn: (value: DeviceDef, key: string, map: ReadonlyMap<string, DeviceDef>) => void): void {

@@ -6,6 +6,7 @@ import {
   arcSize,
   BASE_DEVICE_COUNT,
   buildScaledFacility,
+  nearbyDevices,
   scaledFacility,
 } from "../../../src/adapters/simulator/scale.ts";
 import { readNumber, T0 } from "./helpers.ts";
@@ -164,4 +165,17 @@ Deno.test("a 1,000-device batch read over a million-device facility answers ever
   const readings = await sim.read(names);
   assert.equal(readings.filter((r) => r.ok).length, 1000);
   assert.equal(new Set(readings.map((r) => r.device)).size, 1000);
+});
+
+Deno.test("a misspelt name on a grown facility is compared with its arc and the catalogue only, and still finds its match", async () => {
+  const clock = new ManualClock(T0);
+  const sim = createSimulator({ clock, devices: N });
+  assert.equal(
+    nearbyDevices(sim.facility, "ARC003:BPM:05:Z").length,
+    arcSize() + BASE_DEVICE_COUNT,
+  );
+  assert.equal(nearbyDevices(defaultFacility(), "RING:BPM:05:Z").length, BASE_DEVICE_COUNT);
+  const [arc, ring] = await sim.read(["ARC003:BPM:05:Z", "RING:BPM:61:X"]);
+  assert.match(arc?.error ?? "", /did you mean ARC003:BPM:05:X, ARC003:BPM:05:Y/);
+  assert.match(ring?.error ?? "", /did you mean RING:BPM:01:X/);
 });
