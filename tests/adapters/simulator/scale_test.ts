@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../../src/adapters/clock.ts";
 import { defaultFacility } from "../../../src/adapters/simulator/facility.ts";
-import { createSimulator } from "../../../src/adapters/simulator/mod.ts";
+import { openControlSystem } from "../../../src/adapters/mod.ts";
+import { createSimulator, Simulator } from "../../../src/adapters/simulator/mod.ts";
+import { parseConfig } from "../../../src/config/mod.ts";
 import {
   arcSize,
   BASE_DEVICE_COUNT,
@@ -178,4 +180,13 @@ Deno.test("a misspelt name on a grown facility is compared with its arc and the 
   const [arc, ring] = await sim.read(["ARC003:BPM:05:Z", "RING:BPM:61:X"]);
   assert.match(arc?.error ?? "", /did you mean ARC003:BPM:05:X, ARC003:BPM:05:Y/);
   assert.match(ring?.error ?? "", /did you mean RING:BPM:01:X/);
+});
+
+Deno.test("[simulator] devices in the config opens a grown simulator", async () => {
+  const cs = await openControlSystem(parseConfig("[simulator]\ndevices = 10000\n", "test.toml"));
+  assert.ok(cs instanceof Simulator);
+  assert.equal(cs.deviceCount, BASE_DEVICE_COUNT + 4 * arcSize());
+  const plain = await openControlSystem(parseConfig("", "test.toml"));
+  assert.ok(plain instanceof Simulator);
+  assert.equal(plain.deviceCount, BASE_DEVICE_COUNT);
 });
