@@ -15,7 +15,8 @@
 
 import type { DeviceDef } from "./facility.ts";
 import { uniform } from "./noise.ts";
-import { ArcDevice, arcTemplate, type Slot } from "./scale.ts";
+import { arcTemplate, type Slot } from "./arc_template.ts";
+import { ArcDevice } from "./scale.ts";
 
 /** A setpoint's value in force (the physics supplies it). */
 export type SetpointOf = (def: DeviceDef) => number;
