@@ -12,7 +12,7 @@ import {
   ChannelFinderSource,
   epicsIndexSource,
 } from "../../../src/adapters/epics/index_source.ts";
-import { facilityIndexSource } from "../../../src/adapters/index_source.ts";
+import { facilityIndexSource, refreshDue } from "../../../src/adapters/index_source.ts";
 import { parseConfig } from "../../../src/config/mod.ts";
 import type { IndexRecord, IndexSource } from "../../../src/index/record.ts";
 import { generatedPvs, NOT_ARCHIVED } from "../../support/facility/epics_data.ts";
@@ -239,4 +239,15 @@ Deno.test("the configured facility's index source: ChannelFinder first, then the
     () => cfg("[tango]\nindex_max_attributes = 0\n"),
     /key tango\.index_max_attributes: must be at least 1/,
   );
+});
+
+Deno.test("an index is due to be read again once index_refresh_s has passed, never when it is 0", () => {
+  const svc: HttpService = { label: "archiver", base: "http://a/retrieval", timeoutMs: 1000 };
+  const hourly = new ArchiverSource(svc, { maxChannels: 1, refreshMs: HOUR_MS });
+  assert.equal(refreshDue(hourly, 0, HOUR_MS - 1), false);
+  assert.equal(refreshDue(hourly, 0, HOUR_MS), true);
+  const manual = new ArchiverSource(svc, { maxChannels: 1, refreshMs: 0 });
+  assert.equal(refreshDue(manual, 0, 100 * HOUR_MS), false);
+  const plain: IndexSource = { id: "simulator", records: async function* () {} };
+  assert.equal(refreshDue(plain, 0, 100 * HOUR_MS), false);
 });
