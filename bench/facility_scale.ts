@@ -37,6 +37,22 @@ interface Probe {
   baseReadMs: number[];
   heapMb: number;
   baseHeapMb: number;
+  /** One walk over every device's name, description and units (what an index build reads). */
+  walkMs: number;
+  baseWalkMs: number;
+  /** Heap still held after the walk and a GC: what the walk left behind. */
+  walkKeptMb: number;
+}
+
+/** Reads what an index build reads of every device; returns ms. */
+function walk(sim: Simulator): number {
+  const t0 = performance.now();
+  let chars = 0;
+  for (const d of sim.facility.devices) {
+    chars += d.name.length + d.info.description.length + d.info.units.length;
+  }
+  if (chars === 0) throw new Error("facility scale bench: the walk read nothing");
+  return performance.now() - t0;
 }
 
 /** A batch of `n` names spread evenly over the namespace, as a tool call's JSON hands them over. */
@@ -87,6 +103,10 @@ async function probe(devices: number): Promise<Probe> {
   const sim = createSimulator({ devices });
   const startMs = performance.now() - t0;
   const heap = heapMb() - h1;
+  const baseWalkMs = walk(base);
+  const h2 = heapMb();
+  const walkMs = walk(sim);
+  const walkKeptMb = heapMb() - h2;
   const readMs: number[] = [];
   const baseReadMs: number[] = [];
   await reads(sim, 3); // warm-up
@@ -104,6 +124,9 @@ async function probe(devices: number): Promise<Probe> {
     readMs,
     baseReadMs,
     heapMb: heap,
+    walkMs,
+    baseWalkMs,
+    walkKeptMb,
     baseHeapMb,
   };
 }
@@ -157,6 +180,15 @@ export async function facilityScaleBench(): Promise<Figure[]> {
     start.judged += ` (${(p.startMs / p.baseStartMs).toFixed(1)}× baseline)`;
     figures.push(read, build, start);
     if (n === 1_000_000) {
+      const walked = atMost(
+        `walk of every device's name, description, units, ${p.devices} devices (baseline: default)`,
+        [p.walkMs],
+        p.baseWalkMs,
+        5000,
+        { digits: 0 },
+      );
+      walked.judged += `, ${p.walkKeptMb.toFixed(1)} MB kept after it`;
+      figures.push(walked);
       figures.push(
         atMost(
           `facility heap, ${p.devices} devices (baseline: default)`,

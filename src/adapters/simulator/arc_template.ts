@@ -172,8 +172,8 @@ export interface Slot {
   readonly model: string;
   readonly periodMs: number;
   readonly labelSeverity: ReadonlyMap<string, Severity>;
-  /** Description with `{arc}` still in it. */
-  readonly desc: string;
+  /** The description around the arc number: `head` + number + `tail`. */
+  readonly desc: { readonly head: string; readonly tail: string };
   /** Facts shared by this slot in every arc. */
   readonly facts: Omit<DeviceInfo, "device" | "description" | "subsystem">;
   /** The source in the same arc (position), or a catalogue device, or none. */
@@ -232,7 +232,7 @@ function buildTemplate(base: Facility): ArcTemplate {
           model,
           periodMs: (spec.period ?? 10) * 1000,
           labelSeverity: severities(tail, spec),
-          desc: describe(family, spec, id),
+          desc: around(describe(family, spec, id), "{arc}"),
           facts: factsOf(spec),
           of: spec.of,
         });
@@ -298,6 +298,14 @@ function planeOf(letter: string, suffix: string): "H" | "V" | "" {
   if (/(^|:)X$/.test(suffix)) return "H";
   if (/(^|:)Y$/.test(suffix)) return "V";
   return "";
+}
+
+/** The text before and after the first `mark` (all of it before, when there is none). */
+function around(text: string, mark: string): { head: string; tail: string } {
+  const at = text.indexOf(mark);
+  return at < 0
+    ? { head: text, tail: "" }
+    : { head: text.slice(0, at), tail: text.slice(at + mark.length) };
 }
 
 function describe(family: ArcFamily, signal: SignalSpec, id: Id): string {

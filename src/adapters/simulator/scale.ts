@@ -34,9 +34,10 @@ export const BASE_DEVICE_COUNT = 3044;
 /** The largest `[simulator] devices` accepted. */
 export const MAX_DEVICE_COUNT = 1_000_000;
 
-/** Arc devices' facts kept at once (about 300 bytes each). */
+/** Arc devices' facts kept at once (about 300 bytes each); a power of two. */
 const INFO_KEPT = 4096;
-const recentInfo = new Map<ArcDevice, DeviceInfo>();
+const keptFor: (ArcDevice | undefined)[] = new Array(INFO_KEPT).fill(undefined);
+const keptInfo: (DeviceInfo | undefined)[] = new Array(INFO_KEPT).fill(undefined);
 
 /** One arc: its number, its name and where its devices start in `facility.devices`. */
 export interface Arc {
@@ -93,18 +94,19 @@ export class ArcDevice implements DeviceDef {
     return this.slot.labelSeverity;
   }
   /**
-   * Built on demand and kept only among the last {@link INFO_KEPT} asked for:
-   * a read asks for it several times, a walk over 10^6 devices keeps none.
-   * Shared, like the catalogue's: callers copy before they change it.
+   * Built on demand and kept in a small direct-mapped cache of {@link INFO_KEPT}
+   * entries: a read asks for it several times, a walk over 10^6 devices keeps
+   * almost none. Shared, like the catalogue's: callers copy before they change it.
    */
   get info(): DeviceInfo {
-    let info = recentInfo.get(this);
-    if (info !== undefined) return info;
+    // Direct-mapped: one slot per (arc, position) modulo the size, no map to keep in order.
+    const at = (this.arc.number * 8191 + this.slot.pos) & (INFO_KEPT - 1);
+    if (keptFor[at] === this) return keptInfo[at] as DeviceInfo;
     const s = this.slot;
-    info = {
+    const info: DeviceInfo = {
       device: this.name,
       exists: true,
-      description: s.desc.replace("{arc}", String(this.arc.number)),
+      description: s.desc.head + this.arc.number + s.desc.tail,
       units: s.facts.units,
       writable: s.facts.writable,
       type: s.facts.type,
@@ -114,11 +116,8 @@ export class ArcDevice implements DeviceDef {
     if (s.facts.alarm) info.alarm = s.facts.alarm;
     if (s.facts.precision !== undefined) info.precision = s.facts.precision;
     if (s.facts.labels) info.labels = s.facts.labels;
-    if (recentInfo.size >= INFO_KEPT) {
-      const oldest = recentInfo.keys().next().value;
-      if (oldest !== undefined) recentInfo.delete(oldest);
-    }
-    recentInfo.set(this, info);
+    keptFor[at] = this;
+    keptInfo[at] = info;
     return info;
   }
   get source(): DeviceDef | undefined {
