@@ -135,18 +135,22 @@ Deno.test({
   ignore: !HAS_TANGO && !Deno.env.get("CI"),
   async fn() {
     await using server = await startTango();
-    const s = new TangoIndexSource({
-      svc: {
-        label: "TANGO REST",
-        base: server.restUrl,
-        timeoutMs: 10_000,
-        authorization: basicAuth((n) => server.env[n], "TANGO_REST_USER", "TANGO_REST_PASSWORD"),
-      },
-      apiVersion: "v11",
-      tangoHost: server.tangoHost,
-      maxAttributes: 10_000,
-      refreshMs: 0,
-    });
+    const open = (apiVersion: string) =>
+      new TangoIndexSource({
+        svc: {
+          label: "TANGO REST",
+          base: server.restUrl,
+          timeoutMs: 10_000,
+          authorization: basicAuth((n) => server.env[n], "TANGO_REST_USER", "TANGO_REST_PASSWORD"),
+        },
+        apiVersion,
+        tangoHost: server.tangoHost,
+        maxAttributes: 10_000,
+        refreshMs: 0,
+      });
+    // rc4 pages carry a partial_content element: still one device.
+    assert.deepEqual(await open("rc4").devices(), ["sys/tg_test/1"]);
+    const s = open("v11");
     const records: IndexRecord[] = [];
     for await (const page of s.records()) records.push(...page);
     assert.deepEqual(s.skipped, []);
