@@ -5,8 +5,9 @@
  *
  * ChannelFinder is read in pages of `~size` channels sorted by name, with the
  * `~search_after` cursor (Elasticsearch refuses `~from` + `~size` past its
- * window, 10,000 by default); a server that ignores the cursor is paged with
- * `~from`. Every page is read within `[epics] channelfinder_max_bytes` and at
+ * window, 10,000 by default); a server that ignores it is read through
+ * `/scroll/<last name>` (the same cursor, spec §e.2), and one without `/scroll`
+ * with `~from`. Every page is read within `[epics] channelfinder_max_bytes` and at
  * most `~size` elements; the whole namespace is capped by
  * `[epics] index_max_channels`, checked against `channels/count` before the
  * first page and again as pages arrive. Property queries do not come here:
@@ -19,7 +20,7 @@ import type { IndexRecord, IndexSource } from "../../index/record.ts";
 import { httpRead, type HttpService, HttpStatusError, httpText, query } from "../http.ts";
 import { jsonListPage, jsonReply, pageBody, shaped } from "../reply.ts";
 import { OUTPUT_RECORDS } from "./channelfinder.ts";
-import { ChannelsSchema, CountSchema, MatchingPvsSchema } from "./shapes.ts";
+import { ChannelsSchema, CountSchema, MatchingPvsSchema, ScrollSchema } from "./shapes.ts";
 
 /** Channels per ChannelFinder page. */
 export const CHANNEL_PAGE_SIZE = 1000;
@@ -55,6 +56,17 @@ export function epicsIndexSource(o: EpicsIndexOptions): RefreshingSource {
 
 type Channel = z.infer<typeof ChannelsSchema>[number];
 
+/**
+ * How the next page is asked for: the `~search_after` cursor, else `/scroll/<last
+ * name>` (the same cursor on servers that have it only there), else `~from`.
+ */
+type Cursor = "search_after" | "scroll" | "from";
+const NEXT: Record<Cursor, Cursor | undefined> = {
+  search_after: "scroll",
+  scroll: "from",
+  from: undefined,
+};
+
 /** Every ChannelFinder channel, with its properties and tags. */
 export class ChannelFinderSource implements RefreshingSource {
   readonly id: string;
@@ -84,22 +96,28 @@ export class ChannelFinderSource implements RefreshingSource {
       "the number of channels",
     );
     if (total > this.#max) throw this.#tooMany(total);
-    let cursor: "search_after" | "from" = "search_after";
+    let cursor: Cursor = "search_after";
     let seen = 0;
     let last: string | undefined;
     for (;;) {
       signal?.throwIfAborted();
       const channels = await this.#fetch(cursor, last, seen, signal);
+      if (channels === undefined) {
+        // No /scroll on this server: page with ~from.
+        cursor = "from";
+        continue;
+      }
       const first = channels[0]?.name;
       if (last !== undefined && first !== undefined && first <= last) {
         // The page starts at or before the last one's end: the cursor was ignored.
-        if (cursor === "from") {
+        const next: Cursor | undefined = NEXT[cursor];
+        if (next === undefined) {
           throw new Error(
-            `${svc.label} at ${svc.base} ignores both ~search_after and ~from (page ${seen} ` +
+            `${svc.label} at ${svc.base} ignores ~search_after, /scroll and ~from (page ${seen} ` +
               `started again at ${first}); it cannot be read page by page`,
           );
         }
-        cursor = "from";
+        cursor = next;
         continue;
       }
       seen += channels.length;
@@ -110,17 +128,33 @@ export class ChannelFinderSource implements RefreshingSource {
     }
   }
 
+  /** One page after `last`; undefined when the server has no `/scroll`. */
   async #fetch(
-    cursor: "search_after" | "from",
+    cursor: Cursor,
     last: string | undefined,
     seen: number,
     signal: AbortSignal | undefined,
-  ): Promise<Channel[]> {
+  ): Promise<Channel[] | undefined> {
     const svc = this.#svc;
     const params: Record<string, string | number> = { "~name": "*", "~size": this.#page };
-    if (last !== undefined && cursor === "search_after") params["~search_after"] = last;
-    if (last !== undefined && cursor === "from") params["~from"] = seen;
     try {
+      if (cursor === "scroll" && last !== undefined) {
+        // The scroll id is the last hit's id, which ChannelFinder makes the channel's name.
+        const { text, status } = await httpText(
+          svc,
+          `/scroll/${encodeURIComponent(last)}${query(params)}`,
+          { signal },
+        );
+        const reply = shaped(
+          svc,
+          ScrollSchema,
+          jsonReply(svc, text, status),
+          "a scroll page ({id, channels})",
+        );
+        return reply.channels ?? [];
+      }
+      if (last !== undefined && cursor === "search_after") params["~search_after"] = last;
+      if (last !== undefined && cursor === "from") params["~from"] = seen;
       const { body } = await httpRead(
         svc,
         `/channels${query(params)}`,
@@ -129,10 +163,13 @@ export class ChannelFinderSource implements RefreshingSource {
       );
       return shaped(svc, ChannelsSchema, pageBody(body), "a list of channels with names");
     } catch (e) {
+      if (e instanceof HttpStatusError && cursor === "scroll" && [404, 405].includes(e.status)) {
+        return undefined;
+      }
       if (e instanceof HttpStatusError && e.status === 400 && cursor === "from") {
         throw new Error(
           `${svc.label} at ${svc.base} refused the page from channel ${seen} (HTTP 400): ` +
-            `it ignores ~search_after and its Elasticsearch window ends there; ` +
+            `it ignores ~search_after, has no /scroll, and its Elasticsearch window ends there; ` +
             `upgrade ChannelFinder or raise its index.max_result_window`,
         );
       }

@@ -90,8 +90,23 @@ Deno.test("every ChannelFinder channel reaches the index with its properties and
   }
 });
 
-Deno.test("a ChannelFinder that ignores ~search_after is paged with ~from inside its window", async () => {
-  await using fake = fakeWith({ searchAfter: false });
+Deno.test("a ChannelFinder that ignores ~search_after is read through /scroll, past its window", async () => {
+  await using fake = fakeWith({ searchAfter: false, maxResultWindow: 2000 });
+  const source = new ChannelFinderSource(cfService(fake.urls.channelfinder_url), {
+    maxChannels: 1_000_000,
+    refreshMs: 0,
+  });
+  const names = (await all(source)).map((r) => r.name);
+  assert.ok(names.length >= GENERATED);
+  assert.equal(new Set(names).size, names.length);
+  assert.deepEqual(names, [...names].sort());
+  const scrolls = fake.channelfinder.requests.filter((r) => r.includes("/scroll/"));
+  assert.equal(scrolls.length, Math.floor(names.length / 1000));
+  assert.ok(!fake.channelfinder.requests.some((r) => /[?&](~|%7E)from=/.test(r)));
+});
+
+Deno.test("a ChannelFinder that ignores ~search_after and has no /scroll is paged with ~from inside its window", async () => {
+  await using fake = fakeWith({ searchAfter: false, scroll: false });
   const source = new ChannelFinderSource(cfService(fake.urls.channelfinder_url), {
     maxChannels: 1_000_000,
     refreshMs: 0,
@@ -105,8 +120,8 @@ Deno.test("a ChannelFinder that ignores ~search_after is paged with ~from inside
   );
 });
 
-Deno.test("a ChannelFinder that ignores ~search_after and whose window is smaller than the namespace fails with what to do", async () => {
-  await using fake = fakeWith({ searchAfter: false, maxResultWindow: 2000 });
+Deno.test("a ChannelFinder without ~search_after or /scroll, whose window is smaller than the namespace, fails with what to do", async () => {
+  await using fake = fakeWith({ searchAfter: false, scroll: false, maxResultWindow: 2000 });
   const source = new ChannelFinderSource(cfService(fake.urls.channelfinder_url), {
     maxChannels: 1_000_000,
     refreshMs: 0,
@@ -116,7 +131,7 @@ Deno.test("a ChannelFinder that ignores ~search_after and whose window is smalle
     (e: Error) => {
       assert.match(
         e.message,
-        /ChannelFinder at .* refused the page from channel 2000 \(HTTP 400\): it ignores ~search_after and its Elasticsearch window ends there/,
+        /ChannelFinder at .* refused the page from channel 2000 \(HTTP 400\): it ignores ~search_after, has no \/scroll, and its Elasticsearch window ends there/,
       );
       assert.ok(!e.message.includes("\n"));
       return true;

@@ -35,6 +35,8 @@ export interface FakeEpicsOptions {
   maxResultWindow?: number;
   /** ChannelFinder honours the `~search_after` cursor (default true; older servers ignore it). */
   searchAfter?: boolean;
+  /** ChannelFinder serves `/scroll` and `/scroll/<id>` (default true). */
+  scroll?: boolean;
 }
 
 /** What the fake facility serves, for {@link FakeEpicsOptions.edit}. */
@@ -67,6 +69,7 @@ export class FakeEpics implements AsyncDisposable {
       channelFinderRoute(url, pvs, {
         maxResultWindow: opts.maxResultWindow ?? 10_000,
         searchAfter: opts.searchAfter ?? true,
+        scroll: opts.scroll ?? true,
       })
     );
     this.olog = new FakeHttp((url) => ologRoute(url, elog));
@@ -185,10 +188,12 @@ function archivedTimes(onChange: FakePv | undefined, fromMs: number, toMs: numbe
 function channelFinderRoute(
   url: URL,
   pvs: Record<string, FakePv>,
-  opts: { maxResultWindow: number; searchAfter: boolean },
+  opts: { maxResultWindow: number; searchAfter: boolean; scroll: boolean },
 ): Response {
   const base = "/ChannelFinder/resources/channels";
-  if (url.pathname !== base && url.pathname !== `${base}/count`) {
+  // GET /scroll[/<id>]: the same query, continued after the hit whose id (the name) is given.
+  const scroll = /^\/ChannelFinder\/resources\/scroll(?:\/([^/]+))?$/.exec(url.pathname);
+  if (url.pathname !== base && url.pathname !== `${base}/count` && !(scroll && opts.scroll)) {
     return new Response("Not Found", { status: 404 });
   }
   const channels = Object.entries(pvs).map(([name, pv]) => ({
@@ -228,6 +233,11 @@ function channelFinderRoute(
     a.name < b.name ? -1 : 1
   );
   if (url.pathname.endsWith("/count")) return new Response(String(hits.length));
+  if (scroll) {
+    const id = scroll[1] === undefined ? undefined : decodeURIComponent(scroll[1]);
+    const page = (id === undefined ? hits : hits.filter((c) => c.name > id)).slice(0, size);
+    return Response.json({ id: page.at(-1)?.name ?? null, channels: page });
+  }
   if (from + size > opts.maxResultWindow) {
     // What Elasticsearch answers past its window, relayed by ChannelFinder.
     return Response.json({
