@@ -22,7 +22,8 @@ import {
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
 import { fileSaver } from "../tools/full_output.ts";
-import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
+import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
+import { computeGrants } from "./permissions.ts";
 import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -114,6 +115,8 @@ export async function createApp(
       { ...config.sandbox, data_dirs: dataDirs },
       loaded.baseDir,
       io.env("HOME") ?? io.cwd,
+      // Compiled, the sandbox role starts with these (baked) grants and gives up what it needs not.
+      isCompiled() ? computeGrants(loaded, { env: io.env, cwd: io.cwd }) : undefined,
     );
     const mount = dataDirs.length === 1 ? "/data" : `/data${dataDirs.length - 1}`;
     plans.sandboxPath = (host) =>

@@ -170,9 +170,14 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   const pyodide = config.sandbox.pyodide_dir
     ? resolveConfigPath(config.sandbox.pyodide_dir, loaded.baseDir, home)
     : (ctx.pyodideDir ?? pinnedPyodideDir());
+  // The sandbox reads the scans below the state directory; granted on their own, the compiled
+  // sandbox role can keep them while it gives up the rest of the state directory.
+  const scans = named.filter((p) => p.setting === "[state] dir")
+    .map((p) => ({ path: `${p.path}/scans`, setting: p.setting }));
   const read = [
     ...(loaded.path ? [{ path: loaded.path, setting: "--config" }] : []),
     ...named,
+    ...scans,
     ...OWN_FILES.map((path) => ({ path, setting: "the program's own files" })),
     { path: pyodide, setting: "[sandbox] pyodide_dir" },
     { path: SITE_FILE, setting: "the site file" },

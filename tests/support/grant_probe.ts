@@ -25,7 +25,7 @@ export type Probe =
 /** The outcome of one probe: "ok" when it worked, else the error's name (`NotCapable`). */
 export type Outcome = { probe: Probe; outcome: string; value?: string };
 
-async function attempt(p: Probe): Promise<{ outcome: string; value?: string }> {
+export async function attempt(p: Probe): Promise<{ outcome: string; value?: string }> {
   try {
     switch (p.kind) {
       case "read":
