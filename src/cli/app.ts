@@ -24,6 +24,7 @@ import { ToolRegistry } from "../tools/mod.ts";
 import { fileSaver } from "../tools/full_output.ts";
 import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
 import { computeGrants } from "./permissions.ts";
+import { unreadableConfiguredPath } from "./path_problems.ts";
 import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -97,6 +98,8 @@ export async function createApp(
   io: Io,
 ): Promise<App> {
   const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
+  const unusable = unreadableConfiguredPath(loaded, io.env("HOME") ?? io.cwd);
+  if (unusable) throw new CliError(`config error: ${unusable}`, Exit.USAGE);
   const { config } = loaded;
   const profile = checkProfile(config, opts.profile);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);

@@ -53,10 +53,14 @@ const SITE_FILE = "/etc/accel-agent/site.toml";
 
 /** The program's own files that are read at run time (under `deno run`; embedded when compiled). */
 const OWN_FILES = [
-  new URL("../../configs/default.toml", import.meta.url),
   new URL("../../configs/agents/", import.meta.url),
   new URL("../../configs/skills/", import.meta.url),
 ].filter((u) => u.protocol === "file:").map((u) => normalize(decodeURIComponent(u.pathname)));
+
+/** The default configuration file beside the program (read when no other is named). */
+const DEFAULT_CONFIG = normalize(
+  decodeURIComponent(new URL("../../configs/default.toml", import.meta.url).pathname),
+);
 
 /** One set of grants: each a list, never "everything". */
 export interface Grants {
@@ -206,7 +210,7 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
  * read the file and say what is wrong with it, nothing else.
  */
 export function fallbackGrants(configPath: string | undefined, cwd: string): Grants {
-  const file = configPath ? [resolveConfigPath(configPath, cwd, cwd)] : [];
+  const file = configPath ? [resolveConfigPath(configPath, cwd, cwd)] : [DEFAULT_CONFIG];
   return {
     read: unique([...file, ...OWN_FILES]).filter((p) => !p.includes(",")),
     write: [],
