@@ -15,6 +15,8 @@ import { compileArgs, runGrantPaths } from "../../tools/compile.ts";
 import type { Outcome, Probe } from "../support/grant_probe.ts";
 import { childEnv, ROOT } from "../support/run_agent.ts";
 import { UserSetup } from "../support/user_grants.ts";
+import { startScriptedLlm } from "../support/scripted_llm.ts";
+import { call, routed } from "../agent/subagents/harness.ts";
 
 const PROBE = `${ROOT}/tests/support/grant_probe.ts`;
 const SECRET = "hunter2-not-for-the-agent";
@@ -191,4 +193,84 @@ Deno.test("with the grants deno task compile bakes in, the same attempts are ref
     await s.other.shutdown();
     await s.user[Symbol.asyncDispose]();
   }
+});
+
+Deno.test("every normal command works under those grants: ask with tools, a sub-agent, a skill and Python, --resume, get, search, logs, scripts, plan show and run, audit verify", async () => {
+  await using user = await UserSetup.start({
+    extra: `[sandbox]\nscripts_dir = "${ROOT}/scripts"\n[llm.models]\nmain = "scripted"\n`,
+  });
+  let skillInPrompt = false;
+  await using llm = await startScriptedLlm({
+    scenario: routed(6, (w, req) => {
+      if (w.agent === "device_search") {
+        return call("return", { devices: ["SR:COR:H01:SETPT"], total: 1, writable: [] });
+      }
+      if (w.step === 0) {
+        skillInPrompt = JSON.stringify(req.messages[0]).includes("rf_trip");
+        return call("get_parameter", { devices: ["SR:COR:H01:SETPT"] });
+      }
+      if (w.step === 1) {
+        return call("execute_code", { code: "print(6 * 7)", description: "multiplies" });
+      }
+      if (w.step === 2) {
+        return call("spawn_subagent", { agent: "device_search", task: "the H01 corrector" });
+      }
+      return { text: `done: ${w.lastTool.slice(0, 200)}` };
+    }),
+  });
+  const env = { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" };
+  const asked = await user.run(["ask", "--json", "RF station 3 trip: where is SR:COR:H01:SETPT?"], {
+    env,
+  });
+  assert.equal(asked.code, 0, asked.stderr);
+  assert.deepEqual(llm.failures, []);
+  const out = JSON.parse(asked.stdout);
+  assert.deepEqual(
+    out.tool_calls.map((c: { ok: boolean }) => c.ok),
+    [true, true, true],
+    JSON.stringify(out.tool_calls),
+  );
+  assert.match(JSON.stringify(out.tool_calls[1].result), /42/);
+  assert.match(out.answer, /SR:COR:H01:SETPT/);
+  assert.ok(skillInPrompt, "the rf_trip skill was read and added");
+
+  await using second = await startScriptedLlm({
+    scenario: {
+      turns: [{
+        expect: { userIncludes: "And now?" },
+        respond: { text: "as before" },
+      }],
+    },
+  });
+  const resumed = await user.run(["ask", "--json", "--resume", "And now?"], {
+    env: { ...env, OPENAI_BASE_URL: second.url },
+  });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual(second.failures, []);
+  assert.ok(
+    JSON.stringify(second.requests[0]).includes("RF station 3 trip"),
+    "the session came back",
+  );
+
+  for (
+    const args of [
+      ["get", "SR:COR:H01:SETPT", "--json"],
+      ["search", "SR:*", "--json"],
+      ["logs", "elog", "--json"],
+      ["scripts", "list", "--json"],
+    ]
+  ) {
+    const r = await user.run(args);
+    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+    JSON.parse(r.stdout);
+  }
+  const plan = await user.plan({
+    description: "trim H01",
+    actions: [{ type: "write", device: "SR:COR:H01:SETPT", value: 0.6, reason: "trim" }],
+  });
+  const ran = await user.run(["plan", "run", plan, "--approved-hash", await user.token(plan)]);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.deepEqual(user.writes, [{ pv: "SR:COR:H01:SETPT", value: 0.6 }]);
+  const verified = await user.run(["audit", "verify", "--json"]);
+  assert.equal(verified.code, 0, verified.stderr);
 });
