@@ -9,7 +9,7 @@
  */
 import { loadConfig, type LoadedConfig } from "../config/mod.ts";
 import type { Io } from "./io.ts";
-import { type NamedPath, namedPaths, WRITABLE_SETTINGS } from "../config/paths.ts";
+import { isWritableSetting, type NamedPath, namedPaths } from "../config/paths.ts";
 
 /** The path an OS or permission error is about, from Deno's message, if it names one. */
 export function errorPath(message: string): string | undefined {
@@ -54,7 +54,7 @@ export function describePathProblem(
   if (loaded.path) named.push({ path: loaded.path, setting: "--config" });
   const n = owner(path, named);
   if (!n) return undefined;
-  const writable = WRITABLE_SETTINGS.includes(n.setting);
+  const writable = isWritableSetting(n.setting);
   const fix = writable
     ? `choose a writable directory for ${n.setting}`
     : `make it readable or change ${n.setting}`;

@@ -13,7 +13,7 @@
  * @module
  */
 import type { LoadedConfig } from "../config/load.ts";
-import { namedPaths, normalize, resolveConfigPath, WRITABLE_SETTINGS } from "../config/paths.ts";
+import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 
 /** Where api.openai.com is, for models with no base URL of their own. */
@@ -193,7 +193,7 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
       setting: "a file named on the command line",
     })),
   ].flatMap(({ path, setting }) => withRealPath(check(path, setting)));
-  const write = named.filter((p) => WRITABLE_SETTINGS.includes(p.setting))
+  const write = named.filter((p) => isWritableSetting(p.setting))
     .flatMap(({ path, setting }) => withRealPath(check(path, setting)));
   return {
     read: unique(read),

@@ -19,14 +19,22 @@ export interface NamedPath {
   setting: string;
 }
 
-/** The settings whose directories the program writes; every other path is only read. */
-export const WRITABLE_SETTINGS: readonly string[] = [
+/** Settings the program writes besides those {@link isWritableSetting} finds by name. */
+const WRITABLE_SETTINGS: readonly string[] = [
   "[state] dir",
-  "[sandbox] work_dir",
-  "[sandbox] cache_dir",
   // `execute_code`'s save_as writes a script here (the agent, never Python).
   "[sandbox] scripts_dir",
 ];
+
+/**
+ * Whether the program writes the directory a setting names: `[state] dir`,
+ * `[sandbox] scripts_dir`, and any `cache_dir`, `work_dir` or `state_dir`
+ * in any table (so a new cache is writable without a list to update).
+ * Every other path is only read.
+ */
+export function isWritableSetting(setting: string): boolean {
+  return WRITABLE_SETTINGS.includes(setting) || /\] (cache|work|state)_dir$/.test(setting);
+}
 
 const PATH_KEY = /^(dir|.+_dir|.+_dirs|.+_file|.+_md)$/;
 
