@@ -9,6 +9,7 @@
  * @module
  */
 import { commandFiles } from "./src/cli/command_files.ts";
+import { errorJson, wantsJson } from "./src/cli/json_error.ts";
 import { computeGrants, fallbackGrants, GrantError, grantFlags } from "./src/cli/permissions.ts";
 import { loadConfig } from "./src/config/mod.ts";
 
@@ -32,7 +33,17 @@ try {
   flags = grantFlags(computeGrants(loaded, { env, cwd, extraRead: commandFiles(Deno.args) }));
 } catch (e) {
   if (e instanceof GrantError) {
-    console.error(`accel-agent: config error: ${e.message}`);
+    // Said as main.ts says a config error: one line, and the JSON object under --json.
+    const message = `config error: ${e.message}`;
+    console.error(`accel-agent: ${message}`);
+    const asked = wantsJson(Deno.args);
+    if (asked.json) {
+      await Deno.stdout.write(
+        new TextEncoder().encode(
+          errorJson({ message, kind: "config", code: 2, stream: asked.stream }),
+        ),
+      );
+    }
     Deno.exit(2);
   }
   // A bad config: main.ts reports it in its one-line (or JSON) form, reading only the file.

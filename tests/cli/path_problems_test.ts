@@ -102,3 +102,18 @@ Deno.test("a permission error on a file below a configured directory names the d
   );
   assert.equal(describePathProblem(new Error("boom"), loaded, "/home/op"), undefined);
 });
+
+Deno.test("a configured path with a comma, which no grant can hold, is a config error from the launcher, in JSON too", async () => {
+  await using tmp = await tempDir("accel-agent-comma-");
+  await Deno.writeTextFile(`${tmp.path}/config.toml`, `[state]\ndir = "${tmp.path}/a,b"\n`);
+  const r = await runAsUser(["--config", `${tmp.path}/config.toml`, "get", "X", "--json"]);
+  assert.equal(r.code, 2);
+  assert.equal(
+    r.stderr,
+    `accel-agent: config error: [state] dir: ${tmp.path}/a,b has a comma, which no Deno grant ` +
+      "can hold; rename the directory\n",
+  );
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.error.kind, "config");
+  assert.equal(out.exit_code, 2);
+});
