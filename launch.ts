@@ -9,7 +9,6 @@
  * @module
  */
 import { commandFiles } from "./src/cli/command_files.ts";
-import { errorJson, wantsJson } from "./src/cli/json_error.ts";
 import { computeGrants, fallbackGrants, GrantError, grantFlags } from "./src/cli/permissions.ts";
 import { loadConfig } from "./src/config/mod.ts";
 
@@ -30,12 +29,13 @@ const cwd = Deno.cwd();
 let flags: string[];
 try {
   const loaded = await loadConfig({ path: configArg(Deno.args), env: { get: env }, cwd });
-  flags = grantFlags(computeGrants(loaded, { env, cwd, extraRead: commandFiles(Deno.args) }));
+  flags = grantFlags(computeGrants(loaded, { env, cwd, extraRead: await commandFiles(Deno.args) }));
 } catch (e) {
   if (e instanceof GrantError) {
     // Said as main.ts says a config error: one line, and the JSON object under --json.
     const message = `config error: ${e.message}`;
     console.error(`accel-agent: ${message}`);
+    const { errorJson, wantsJson } = await import("./src/cli/json_error.ts");
     const asked = wantsJson(Deno.args);
     if (asked.json) {
       await Deno.stdout.write(

@@ -23,7 +23,6 @@ import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
 import { fileSaver } from "../tools/full_output.ts";
 import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
-import { computeGrants } from "./permissions.ts";
 import { unreadableConfiguredPath } from "./path_problems.ts";
 import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
@@ -119,7 +118,9 @@ export async function createApp(
       loaded.baseDir,
       io.env("HOME") ?? io.cwd,
       // Compiled, the sandbox role starts with these (baked) grants and gives up what it needs not.
-      isCompiled() ? computeGrants(loaded, { env: io.env, cwd: io.cwd }) : undefined,
+      isCompiled()
+        ? (await import("./permissions.ts")).computeGrants(loaded, { env: io.env, cwd: io.cwd })
+        : undefined,
     );
     const mount = dataDirs.length === 1 ? "/data" : `/data${dataDirs.length - 1}`;
     plans.sandboxPath = (host) =>

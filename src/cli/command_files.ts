@@ -5,10 +5,14 @@
  *
  * @module
  */
-import { parseInvocation } from "./args.ts";
+
+/** Commands that name a file; the parser is loaded only for them (the launcher starts every run). */
+const NAMING = new Set(["plan", "audit", "exec"]);
 
 /** The files the arguments name (none for a saved plan's ID, stdin or arguments that do not parse). */
-export function commandFiles(args: string[]): string[] {
+export async function commandFiles(args: string[]): Promise<string[]> {
+  if (!args.some((a) => NAMING.has(a))) return [];
+  const { parseInvocation } = await import("./args.ts");
   let cmd;
   try {
     cmd = parseInvocation(args, false).command;
