@@ -1,13 +1,15 @@
 /**
  * `deno task agent|start`: runs `main.ts` with the grants the configuration
- * calls for (see `src/cli/permissions.ts`) instead of a blanket
- * `--allow-net`. Arguments, stdin, the terminal and the exit code pass
- * through; the launcher itself only reads the config.
+ * calls for (see `src/cli/permissions.ts`): reads of the files and
+ * directories it names, writes of its state, cache and work directories,
+ * its own environment variables, its hosts, its own runtime, and nothing
+ * else. Arguments, stdin, the terminal and the exit code pass through; the
+ * launcher itself only reads the config.
  *
  * @module
  */
-import { grantFlags } from "./src/cli/permissions.ts";
-import { BASE_GRANTS } from "./src/cli/permissions.ts";
+import { commandFiles } from "./src/cli/command_files.ts";
+import { computeGrants, fallbackGrants, GrantError, grantFlags } from "./src/cli/permissions.ts";
 import { loadConfig } from "./src/config/mod.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
@@ -22,17 +24,30 @@ function configArg(args: string[]): string | undefined {
   return undefined;
 }
 
+const env = (n: string) => Deno.env.get(n);
+const cwd = Deno.cwd();
 let flags: string[];
 try {
-  const { config } = await loadConfig({
-    path: configArg(Deno.args),
-    env: { get: (n) => Deno.env.get(n) },
-    cwd: Deno.cwd(),
-  });
-  flags = grantFlags(config);
-} catch {
-  // A bad config: main.ts reports it in its one-line form; it needs no network for that.
-  flags = [...BASE_GRANTS];
+  const loaded = await loadConfig({ path: configArg(Deno.args), env: { get: env }, cwd });
+  flags = grantFlags(computeGrants(loaded, { env, cwd, extraRead: await commandFiles(Deno.args) }));
+} catch (e) {
+  if (e instanceof GrantError) {
+    // Said as main.ts says a config error: one line, and the JSON object under --json.
+    const message = `config error: ${e.message}`;
+    console.error(`accel-agent: ${message}`);
+    const { errorJson, wantsJson } = await import("./src/cli/json_error.ts");
+    const asked = wantsJson(Deno.args);
+    if (asked.json) {
+      await Deno.stdout.write(
+        new TextEncoder().encode(
+          errorJson({ message, kind: "config", code: 2, stream: asked.stream }),
+        ),
+      );
+    }
+    Deno.exit(2);
+  }
+  // A bad config: main.ts reports it in its one-line (or JSON) form, reading only the file.
+  flags = grantFlags(fallbackGrants(configArg(Deno.args) ?? env("ACCEL_AGENT_CONFIG"), cwd));
 }
 
 const child = new Deno.Command(Deno.execPath(), {

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { BASE_GRANTS, netHosts } from "../src/cli/permissions.ts";
+import { computeGrants, GrantError, grantFlags, type Grants } from "../src/cli/permissions.ts";
 import { loadConfig } from "../src/config/mod.ts";
 import { v8Flags } from "../src/sandbox/sandbox_process.ts";
 
@@ -95,18 +95,20 @@ async function runtimeProblem(): Promise<string | undefined> {
   }
 }
 
-/** The `deno compile` arguments for a configuration. */
+/**
+ * The `deno compile` arguments for a configuration: its grants exactly as
+ * `accel-agent permissions` prints them (see `src/cli/permissions.ts`), with
+ * the executable itself as the one program it may run.
+ */
 export function compileArgs(
-  grants: { hosts: string[]; runPaths: string[] },
+  grants: Grants,
   sandbox: { memory_mb: number; optimize: "eager" | "hot" },
   output: string,
 ): string[] {
   return [
     "compile",
     "--quiet",
-    ...BASE_GRANTS,
-    `--allow-run=${grants.runPaths.join(",")}`,
-    `--allow-net=${grants.hosts.join(",")}`,
+    ...grantFlags(grants),
     "--unstable-worker-options",
     // Started with `new Worker(new URL(...))`: not found by the module graph.
     `--include=${ROOT}/src/sandbox/worker.ts`,
@@ -119,13 +121,13 @@ export function compileArgs(
 
 if (import.meta.main) {
   const opts = parseArgs(Deno.args);
-  let config;
+  let loaded;
   try {
-    ({ config } = await loadConfig({
-      path: opts.config,
+    loaded = await loadConfig({
+      path: opts.config && absolute(opts.config),
       env: { get: (n) => Deno.env.get(n) },
-      cwd: Deno.cwd(),
-    }));
+      cwd: Deno.env.get("INIT_CWD") ?? Deno.cwd(),
+    });
   } catch (e) {
     fail((e as Error).message);
   }
@@ -138,11 +140,18 @@ if (import.meta.main) {
     if (path.includes(",")) fail(`${path}: a path with a comma cannot be granted; choose another`);
   }
   await Deno.mkdir(output.slice(0, output.lastIndexOf("/")) || "/", { recursive: true });
-  const args = compileArgs(
-    { hosts: netHosts(config), runPaths: runGrantPaths(installPath) },
-    config.sandbox,
-    output,
-  );
+  let grants;
+  try {
+    grants = computeGrants(loaded, {
+      env: (n) => Deno.env.get(n),
+      cwd: Deno.env.get("INIT_CWD") ?? Deno.cwd(),
+      run: runGrantPaths(installPath),
+    });
+  } catch (e) {
+    if (e instanceof GrantError) fail(e.message);
+    throw e;
+  }
+  const args = compileArgs(grants, loaded.config.sandbox, output);
   const status = await new Deno.Command(Deno.execPath(), {
     args,
     stdout: "inherit",

@@ -22,7 +22,8 @@ import {
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
 import { fileSaver } from "../tools/full_output.ts";
-import { createSandboxDeps, type SandboxDeps } from "../sandbox/mod.ts";
+import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
+import { unreadableConfiguredPath } from "./path_problems.ts";
 import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -96,6 +97,8 @@ export async function createApp(
   io: Io,
 ): Promise<App> {
   const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
+  const unusable = unreadableConfiguredPath(loaded, io.env("HOME") ?? io.cwd);
+  if (unusable) throw new CliError(`config error: ${unusable}`, Exit.USAGE);
   const { config } = loaded;
   const profile = checkProfile(config, opts.profile);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
@@ -114,6 +117,10 @@ export async function createApp(
       { ...config.sandbox, data_dirs: dataDirs },
       loaded.baseDir,
       io.env("HOME") ?? io.cwd,
+      // Compiled, the sandbox role starts with these (baked) grants and gives up what it needs not.
+      isCompiled()
+        ? (await import("./permissions.ts")).computeGrants(loaded, { env: io.env, cwd: io.cwd })
+        : undefined,
     );
     const mount = dataDirs.length === 1 ? "/data" : `/data${dataDirs.length - 1}`;
     plans.sandboxPath = (host) =>

@@ -41,8 +41,10 @@ export async function main(args: string[]): Promise<number> {
     }
     return code;
   };
+  let config: string | undefined;
   try {
     const inv = parseInvocation(args, io.stdinIsTerminal);
+    config = inv.config;
     if (inv.command.kind === "help") {
       io.out(`${USAGE}\n`);
       return Exit.OK;
@@ -120,6 +122,9 @@ export async function main(args: string[]): Promise<number> {
       await app.close();
     }
   } catch (e) {
+    // A path the config names that cannot be used: say which setting, not the OS error alone.
+    const problem = await (await import("./path_problems.ts")).pathProblem(e, config, io);
+    if (problem) return fail(`config error: ${problem}`, "config", Exit.USAGE);
     if (e instanceof CliError) {
       const kind = e.code === Exit.USAGE
         ? "usage"

@@ -1,24 +1,95 @@
 /**
- * Deno grants that follow the configuration: the network grant lists only
- * the hosts of the configured model endpoints and facility services, so a
- * request anywhere else is refused by Deno itself (`NotCapable`), whatever
- * our code does. `accel-agent permissions` prints these flags; the launcher
- * (`launch.ts`, behind `deno task agent`) runs the program with them.
+ * Deno grants that follow the configuration, for every kind: the program
+ * reads only the files and directories its configuration names (and its own
+ * assets), writes only its state, cache, work and scripts directories, sees
+ * only the environment variables it uses, contacts only the configured
+ * hosts, and runs only its own runtime (the Python sandbox). Anything else is
+ * refused by Deno itself (`NotCapable`), whatever our code does.
+ *
+ * `accel-agent permissions` prints these flags; the launcher (`launch.ts`,
+ * behind `deno task agent`) runs the program with them, and
+ * `deno task compile` bakes the same flags into the executable.
  *
  * @module
  */
+import type { LoadedConfig } from "../config/load.ts";
+import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
 
-/** Grants besides the network, as the `agent` task has always had them. */
-export const BASE_GRANTS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-sys=hostname,osRelease,homedir,uid",
+/** The only system information read: the host name, for the audit log. */
+const SYS = ["hostname"] as const;
+
+/**
+ * Variables read whatever the configuration: ours and the model SDK's
+ * (`OPENAI_BASE_URL`, `OPENAI_ORG_ID`, … as prefixes), `HOME` for `~`, the
+ * operator's login name for the audit log, and the terminal and colour
+ * variables the prompts and tables look at.
+ */
+export const BASE_ENV = [
+  "OPENAI_*",
+  "ACCEL_AGENT_*",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "USERNAME",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "TERM",
+  "TERM_PROGRAM",
+  "COLORTERM",
+  "CI",
+  "TMUX",
+  "NODE_DISABLE_COLORS",
+  "TERM_PROGRAM_VERSION",
+  "CLI_WIDTH",
+  "INQUIRER_KEYBINDINGS",
 ] as const;
+
+/** The site kill switch that is always read (src/safety/site.ts). */
+const SITE_FILE = "/etc/accel-agent/site.toml";
+
+/** The program's own files that are read at run time (under `deno run`; embedded when compiled). */
+const OWN_FILES = [
+  new URL("../../configs/agents/", import.meta.url),
+  new URL("../../configs/skills/", import.meta.url),
+].filter((u) => u.protocol === "file:").map((u) => normalize(decodeURIComponent(u.pathname)));
+
+/** The default configuration file beside the program (read when no other is named). */
+const DEFAULT_CONFIG = normalize(
+  decodeURIComponent(new URL("../../configs/default.toml", import.meta.url).pathname),
+);
+
+/** One set of grants: each a list, never "everything". */
+export interface Grants {
+  read: string[];
+  write: string[];
+  env: string[];
+  sys: string[];
+  run: string[];
+  net: string[];
+}
+
+/** What the grants are computed from besides the configuration. */
+export interface GrantContext {
+  /** The environment at start (for `HOME`, `ACCEL_AGENT_SITE_FILE`). */
+  env: (name: string) => string | undefined;
+  /** Where relative paths are when there is no config file, and `~` when HOME is unset. */
+  cwd: string;
+  /** The executables the sandbox may be started from (default: this runtime). */
+  run?: string[];
+  /** The Pyodide assets when `[sandbox] pyodide_dir` is empty (default: the pinned npm package's). */
+  pyodideDir?: string;
+  /** More files to read: those named on the command line (`plan show FILE`). */
+  extraRead?: string[];
+}
+
+/** A grant that cannot be written as a Deno flag: a path with a comma, naming its setting. */
+export class GrantError extends Error {
+  override name = "GrantError";
+}
 
 /** `host:port` of a URL, with the scheme's default port; undefined when unparsable. */
 export function hostPort(url: string): string | undefined {
@@ -51,19 +122,139 @@ export function netHosts(config: Config): string[] {
   return [...new Set(configuredUrls(config).map(hostPort).filter((h) => h !== undefined))];
 }
 
+/** The variables the configuration names: API keys and the facility's credentials. */
+export function configuredEnv(config: Config): string[] {
+  const names = [config.llm.api_key_env];
+  for (const entry of Object.values(config.llm.models)) {
+    if (typeof entry !== "string" && entry.api_key_env) names.push(entry.api_key_env);
+  }
+  if (config.facility.adapter === "epics") {
+    names.push(config.epics.username_env, config.epics.password_env);
+  } else if (config.facility.adapter === "tango") {
+    names.push(config.tango.username_env, config.tango.password_env);
+  }
+  return names.filter((n) => n !== "");
+}
+
+/** The pinned Pyodide's assets (as `src/sandbox/mod.ts` finds them). */
+function pinnedPyodideDir(): string {
+  return normalize(new URL(".", import.meta.resolve("pyodide")).pathname);
+}
+
+/** `path`, and its resolved form too when a symlink is on the way (Deno checks the path used). */
+function withRealPath(path: string): string[] {
+  try {
+    const real = Deno.realPathSync(path);
+    return real === path ? [path] : [path, real];
+  } catch {
+    return [path];
+  }
+}
+
 /**
- * The exact `deno run` flags for this configuration.
- *
- * @example
- * ```ts
- * grantFlags(config); // ["--allow-read", …, "--allow-net=127.0.0.1:11434,gateway:8080"]
- * ```
+ * The grants of a loaded configuration: read the config file and every path
+ * it names, the program's own assets, the Pyodide assets and the site files;
+ * write the state, work, cache and scripts directories; the variables of
+ * {@link BASE_ENV} and those the config names; the configured hosts; run
+ * only this runtime. Relative paths resolve as the program resolves them.
  */
-export function grantFlags(config: Config): string[] {
-  // The Python sandbox is this same runtime started again with narrower grants; nothing else runs.
+export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
+  const { config } = loaded;
+  const home = ctx.env("HOME") ?? ctx.cwd;
+  const named = namedPaths(config, loaded.baseDir, home);
+  const check = (path: string, setting: string) => {
+    if (path.includes(",")) {
+      throw new GrantError(
+        `${setting}: ${path} has a comma, which no Deno grant can hold; rename the directory`,
+      );
+    }
+    return path;
+  };
+  const site = ctx.env("ACCEL_AGENT_SITE_FILE")?.trim();
+  const pyodide = config.sandbox.pyodide_dir
+    ? resolveConfigPath(config.sandbox.pyodide_dir, loaded.baseDir, home)
+    : (ctx.pyodideDir ?? pinnedPyodideDir());
+  // The sandbox reads the scans below the state directory; granted on their own, the compiled
+  // sandbox role can keep them while it gives up the rest of the state directory.
+  const scans = named.filter((p) => p.setting === "[state] dir")
+    .map((p) => ({ path: `${p.path}/scans`, setting: p.setting }));
+  const read = [
+    ...(loaded.path ? [{ path: loaded.path, setting: "--config" }] : []),
+    ...named,
+    ...scans,
+    ...OWN_FILES.map((path) => ({ path, setting: "the program's own files" })),
+    { path: pyodide, setting: "[sandbox] pyodide_dir" },
+    { path: SITE_FILE, setting: "the site file" },
+    ...(site
+      ? [{ path: resolveConfigPath(site, ctx.cwd, home), setting: "ACCEL_AGENT_SITE_FILE" }]
+      : []),
+    ...(ctx.extraRead ?? []).map((p) => ({
+      path: resolveConfigPath(p, ctx.cwd, home),
+      setting: "a file named on the command line",
+    })),
+  ].flatMap(({ path, setting }) => withRealPath(check(path, setting)));
+  const write = named.filter((p) => isWritableSetting(p.setting))
+    .flatMap(({ path, setting }) => withRealPath(check(path, setting)));
+  return {
+    read: unique(read),
+    write: unique(write),
+    env: unique([...BASE_ENV, ...configuredEnv(config).filter((n) => !coveredByBase(n))]),
+    sys: [...SYS],
+    run: unique(ctx.run ?? [Deno.execPath()]),
+    net: netHosts(config),
+  };
+}
+
+/**
+ * The grants of a program whose configuration cannot be loaded: enough to
+ * read the file and say what is wrong with it, nothing else.
+ */
+export function fallbackGrants(configPath: string | undefined, cwd: string): Grants {
+  const file = configPath ? [resolveConfigPath(configPath, cwd, cwd)] : [DEFAULT_CONFIG];
+  return {
+    read: unique([...file, ...OWN_FILES]).filter((p) => !p.includes(",")),
+    write: [],
+    env: [...BASE_ENV],
+    sys: [],
+    run: [],
+    net: [],
+  };
+}
+
+/** Whether a base prefix (`OPENAI_*`) already grants the variable. */
+function coveredByBase(name: string): boolean {
+  return BASE_ENV.some((b) => b.endsWith("*") ? name.startsWith(b.slice(0, -1)) : name === b);
+}
+
+/** Whether a `deno` flag is one of those {@link grantFlags} makes (to pick them out of a command line). */
+export function isGrantFlag(flag: string): boolean {
+  return /^--(allow|deny|ignore)-/.test(flag) || flag === "--no-prompt";
+}
+
+function unique(xs: string[]): string[] {
+  return [...new Set(xs)];
+}
+
+/**
+ * The exact `deno run` (and `deno compile`) flags for a set of grants: one
+ * list per kind, never a bare `--allow-read`; an empty list is no flag.
+ * `--no-prompt`: in a terminal, Deno would otherwise ask the operator to
+ * widen a grant, where it must refuse. `--ignore-env`: a variable off the
+ * list reads as unset instead of failing, so a dependency that looks at one
+ * more terminal variable (Node's colour detection reads a dozen) cannot crash
+ * the program, and still sees no value.
+ */
+export function grantFlags(g: Grants): string[] {
+  const flag = (name: string, list: string[]) =>
+    list.length ? [`--allow-${name}=${list.join(",")}`] : [];
   return [
-    ...BASE_GRANTS,
-    `--allow-run=${Deno.execPath()}`,
-    `--allow-net=${netHosts(config).join(",")}`,
+    "--no-prompt",
+    ...flag("read", g.read),
+    ...flag("write", g.write),
+    ...flag("env", g.env),
+    "--ignore-env",
+    ...flag("sys", g.sys),
+    ...flag("run", g.run),
+    ...flag("net", g.net),
   ];
 }

@@ -1,22 +1,34 @@
 /**
  * `accel-agent permissions`: prints the `deno run` grant flags for the
- * current configuration, one line (or `--json`: the flags and the hosts).
+ * current configuration, one line (or `--json`: the flags and each list).
  *
  * @module
  */
 import { loadConfig } from "../config/mod.ts";
 import type { Invocation } from "./args.ts";
-import { Exit } from "./exit.ts";
+import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
-import { grantFlags, netHosts } from "./permissions.ts";
+import { computeGrants, GrantError, grantFlags } from "./permissions.ts";
 
 export async function runPermissions(inv: Invocation, io: Io): Promise<number> {
-  const { config } = await loadConfig({ path: inv.config, env: { get: io.env }, cwd: io.cwd });
-  const flags = grantFlags(config);
+  const loaded = await loadConfig({ path: inv.config, env: { get: io.env }, cwd: io.cwd });
+  let grants;
+  try {
+    grants = computeGrants(loaded, { env: io.env, cwd: io.cwd });
+  } catch (e) {
+    if (e instanceof GrantError) throw new CliError(`config error: ${e.message}`, Exit.USAGE);
+    throw e;
+  }
+  const flags = grantFlags(grants);
   io.out(
     inv.json
-      ? `${JSON.stringify({ flags, net: netHosts(config) }, null, 2)}\n`
-      : `${flags.join(" ")}\n`,
+      ? `${JSON.stringify({ flags, ...grants }, null, 2)}\n`
+      : `${flags.map(shellWord).join(" ")}\n`,
   );
   return Exit.OK;
+}
+
+/** A flag as a shell reads it back: quoted only when it holds more than safe characters. */
+function shellWord(flag: string): string {
+  return /^[\w@%+=:,./-]+$/.test(flag) ? flag : `'${flag.replaceAll("'", `'\\''`)}'`;
 }

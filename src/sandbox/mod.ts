@@ -8,6 +8,7 @@
 import type { SandboxConfig } from "../config/sandbox_schema.ts";
 import { LocalPackages } from "./packages.ts";
 import { PyodideSandbox } from "./runner.ts";
+import type { AgentGrants } from "./role_grants.ts";
 import type { SandboxDeps } from "./types.ts";
 
 export { PyodideSandbox } from "./runner.ts";
@@ -19,7 +20,7 @@ export type {
   SandboxLimits,
   SandboxRunner,
 } from "./types.ts";
-export { SANDBOX_ROLE_ARG } from "./sandbox_process.ts";
+export { isCompiled, SANDBOX_ROLE_ARG } from "./sandbox_process.ts";
 
 /** The pinned Pyodide's assets, in Deno's module cache. */
 export function defaultPyodideDir(): string {
@@ -39,7 +40,12 @@ export function resolvePath(path: string, baseDir: string, home: string): string
  * that never run Python never need them.
  * A data directory that does not exist is a RangeError naming it.
  */
-export function createSandboxDeps(cfg: SandboxConfig, baseDir: string, home: string): SandboxDeps {
+export function createSandboxDeps(
+  cfg: SandboxConfig,
+  baseDir: string,
+  home: string,
+  agentGrants?: AgentGrants,
+): SandboxDeps {
   const at = (p: string) => resolvePath(p, baseDir, home);
   const dataDirs = cfg.data_dirs.map((d) => {
     try {
@@ -58,6 +64,7 @@ export function createSandboxDeps(cfg: SandboxConfig, baseDir: string, home: str
     workRoot: at(cfg.work_dir),
     ...(cfg.snapshot ? { snapshotPath: `${at(cfg.cache_dir)}/${SNAPSHOT_NAME}` } : {}),
     optimize: cfg.optimize,
+    ...(agentGrants ? { agentGrants } : {}),
     limits: {
       timeoutMs: cfg.timeout_s * 1000,
       graceMs: cfg.grace_ms,

@@ -17,6 +17,7 @@ import {
   type SetupMessage,
 } from "./protocol.ts";
 import { dropPersistentStorage, persistentStorageLeft } from "./storage.ts";
+import { dropAgentGrants } from "./role_grants.ts";
 import { writeWorkTree } from "./work_out.ts";
 
 /** How often a still-running script is interrupted again after its limit. */
@@ -42,6 +43,8 @@ export async function sandboxProcess(): Promise<void> {
   const first = await lines.next();
   if (first.done) Deno.exit(0);
   const { setup, nonce } = JSON.parse(first.value) as SetupMessage;
+  // Compiled: the agent's reads and writes beyond this process's own go too.
+  if (setup.agentGrants) await dropAgentGrants(setup.agentGrants, setup);
   const encoder = new TextEncoder();
   const send = (m: SandboxReply) => writeAll(encoder.encode(`${nonce} ${JSON.stringify(m)}\n`));
   const interrupt = new Int32Array(new SharedArrayBuffer(4));

@@ -14,6 +14,8 @@ export const PY_PATHS = {
   work: "/work",
 } as const;
 
+import type { AgentGrants } from "./role_grants.ts";
+
 /** Everything the sandbox process needs to start its interpreter. */
 export interface SandboxSetup {
   /** Directory holding `pyodide.asm.wasm`, `python_stdlib.zip`, the lock file. */
@@ -35,6 +37,12 @@ export interface SandboxSetup {
    * itself (less CPU per process, slower runs). See docs/architecture.md.
    */
   optimize?: "eager" | "hot";
+  /**
+   * The agent's own read and write grants, sent to the compiled executable's
+   * sandbox role, which starts with them and revokes what it does not need
+   * (see `role_grants.ts`). Absent under `deno run`, whose flags are narrow.
+   */
+  agentGrants?: AgentGrants;
 }
 
 /** One process's setup: the shared one plus the run directory it alone may use. */

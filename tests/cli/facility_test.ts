@@ -189,9 +189,10 @@ Deno.test("permissions prints the grant flags with the hosts of the model and th
     new URL("url" in s ? s.url : s.origin).port
   );
   assert.deepEqual(net, ["127.0.0.1:11434", ...ports.map((p) => `127.0.0.1:${p}`)]);
+  // Every grant is a list; none is bare (the env list is quoted: it holds `*` prefixes).
   assert.match(
     r.stdout,
-    /^--allow-read --allow-write --allow-env --allow-sys=\S+ --allow-run=\S+ --allow-net=\S+\n$/,
+    /^--no-prompt --allow-read=\S+ --allow-write=\S+ '--allow-env=\S+' --ignore-env --allow-sys=hostname --allow-run=\S+ --allow-net=\S+\n$/,
   );
 });
 
@@ -199,9 +200,10 @@ Deno.test("a request to a host outside the config is refused by Deno, not by our
   await using fake = startFakeEpics();
   await using other = startFakePvws({ pvs: { "SR:BPM:01:X": { value: 1, units: "mm" } } });
   await using granted = await tempConfig(fake.config());
-  const flags = (await runAgent(["permissions", "--config", granted.path])).stdout.trim().split(
-    " ",
-  );
+  const flags = JSON.parse(
+    (await runAgent(["permissions", "--json", "--config", granted.path])).stdout,
+  )
+    .flags as string[];
   const run = async (config: string) => {
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", ...flags, MAIN, "get", "SR:BPM:01:X", "--config", config],
@@ -214,9 +216,9 @@ Deno.test("a request to a host outside the config is refused by Deno, not by our
     return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
   };
   assert.equal((await run(granted.path)).code, 0, "the configured gateway is reachable");
-  // Same grants, but a config that names another gateway: Deno itself refuses the connection.
-  await using elsewhere = await tempConfig(fake.config({ pvws_url: other.url, pvget: "off" }));
-  const refused = await run(elsewhere.path);
+  // Same grants, but the config now names another gateway: Deno itself refuses the connection.
+  await Deno.writeTextFile(granted.path, fake.config({ pvws_url: other.url, pvget: "off" }));
+  const refused = await run(granted.path);
   assert.equal(refused.code, 1);
   const port = new URL(other.url).port;
   assert.match(refused.stderr, new RegExp(`Requires net access to "127\\.0\\.0\\.1:${port}"`));

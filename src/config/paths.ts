@@ -1,0 +1,86 @@
+/**
+ * Every file and directory a configuration names, resolved as the program
+ * resolves them (`~` is the home directory, a relative path is relative to
+ * the config file), each with the setting that names it: what the grants of
+ * `src/cli/permissions.ts` are computed from, and what a message names when
+ * one of them cannot be used.
+ *
+ * Paths are found by key name, not by a list of today's keys: a key named
+ * `dir`, `*_dir`, `*_dirs`, `*_file` or `*_md` in any table is a path, so a
+ * new directory setting is granted without anyone remembering to.
+ *
+ * @module
+ */
+import type { Config } from "./schema.ts";
+
+/** A path the configuration names, and the setting that names it (`[sandbox] data_dirs`). */
+export interface NamedPath {
+  path: string;
+  setting: string;
+}
+
+/** Settings the program writes besides those {@link isWritableSetting} finds by name. */
+const WRITABLE_SETTINGS: readonly string[] = [
+  "[state] dir",
+  // `execute_code`'s save_as writes a script here (the agent, never Python).
+  "[sandbox] scripts_dir",
+];
+
+/**
+ * Whether the program writes the directory a setting names: `[state] dir`,
+ * `[sandbox] scripts_dir`, and any `cache_dir`, `work_dir` or `state_dir`
+ * in any table (so a new cache is writable without a list to update).
+ * Every other path is only read.
+ */
+export function isWritableSetting(setting: string): boolean {
+  return WRITABLE_SETTINGS.includes(setting) || /\] (cache|work|state)_dir$/.test(setting);
+}
+
+const PATH_KEY = /^(dir|.+_dir|.+_dirs|.+_file|.+_md)$/;
+
+/** `~` is `home`; a relative path is relative to `baseDir`; `.` and `..` segments are resolved. */
+export function resolveConfigPath(path: string, baseDir: string, home: string): string {
+  const abs = path === "~" || path.startsWith("~/")
+    ? `${home}${path.slice(1)}`
+    : path.startsWith("/")
+    ? path
+    : `${baseDir}/${path}`;
+  return normalize(abs);
+}
+
+/** `/a/./b/../c/` → `/a/c`: Deno grants name paths, and a grant with `..` in it is easy to misread. */
+export function normalize(path: string): string {
+  const out: string[] = [];
+  for (const seg of path.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") out.pop();
+    else out.push(seg);
+  }
+  return `/${out.join("/")}`;
+}
+
+/**
+ * Every non-empty path setting of `config`, resolved, in the order of the
+ * file's tables. A setting that holds a list gives one entry per element.
+ */
+export function namedPaths(config: Config, baseDir: string, home: string): NamedPath[] {
+  const out: NamedPath[] = [];
+  const walk = (value: unknown, table: string[]) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return;
+    for (const [key, v] of Object.entries(value)) {
+      if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+        walk(v, [...table, key]);
+        continue;
+      }
+      if (!PATH_KEY.test(key)) continue;
+      const setting = table.length ? `[${table.join(".")}] ${key}` : key;
+      for (const p of Array.isArray(v) ? v : [v]) {
+        if (typeof p === "string" && p.trim() !== "") {
+          out.push({ path: resolveConfigPath(p, baseDir, home), setting });
+        }
+      }
+    }
+  };
+  walk(config, []);
+  return out;
+}
