@@ -38,6 +38,9 @@ export interface Alarm {
 const DAY_MS = 24 * HOUR_MS;
 const DEG = Math.PI / 180;
 const TBT_AMPLITUDE_MM = 0.3;
+/** Relative kicker-voltage and septum-current errors that cost 63 % of the injected beam. */
+const KICKER_TOLERANCE = 0.03;
+const SEPTUM_TOLERANCE = 0.01;
 
 /** The simulated machine's physics for one seed. */
 export class Physics {
@@ -57,6 +60,8 @@ export class Physics {
   private readonly tunnel: readonly DeviceDef[];
   private readonly gaps: readonly { gap: DeviceDef; betaY: number }[];
   private readonly ringBpmCount: number;
+  private readonly screens: readonly DeviceDef[];
+  private readonly pulsed: readonly { def: DeviceDef; tolerance: number }[];
   /** Fixed calibration offset of each readback. */
   private readonly calibration = new Map<DeviceDef, number>();
   private readonly tuneMemo = new WeakMap<
@@ -95,6 +100,14 @@ export class Physics {
     const detune = lo + (hi - lo) * uniform(seed, 0xc2e57);
     this.onCrestDeg = round(num(this.initial.get(this.phase.name)) - detune, 2);
     this.linacEnergy0 = facility.spec.linac.energyMeV * Math.cos(detune * DEG);
+    this.screens = facility.devices.filter((d) => /^DIAG:SCREEN:\d+:POS$/.test(d.name));
+    this.pulsed = facility.devices.flatMap((d) =>
+      /^BTS:KICKER:\d+:VOLT:SETPT$/.test(d.name)
+        ? [{ def: d, tolerance: KICKER_TOLERANCE }]
+        : d.name === "BTS:SEPTUM:CURRENT"
+        ? [{ def: d, tolerance: SEPTUM_TOLERANCE }]
+        : []
+    );
     this.beam = new StoredBeam(this);
   }
 
@@ -370,8 +383,8 @@ export class Physics {
   /**
    * Linac-to-ring efficiency, %: booster capture (linac energy within the
    * booster acceptance, trajectory at the injection BPMs) times ring capture
-   * (booster energy within the ring acceptance). The gun charge sets the fill
-   * rate, not this.
+   * (booster energy within the ring acceptance, kickers and septum at their
+   * settings, no screen in the beam). The gun charge sets the fill rate, not this.
    */
   injectionEfficiency(t: number, sp: Setpoints): number {
     const linac = this.facility.spec.linac;
@@ -380,9 +393,16 @@ export class Physics {
     const dRing = 100 * this.energyError("booster", t, sp);
     let sumSq = 0;
     for (const bpm of this.injectionBpms) sumSq += this.orbit(bpm, t, sp) ** 2;
+    // A screen in the beam intercepts it; kickers and septum must match the stored orbit.
+    if (this.screens.some((d) => sp.at(d, t) === "IN")) return 0;
+    let pulsed = 0;
+    for (const { def, tolerance } of this.pulsed) {
+      const rel = this.delta(def, t, sp) / (num(this.initial.get(def.name)) || 1);
+      pulsed += (rel / tolerance) ** 2;
+    }
     return linac.injectionEfficiencyPct * Math.exp(-((dE / linac.energyAcceptanceMeV) ** 2)) *
       Math.exp(-((dRing / inj.ringEnergyAcceptancePct) ** 2)) *
-      Math.exp(-sumSq / (2 * inj.orbitToleranceMm ** 2));
+      Math.exp(-sumSq / (2 * inj.orbitToleranceMm ** 2)) * Math.exp(-pulsed);
   }
 
   private turnByTurn(

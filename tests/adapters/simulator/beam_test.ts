@@ -207,3 +207,17 @@ Deno.test("an undulator gap moves at 1 mm/s, reads MOVING meanwhile, and shifts 
     "and kicks the orbit",
   );
 });
+
+Deno.test("a screen in the beam or a mistuned injection kicker stops the fill, not the stored beam", async () => {
+  const { sim, clock } = simAt();
+  const eff = await readNumber(sim, "DIAG:INJ:EFF");
+  assert.ok(eff > 50);
+  const kick = await readNumber(sim, "BTS:KICKER:02:VOLT:SETPT");
+  await sim.write("BTS:KICKER:02:VOLT:SETPT", kick * 1.03); // 3 %: one tolerance width
+  clock.advance(5_000);
+  const mistuned = await readNumber(sim, "DIAG:INJ:EFF");
+  assert.ok(Math.abs(mistuned / eff - Math.exp(-1)) < 0.05, `${mistuned} vs ${eff}·e⁻¹`);
+  await sim.write("DIAG:SCREEN:03:POS", "IN");
+  assert.ok((await readNumber(sim, "DIAG:INJ:EFF")) < 1.5, "only the monitor's noise is left");
+  assert.ok((await readNumber(sim, "RING:DCCT:CURRENT")) > 250, "the stored beam stays");
+});

@@ -176,3 +176,41 @@ Deno.test("one quadrupole-family step shifts the tunes by ±Σβ·ΔK·L/4π", a
     );
   }
 });
+
+Deno.test("a transfer-line corrector moves the BTS BPMs downstream by √(βᵢβⱼ)·sin(ψᵢ−ψⱼ)·θ", async () => {
+  const { sim, clock } = simAt();
+  const names = Array.from({ length: 8 }, (_, i) => `BTS:BPM:0${i + 1}:Y`);
+  const before = await readAll(sim, names);
+  const theta = await readNumber(sim, "BTS:COR:V03:SETPT");
+  await sim.write("BTS:COR:V03:SETPT", theta - 0.12);
+  clock.advance(2_000);
+  const after = await readAll(sim, names);
+  const j = point(sim, "BTS:COR:V03");
+  names.forEach((name, k) => {
+    const i = point(sim, name.replace(/:Y$/, ""));
+    const expected = i.s <= j.s ? 0 : Math.sqrt((i.beta[1] ?? 0) * (j.beta[1] ?? 0)) *
+      Math.sin((i.phase[1] ?? 0) - (j.phase[1] ?? 0)) * -0.12;
+    const moved = (after[k] ?? 0) - (before[k] ?? 0);
+    assert.ok(Math.abs(moved - expected) < NOISE_MM, `${name}: ${moved} vs ${expected}`);
+  });
+});
+
+Deno.test("the ring orbit drifts linearly with the tunnel temperature, by micrometres", () => {
+  const { sim } = simAt();
+  const model = sim.model;
+  const sp = { at: (def: { name: string }) => model.initial.get(def.name) ?? 0 };
+  const bpm = model.facility.byName.get("RING:BPM:07:X");
+  const sensor = model.facility.byName.get("RING:TUNNEL:TEMP:018");
+  assert.ok(bpm && sensor);
+  const t0 = Date.parse("2025-03-04T04:00:00Z");
+  const times = [t0, t0 + 6 * 3_600_000, t0 + 12 * 3_600_000];
+  const x = times.map((t) => model.orbit(bpm, t, sp));
+  const temp = times.map((t) => model.level(sensor, t, sp));
+  const dx1 = (x[1] ?? 0) - (x[0] ?? 0);
+  const dx2 = (x[2] ?? 0) - (x[0] ?? 0);
+  const dT1 = (temp[1] ?? 0) - (temp[0] ?? 0);
+  const dT2 = (temp[2] ?? 0) - (temp[0] ?? 0);
+  assert.ok(Math.abs(dT1) > 0.05, `the tunnel temperature moves (${dT1} K)`);
+  assert.ok(Math.abs(dx1) > 1e-5 && Math.abs(dx1) < 0.02, `micrometres: ${dx1} mm`);
+  assert.ok(Math.abs(dx2 / dx1 - dT2 / dT1) < 1e-6, "in proportion to ΔT");
+});
