@@ -55,7 +55,7 @@ export class BeamTrack {
     this.injecting.push(false);
   }
 
-  /** Forgets everything after `t` (a write at `t` changed the future). */
+  /** Forgets everything after `t` (a write at `t` changed the future) and checkpoints at `t`. */
   truncate(t: number): void {
     let n = this.ts.length;
     while (n > 1 && (this.ts[n - 1] ?? 0) > t) n--;
@@ -65,6 +65,19 @@ export class BeamTrack {
     while (this.losses.length > 0 && (this.losses[this.losses.length - 1]?.t ?? 0) > t) {
       this.losses.pop();
     }
+    // Step exactly to `t`, so the conditions the write changed apply from that moment.
+    const last = n - 1;
+    let time = this.ts[last] ?? t;
+    let current = this.currents[last] ?? 0;
+    let injecting = this.injecting[last] ?? false;
+    if (time >= t) return;
+    while (time < t) {
+      const to = Math.min(t, nextStop(time, this.env.conditions(time).intervalS));
+      [time, current, injecting] = this.step(time, to, current, injecting, true);
+    }
+    this.ts.push(time);
+    this.currents.push(current);
+    this.injecting.push(injecting);
   }
 
   /** Stored current (mA) at `t` ≥ start. */
