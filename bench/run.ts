@@ -156,14 +156,14 @@ async function executorOverhead(): Promise<void> {
   const [start] = await cs.read([device]);
   const from = start?.value as number;
   const steps = 200;
-  // Tiny steps so the scan stays inside max_step; it returns to where it began.
+  // Tiny steps so the scan and its return stay inside max_step (0.1 mrad).
   const plan: Plan = {
     description: "bench scan",
     actions: [{
       type: "scan",
       writeDevice: device,
       start: from,
-      stop: from + 0.2,
+      stop: from + 0.08,
       steps,
       readDevices: reads,
       dwellSeconds: 0,
@@ -187,7 +187,7 @@ async function executorOverhead(): Promise<void> {
   const direct = async () => {
     const t = performance.now();
     for (let i = 0; i < steps; i++) {
-      await cs.write(device, from + (0.2 * i) / (steps - 1));
+      await cs.write(device, from + (0.08 * i) / (steps - 1));
       await cs.read([device]);
       await cs.read(reads);
     }

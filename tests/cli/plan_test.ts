@@ -38,13 +38,13 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
       turns: [
         {
           respond: call("propose_plan", {
-            description: "Bump H01 by +0.3 mrad",
+            description: "Bump H01 by +0.05 mrad",
             actions: [
               {
                 type: "write",
                 device: H01,
-                value: live + 0.3,
-                reason: "operator asked for +0.3 mrad",
+                value: live + 0.05,
+                reason: "operator asked for +0.05 mrad",
               },
               { type: "wait", seconds: 0.1 },
               { type: "read", devices: ["LINAC:BPM:02:X", "LINAC:BPM:03:X"] },
@@ -58,7 +58,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
       ],
     },
   });
-  const ask = await runAgent(["ask", "--json", "bump corrector H01 by +0.3 mrad"], {
+  const ask = await runAgent(["ask", "--json", "bump corrector H01 by +0.05 mrad"], {
     env: { ...h.env, OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
   });
   assert.equal(ask.code, 3, ask.stderr);
@@ -101,7 +101,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const result = JSON.parse(run.stdout);
   assert.equal(result.status, "completed");
-  assert.match(result.actions[0].detail, new RegExp(`${H01} = ${live + 0.3}`));
+  assert.match(result.actions[0].detail, new RegExp(`${H01} = ${live + 0.05}`));
   const entries = await auditEntries(h.state);
   assert.deepEqual(entries.map((e) => [e.decision, e.status ?? null]), [
     ["deferred", null],

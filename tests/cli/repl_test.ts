@@ -175,7 +175,7 @@ Deno.test({
           {
             respond: call("propose_plan", {
               description: "one bump",
-              actions: [write("LINAC:COR:H01:SETPT", 0)],
+              actions: [write("LINAC:COR:H01:SETPT", -0.1)],
             }),
           },
           {
@@ -186,7 +186,7 @@ Deno.test({
             respond: call("propose_plan", {
               description: "two bumps",
               actions: [
-                write("LINAC:COR:H01:SETPT", 0),
+                write("LINAC:COR:H01:SETPT", -0.1),
                 { type: "wait", seconds: 0.1 },
                 write("LINAC:COR:H02:SETPT", 0),
               ],

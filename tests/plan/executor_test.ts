@@ -172,9 +172,11 @@ Deno.test("a completed plan runs its rollback; without a failure nothing else is
 
 Deno.test("a plan that says so aborts when a read device goes MAJOR, and restores", async () => {
   await using f = await fixture();
+  // The corrector ramps at 1 mrad/s: let two seconds pass after each write, as they would.
+  f.cs.faults = { afterWrite: () => f.clock.advance(2_000) };
   const h4 = (await valueOf(f.sim, H(4))) as number;
-  // LINAC:BPM:13:X moves about -7 mm per mrad of H04: it leaves its ±2 mm band within 0.3 mrad.
-  const actions = Array.from({ length: 5 }, (_, i) => [
+  // LINAC:BPM:13:X moves about -4 mm per mrad of H04: it leaves its ±2 mm band within 0.5 mrad.
+  const actions = Array.from({ length: 6 }, (_, i) => [
     { type: "write", device: H(4), value: Number((h4 + 0.1 * (i + 1)).toFixed(3)), reason: "walk" },
     { type: "read", devices: ["LINAC:BPM:13:X"] },
   ]).flat();

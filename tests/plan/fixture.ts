@@ -1,5 +1,5 @@
 /**
- * A plan path over a spied simulator, with the shipped limits, a temporary
+ * A plan path over a spied simulator, with fixed test limits, a temporary
  * audit directory and an approver that approves whatever it is shown — the
  * worst case, so the other layers are what must stop a bad plan.
  *
@@ -19,6 +19,8 @@ import { SpyControlSystem, type SpyFaults } from "../support/spy_cs.ts";
 import { tempDir } from "../support/temp.ts";
 
 export const LIMITS_FILE = new URL("../../configs/safety_limits.toml", import.meta.url).pathname;
+/** The limits the plan-path tests run under (fixed numbers; the shipped file follows the optics). */
+export const EXECUTOR_LIMITS_FILE = new URL("./executor_limits.toml", import.meta.url).pathname;
 export const T0 = Date.parse("2026-11-20T12:00:00Z");
 
 /** Approves exactly what it is shown, and remembers it. */
@@ -61,7 +63,7 @@ export async function fixture(
   const clock = new ManualClock(T0);
   const sim = createSimulator({ seed: 1, clock });
   const cs = new SpyControlSystem(sim, opts.faults);
-  const limits = opts.limits ?? await loadLimits(LIMITS_FILE);
+  const limits = opts.limits ?? await loadLimits(EXECUTOR_LIMITS_FILE);
   const tmp = await tempDir("accel-plan-");
   const dir = tmp.path;
   const audit = new AuditLog(`${dir}/audit`, () => clock.now());

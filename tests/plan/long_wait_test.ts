@@ -9,7 +9,7 @@ import { executePlan } from "../../src/plan/executor.ts";
 import { MAX_DWELL_SECONDS, MAX_WAIT_SECONDS, type Plan, planHash } from "../../src/plan/model.ts";
 import { loadLimits } from "../../src/safety/limits.ts";
 import { MAX_TIMER_MS, type Timers } from "../../src/util/misc.ts";
-import { LIMITS_FILE } from "./fixture.ts";
+import { EXECUTOR_LIMITS_FILE } from "./fixture.ts";
 
 /** Each timer fires on the next turn of the event loop and moves the clock as a real one would. */
 class FastClock implements Timers {
@@ -34,7 +34,7 @@ async function run(plan: Plan, timers: FastClock, signal = new AbortController()
   try {
     return await executePlan(plan, await planHash(plan), {
       cs,
-      limits: await loadLimits(LIMITS_FILE),
+      limits: await loadLimits(EXECUTOR_LIMITS_FILE),
       policy: {
         writesEnabled: true,
         maxScanPoints: 100,

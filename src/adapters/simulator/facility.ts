@@ -44,6 +44,14 @@ export interface SignalSpec {
   init?: number | string;
   initSpread?: number;
   len?: number;
+  /** A setpoint moves its device at this rate (units/s); readbacks and the beam follow. */
+  slew?: number;
+  /** A `follow` signal of a setpoint lags it with this time constant, s. */
+  lag?: number;
+  /** Reads INVALID when the ring holds no beam. */
+  needsBeam?: boolean;
+  /** Reads INVALID when the injector is not injecting. */
+  needsInjection?: boolean;
 }
 
 /** A family: a name prefix with `{id}`, its ids and its signals. */
@@ -59,15 +67,87 @@ export interface FamilySpec {
   signals: SignalSpec[];
 }
 
-/** Linear optics of one beamline section, used for orbit response. */
+/** A ring quadrupole family as the tune sees it: `count` magnets, one per `spacing`. */
+export interface QuadFamilySpec {
+  /** Device prefix of the family's power supply, e.g. `RING:Q1`. */
+  family: string;
+  count: number;
+  lengthM: number;
+  /** Normalised gradient at the initial current, 1/m² (positive focuses horizontally). */
+  k1: number;
+  /** Position of the first magnet, m; the others follow every lengthM/count of the ring. */
+  offsetM: number;
+}
+
+/** Linear optics of one beamline section (see `lattice.ts`). */
 export interface OpticsSpec {
+  /** "line" (open trajectory) or "ring" (closed orbit). */
   kind: string;
   lengthM: number;
+  /** Phase advance over the section, turns [H, V]; in a ring, the tunes. */
   phaseTurns: number[];
-  betaM: number[];
-  scale: number;
-  tuneFamilies?: string[];
-  tuneSensitivity?: number[][];
+  /** Relative β modulation a in β₀·(1 ± a·cos(2π·periods·s/L)). */
+  betaBeat?: number;
+  periods?: number;
+  /** Design energy at the start and end of the section, MeV (a linac ramps). */
+  energyMeV?: number[];
+  /** Peak horizontal dispersion, m: η(s) = etaM·sin²(π·etaPeriods·s/L). */
+  etaM?: number;
+  etaPeriods?: number;
+  /** Whose energy error δ the section's dispersion sees: "linac", "booster" or "ring". */
+  energySource?: string;
+  /** The section this one continues along the beam path. */
+  follows?: string;
+  /** Explicit positions (m) of device prefixes; others are placed by id. */
+  positions?: Record<string, number>;
+  /** Ring quadrupole families, for the tune. */
+  quads?: QuadFamilySpec[];
+}
+
+/** Storage-ring beam parameters (see `beam.ts`). */
+export interface RingSpec {
+  energyMeV: number;
+  bendRadiusM: number;
+  harmonic: number;
+  momentumCompaction: number;
+  /** Natural rms relative energy spread. */
+  energySpread: number;
+  /** Radiation damping times [H, V, longitudinal], ms. */
+  dampingMs: number[];
+  emittanceNm: number[];
+  /** Shunt impedance of one RF cavity, MΩ (P = V²/2Rs). */
+  shuntImpedanceMOhm: number;
+  /** Top-up target current, mA. */
+  targetMA: number;
+  /** Gas-scattering lifetime at the reference pressure (the initial average), h. */
+  gasLifetimeH: number;
+  /** Touschek lifetime at the target current and the lattice momentum acceptance, h. */
+  touschekLifetimeH: number;
+  momentumAcceptance: number;
+  /** Transverse acceptance [H, V], mm·mrad: the aperture is √(A·β). */
+  acceptanceMmMrad: number[];
+  /** Half-widths of the integer and half-integer stopbands, in tune units. */
+  stopband: number[];
+  /** Below this current (mA) the ring holds no beam. */
+  beamThresholdMA: number;
+  /** Orbit drift per kelvin of tunnel temperature at a BPM (rms over BPMs), mm/K. */
+  thermalOrbitMmPerK: number;
+  /** Insertion-device field-integral error: kick per peak field squared, mrad/T². */
+  idKickMradPerT2: number;
+  idPeriodMm: number;
+  idLengthM: number;
+}
+
+/** The injector chain from the linac to the ring. */
+export interface InjectorSpec {
+  /** Booster extraction energy at the initial dipole current, MeV. */
+  boosterEnergyMeV: number;
+  /** Ring energy acceptance for injected beam, % (gaussian width). */
+  ringEnergyAcceptancePct: number;
+  /** Trajectory tolerance at the injection BPMs, mm rms (gaussian width). */
+  orbitToleranceMm: number;
+  /** The BPMs whose trajectory the injection efficiency depends on. */
+  injectionBpms: string[];
 }
 
 /** The whole facility definition file. */
@@ -82,6 +162,8 @@ export interface FacilitySpec {
     injectionEfficiencyPct: number;
   };
   optics: Record<string, OpticsSpec>;
+  ring: RingSpec;
+  injector: InjectorSpec;
   orbitOffsetMm: number;
   people: Record<string, string[]>;
   families: FamilySpec[];
@@ -137,6 +219,10 @@ const MODELS = new Set([
   "enum",
   "mode",
   "crew",
+  "rfpower",
+  "bunchlength",
+  "booster",
+  "moving",
 ]);
 
 let shared: Facility | undefined;

@@ -37,7 +37,7 @@ import { defaultFacility, type Facility } from "./facility.ts";
 import { IncidentBook } from "./incidents.ts";
 import { scaledFacility } from "./scale.ts";
 import { LogService, parseTime } from "./logs.ts";
-import { alarmOf, Physics } from "./physics.ts";
+import { Physics } from "./physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
 import { checkWrite, fixedSetpoints, SetpointStore } from "./state.ts";
 
@@ -89,6 +89,11 @@ export class Simulator implements ControlSystem {
     );
   }
 
+  /** The model behind the readings (lattice, optics, stored beam), for tests and tools. */
+  get model(): Physics {
+    return this.physics;
+  }
+
   /** Number of devices in the namespace. */
   get deviceCount(): number {
     return this.facility.devices.length;
@@ -101,15 +106,16 @@ export class Simulator implements ControlSystem {
 
   /**
    * Orbit response (mm/mrad) of a BPM position (`LINAC:BPM:05:X`) to a corrector
-   * (`LINAC:COR:H01` or its `:SETPT`); 0 when the corrector does not reach the BPM.
+   * (`LINAC:COR:H01` or its `:SETPT`) now (in the ring, at the live tune); 0 when
+   * the corrector does not reach the BPM.
    */
   responseCoefficient(bpm: string, corrector: string): number {
     const setpoint = corrector.endsWith(":SETPT") ? corrector : `${corrector}:SETPT`;
-    const term = this.physics.optics.terms.get(bpm)?.find((t) => t.corrector.name === setpoint);
-    if (term !== undefined) return term.r;
     const b = this.facility.byName.get(bpm);
     const c = this.facility.byName.get(setpoint);
-    return b && c ? arcResponse(b, c, this.seed) : 0;
+    if (b === undefined || c === undefined) return 0;
+    return this.physics.response(b, c, this.clock.now(), this.setpoints) ||
+      arcResponse(b, c, this.seed);
   }
 
   async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
@@ -137,7 +143,7 @@ export class Simulator implements ControlSystem {
         value,
         units: def.info.units,
         timestamp,
-        ...alarmOf(def, value),
+        ...this.physics.alarm(def, now, this.setpoints, value),
         ok: true,
       };
     });

@@ -10,14 +10,36 @@ import type { Value } from "../adapter.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import type { Setpoints } from "./physics.ts";
 
-interface Change {
-  t: number;
-  value: number | string;
+/** One write: the time (epoch ms) and the value written. */
+export interface Change {
+  readonly t: number;
+  readonly value: number | string;
 }
 
 /** Writes in time order per device, on top of the initial setpoints. */
 export class SetpointStore implements Setpoints {
   private readonly history = new Map<string, Change[]>();
+  /** Write times in the order the writes arrived. */
+  private readonly writeTimes: number[] = [];
+
+  /** Grows by one with every write. */
+  get revision(): number {
+    return this.writeTimes.length;
+  }
+
+  /** The earliest time written at since `revision` (Infinity when nothing was written since). */
+  earliestSince(revision: number): number {
+    let min = Infinity;
+    for (let i = revision; i < this.writeTimes.length; i++) {
+      min = Math.min(min, this.writeTimes[i] ?? Infinity);
+    }
+    return min;
+  }
+
+  /** The writes of one device in time order. */
+  changes(def: DeviceDef): readonly Change[] {
+    return this.history.get(def.name) ?? [];
+  }
 
   constructor(private readonly initial: ReadonlyMap<string, number | string>) {}
 
@@ -43,6 +65,7 @@ export class SetpointStore implements Setpoints {
     let i = changes.length;
     while (i > 0 && (changes[i - 1]?.t ?? -Infinity) > t) i--;
     changes.splice(i, 0, { t, value });
+    this.writeTimes.push(t);
   }
 }
 

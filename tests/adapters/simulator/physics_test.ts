@@ -22,14 +22,18 @@ Deno.test("two reads at the same clock time agree, and noise moves with time", a
   assert.ok(b.every((v, i) => v !== a[i]?.value), "noise differs a second later");
 });
 
+/** Two noisy readings (σ = 5 µm each) of the same orbit agree within this, mm. */
+const NOISE_MM = 0.03;
+
 Deno.test("a linac corrector moves downstream BPMs by R·Δθ and leaves upstream ones alone", async () => {
-  const { sim } = simAt();
+  const { sim, clock } = simAt();
   const bpms = linacBpms("X");
   const before = await readAll(sim, bpms);
   const vBefore = await readAll(sim, linacBpms("Y"));
   const dTheta = 0.25;
   const initial = await readNumber(sim, "LINAC:COR:H05:SETPT");
   await sim.write("LINAC:COR:H05:SETPT", initial + dTheta);
+  clock.advance(5_000); // the corrector ramps at 1 mrad/s
   const after = await readAll(sim, bpms);
   let downstream = 0;
   bpms.forEach((bpm, i) => {
@@ -37,21 +41,25 @@ Deno.test("a linac corrector moves downstream BPMs by R·Δθ and leaves upstrea
     const delta = (after[i] ?? NaN) - (before[i] ?? NaN);
     if (i < 8) assert.equal(r, 0, `${bpm} is upstream of H05`);
     assert.ok(
-      Math.abs(delta - r * dTheta) < 1e-9,
+      Math.abs(delta - r * dTheta) < NOISE_MM,
       `${bpm}: moved ${delta}, expected ${r * dTheta}`,
     );
     if (r !== 0) downstream++;
   });
   assert.ok(downstream >= 10, "most BPMs after H05 respond");
-  assert.deepEqual(await readAll(sim, linacBpms("Y")), vBefore, "a horizontal kick leaves Y alone");
+  const vAfter = await readAll(sim, linacBpms("Y"));
+  vAfter.forEach((y, i) =>
+    assert.ok(Math.abs(y - (vBefore[i] ?? 0)) < NOISE_MM, "a horizontal kick leaves Y alone")
+  );
 });
 
 Deno.test("a ring corrector moves every ring BPM through the closed-orbit response", async () => {
-  const { sim } = simAt();
+  const { sim, clock } = simAt();
   const bpms = Array.from({ length: 60 }, (_, i) => `RING:BPM:${String(i + 1).padStart(2, "0")}:Y`);
   const before = await readAll(sim, bpms);
   const initial = await readNumber(sim, "RING:COR:V12:SETPT");
   await sim.write("RING:COR:V12:SETPT", initial - 0.05);
+  clock.advance(2_000); // ring correctors ramp at 0.5 mrad/s
   const after = await readAll(sim, bpms);
   const coefficients = bpms.map((b) => sim.responseCoefficient(b, "RING:COR:V12:SETPT"));
   assert.ok(coefficients.every((r) => r !== 0), "a ring has no upstream");
@@ -61,34 +69,39 @@ Deno.test("a ring corrector moves every ring BPM through the closed-orbit respon
   );
   bpms.forEach((_, i) => {
     const expected = (coefficients[i] ?? 0) * -0.05;
-    assert.ok(Math.abs((after[i] ?? 0) - (before[i] ?? 0) - expected) < 1e-9);
+    assert.ok(Math.abs((after[i] ?? 0) - (before[i] ?? 0) - expected) < NOISE_MM);
   });
 });
 
 Deno.test("beam energy follows the RF phase and peaks on crest", async () => {
-  const { sim } = simAt();
+  const { sim, clock } = simAt();
+  // The phase and amplitude ramp (10°/s, 5 %/s); readings 5 s apart differ by noise (σ 0.02 MeV).
+  const settle = () => clock.advance(5_000);
   const crest = sim.onCrestPhaseDeg;
   const initialPhase = await readNumber(sim, "RF:PHASE:SETPT");
   const atInitial = await readNumber(sim, "DIAG:ENERGY:MEAS");
   await sim.write("RF:PHASE:SETPT", crest);
+  settle();
   const onCrest = await readNumber(sim, "DIAG:ENERGY:MEAS");
   assert.ok(onCrest > atInitial, "moving to crest raises the energy");
   assert.ok(Math.abs(onCrest - 150) < 0.3, `on crest ~150 MeV, got ${onCrest}`);
-  // Same clock time, so noise and drift cancel: the change is exactly E0·(cos Δφ' − cos Δφ).
+  // The change is E0·(cos Δφ' − cos Δφ).
   const expected = 150 * (1 - Math.cos(((initialPhase - crest) * Math.PI) / 180));
-  assert.ok(Math.abs(onCrest - atInitial - expected) < 1e-9);
+  assert.ok(Math.abs(onCrest - atInitial - expected) < 0.15);
   for (const offset of [-10, 10]) {
     await sim.write("RF:PHASE:SETPT", crest + offset);
+    settle();
     const off = await readNumber(sim, "DIAG:ENERGY:MEAS");
-    assert.ok(Math.abs(onCrest - off - 150 * (1 - Math.cos((10 * Math.PI) / 180))) < 1e-9);
+    assert.ok(Math.abs(onCrest - off - 150 * (1 - Math.cos((10 * Math.PI) / 180))) < 0.15);
   }
   await sim.write("RF:PHASE:SETPT", crest);
   await sim.write("RF:AMPL:SETPT", 90);
+  settle();
   assert.ok(Math.abs((await readNumber(sim, "DIAG:ENERGY:MEAS")) - 0.9 * 150) < 0.3);
 });
 
 Deno.test("alarm severity and status follow each device's thresholds", async () => {
-  const { sim } = simAt();
+  const { sim, clock } = simAt();
   const bpm = "LINAC:BPM:15:X";
   const r = sim.responseCoefficient(bpm, "LINAC:COR:H03");
   assert.ok(Math.abs(r) > 0.5, `a strong lever arm (${r})`);
@@ -96,6 +109,7 @@ Deno.test("alarm severity and status follow each device's thresholds", async () 
   const x0 = await readNumber(sim, bpm);
   const steerTo = async (x: number) => {
     await sim.write("LINAC:COR:H03:SETPT", theta0 + (x - x0) / r);
+    clock.advance(10_000); // the corrector ramps at 1 mrad/s
     const [reading] = await sim.read([bpm]);
     return [reading?.severity, reading?.status];
   };
@@ -106,8 +120,8 @@ Deno.test("alarm severity and status follow each device's thresholds", async () 
   assert.deepEqual(await steerTo(-2.5), ["MAJOR", "LOLO"]);
 });
 
-Deno.test("readbacks follow their setpoints with small noise", async () => {
-  const { sim } = simAt();
+Deno.test("readbacks settle on their setpoints with small noise and offset", async () => {
+  const { sim, clock } = simAt();
   const pairs = [
     ["LINAC:COR:H01:SETPT", "LINAC:COR:H01:RDBK", 1.234, 0.005],
     ["RING:Q3:CURRENT", "RING:Q3:RDBK", 412.5, 0.05],
@@ -117,26 +131,24 @@ Deno.test("readbacks follow their setpoints with small noise", async () => {
   for (const [setpoint, readback, value, tolerance] of pairs) {
     await sim.write(setpoint, value);
     assert.equal(await readNumber(sim, setpoint), value);
+    clock.advance(60_000); // the slowest, a ring quadrupole family, ramps at 2 A/s
     const rb = await readNumber(sim, readback);
     assert.ok(Math.abs(rb - value) < tolerance, `${readback} = ${rb}, expected ~${value}`);
   }
 });
 
 Deno.test("derived signals respond to their causes", async () => {
-  const { sim } = simAt();
-  const tuneBefore = await readNumber(sim, "RING:TUNE:X");
-  const q1 = await readNumber(sim, "RING:Q1:CURRENT");
-  await sim.write("RING:Q1:CURRENT", q1 * 1.01);
-  const tuneAfter = await readNumber(sim, "RING:TUNE:X");
-  assert.ok(Math.abs(tuneAfter - tuneBefore - 0.009) < 1e-9, "1% on Q1 moves the tune by 0.009");
+  const { sim, clock } = simAt();
   const fwdBefore = await readNumber(sim, "RF:STN:01:FWD:PWR");
   await sim.write("RF:STN:01:VOLT:SETPT", 300);
+  clock.advance(5_000); // cavity voltage ramps at 100 kV/s
   assert.ok(
     await readNumber(sim, "RF:STN:01:FWD:PWR") < fwdBefore / 2,
-    "forward power scales with V²",
+    "forward power falls with the cavity voltage (wall loss ∝ V²)",
   );
   const effBefore = await readNumber(sim, "DIAG:INJ:EFF");
   await sim.write("RF:PHASE:SETPT", sim.onCrestPhaseDeg + 20);
+  clock.advance(5_000);
   assert.ok(
     await readNumber(sim, "DIAG:INJ:EFF") < effBefore - 20,
     "off-energy beam is not injected",
