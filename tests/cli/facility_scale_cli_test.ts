@@ -45,6 +45,6 @@ Deno.test("a [simulator] devices smaller than the default facility stops the pro
   assert.equal(r.code, 2);
   assert.equal(
     r.stderr,
-    `accel-agent: config error: ${config.path}:2: key simulator.devices: must be at least 3044, got number 100\n`,
+    `accel-agent: config error: ${config.path}:2: key simulator.devices: must be at least 3060, got number 100\n`,
   );
 });

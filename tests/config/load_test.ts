@@ -60,7 +60,7 @@ const BAD: [string, string, RegExp][] = [
   [
     "a simulator smaller than the default facility is refused with its bound",
     "[simulator]\ndevices = 100\n",
-    /^bad\.toml:2: key simulator\.devices: must be at least 3044, got number 100/,
+    /^bad\.toml:2: key simulator\.devices: must be at least 3060, got number 100/,
   ],
   [
     "a simulator above a million devices is refused with its bound",

@@ -30,7 +30,7 @@ import { hashString } from "./noise.ts";
 export { ARC_CELLS, arcSize, arcTemplate } from "./arc_template.ts";
 
 /** Devices of the default facility: the smallest `[simulator] devices` accepted. */
-export const BASE_DEVICE_COUNT = 3044;
+export const BASE_DEVICE_COUNT = 3060;
 /** The largest `[simulator] devices` accepted. */
 export const MAX_DEVICE_COUNT = 1_000_000;
 

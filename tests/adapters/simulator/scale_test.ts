@@ -128,6 +128,7 @@ Deno.test("a generated BPM follows a corrector of its own arc and ignores the ot
   const kick = await readNumber(sim, "ARC003:COR:H05:SETPT");
   await sim.write("ARC003:COR:H05:SETPT", kick + 0.2);
   await sim.write("ARC004:COR:V05:SETPT", 0.3);
+  clock.advance(10_000); // correctors slew; 10 s covers any of these steps
   const after = await readNumber(sim, bpm);
   // Noise is 0.005 mm rms at each read.
   assert.ok(
@@ -150,6 +151,7 @@ Deno.test("a generated RF station's phase moves its arc's beam energy, and only 
     "ARC005:RF:STN:01:PHASE:SETPT",
     (await readNumber(sim, "ARC005:RF:STN:01:PHASE:SETPT")) + 40,
   );
+  clock.advance(10_000); // the phase slews at 10°/s
   const e1 = await readNumber(sim, "ARC005:ENERGY:MEAS");
   assert.ok(e0 - e1 > 30, `energy fell only from ${e0} to ${e1}`);
   assert.ok(Math.abs((await readNumber(sim, "ARC006:ENERGY:MEAS")) - other) < 2);
