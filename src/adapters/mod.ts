@@ -7,6 +7,9 @@ import type { Config } from "../config/schema.ts";
 import type { ControlSystem } from "./adapter.ts";
 import type { Clock } from "./clock.ts";
 import { createSimulator } from "./simulator/mod.ts";
+import { defaultFacility } from "./simulator/facility.ts";
+import { simulatorIndexSource } from "./simulator/index_source.ts";
+import type { IndexSource } from "../index/record.ts";
 
 export type { ControlSystem } from "./adapter.ts";
 
@@ -26,6 +29,20 @@ export async function openControlSystem(config: Config, clock?: Clock): Promise<
     case "epics":
     case "tango":
       return (await import("./facility.ts")).facilityBackend(config);
+  }
+}
+
+/**
+ * The namespace of the configured backend as the device index reads it, or
+ * undefined when the backend offers none (searches then use patterns only).
+ */
+export function indexSourceFor(config: Config): IndexSource | undefined {
+  switch (config.facility.adapter) {
+    case "simulator":
+      return simulatorIndexSource(defaultFacility());
+    case "epics":
+    case "tango":
+      return undefined;
   }
 }
 

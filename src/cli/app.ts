@@ -5,7 +5,8 @@
  * @module
  */
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
-import { openControlSystem, openLazily } from "../adapters/mod.ts";
+import { indexSourceFor, openControlSystem, openLazily } from "../adapters/mod.ts";
+import { IndexService } from "../index/service.ts";
 import { type ControlReader, readOnlyView } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
@@ -39,6 +40,8 @@ export interface App {
   loaded: LoadedConfig;
   /** The control system as everything but the plan service sees it: it cannot write. */
   cs: ControlReader;
+  /** The device index of the backend (informal search, `index refresh|stats`); absent when it has none. */
+  devices?: IndexService;
   tools: ToolRegistry;
   /** The change path; set `plans.approver` for the mode (terminal, hash, none). */
   plans: PlanPath;
@@ -105,6 +108,15 @@ export async function createApp(
   // The writer goes to the plan service alone; everyone else gets a view that can only read.
   const plans = await createPlanPath(loaded, cs, stateDir, io);
   const reader = readOnlyView(cs);
+  const source = indexSourceFor(config);
+  const devices = source &&
+    new IndexService({
+      source,
+      synonymsFile: config.index.synonyms_file
+        ? resolvePath(config.index.synonyms_file, loaded.baseDir, io)
+        : undefined,
+      cacheDir: config.index.cache ? `${stateDir}/index` : undefined,
+    });
   let sandbox: SandboxDeps;
   try {
     // Scan data from plans is one more read-only data directory for Python, after the configured ones.
@@ -135,6 +147,7 @@ export async function createApp(
     profile,
     io,
     cs: reader,
+    devices,
     plans,
     stateDir,
     registry,
@@ -146,7 +159,7 @@ export async function createApp(
   });
   const tools = new ToolRegistry(
     features.tools,
-    { cs: reader, now: () => Date.now(), plans, sandbox },
+    { cs: reader, now: () => Date.now(), plans, sandbox, devices },
     registry,
   );
   const contextWindow = () => modelInfo.contextWindow ?? config.agent.context_window;
@@ -219,6 +232,7 @@ export async function createApp(
   const app: App = {
     loaded,
     cs: reader,
+    devices,
     tools,
     plans,
     stateDir,

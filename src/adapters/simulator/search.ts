@@ -1,38 +1,63 @@
 /**
- * Name look-ups over the simulated namespace: wildcard search with paging,
- * and "did you mean" suggestions for names that do not exist.
+ * Name look-ups over the simulated namespace: wildcard search with paging
+ * (answered by the device index), and "did you mean" suggestions for names
+ * that do not exist.
  *
  * @module
  */
 
-import {
-  type DeviceInfo,
-  type DevicePage,
-  type DeviceQuery,
-  wildcardToRegExp,
-} from "../adapter.ts";
+import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
 import type { Facility } from "./facility.ts";
+import { channelRecord } from "./index_source.ts";
+import { IndexBuilder } from "../../index/builder.ts";
+import { DeviceIndex, Lexicon, lexiconDigest } from "../../index/mod.ts";
+import { BUILTIN_SYNONYMS_URL, parseSynonyms } from "../../index/synonyms.ts";
 
 /** Devices per page when the query gives no `limit`. */
 export const DEFAULT_PAGE_SIZE = 50;
 
-/** Matches a query against the whole namespace (already sorted by name). */
+/**
+ * Matches a query against the whole namespace (sorted by name), through the
+ * facility's device index: the same wildcard semantics as a scan, without one.
+ */
 export function searchDevices(facility: Facility, q: DeviceQuery): DevicePage {
-  const offset = Math.max(0, Math.floor(q.offset ?? 0));
-  const limit = Math.max(0, Math.floor(q.limit ?? DEFAULT_PAGE_SIZE));
-  const pattern = q.pattern.trim() === "" ? "*" : q.pattern.trim();
-  const re = wildcardToRegExp(pattern);
-  const subsystem = q.subsystem?.toUpperCase();
-  const page: DevicePage["devices"] = [];
-  let total = 0;
-  for (const def of facility.devices) {
-    if (subsystem !== undefined && def.info.subsystem !== subsystem) continue;
-    if (q.writable !== undefined && def.info.writable !== q.writable) continue;
-    if (!re.test(def.name)) continue;
-    if (total >= offset && page.length < limit) page.push(copyInfo(def.info));
-    total++;
+  const page = facilityIndex(facility).match({
+    pattern: q.pattern,
+    subsystem: q.subsystem,
+    writable: q.writable,
+    properties: q.properties,
+    tags: q.tags,
+    offset: q.offset,
+    limit: q.limit ?? DEFAULT_PAGE_SIZE,
+  });
+  const devices = page.devices.map((d) => {
+    const def = facility.byName.get(d.name);
+    if (def === undefined) throw new Error(`device index: ${d.name} is not in the facility`);
+    return copyInfo(def.info);
+  });
+  return { total: page.total, offset: page.offset, devices };
+}
+
+const indexes = new WeakMap<Facility, DeviceIndex>();
+
+/** The facility's device index with the built-in synonyms, built on first use. */
+export function facilityIndex(facility: Facility): DeviceIndex {
+  let index = indexes.get(facility);
+  if (index !== undefined) return index;
+  const path = decodeURIComponent(BUILTIN_SYNONYMS_URL.pathname);
+  const synonyms = parseSynonyms(Deno.readTextFileSync(path), path);
+  const lexicon = new Lexicon(synonyms);
+  const builder = new IndexBuilder(
+    lexicon,
+    `simulator:${facility.spec.name}`,
+    lexiconDigest(synonyms),
+  );
+  for (const d of facility.devices) {
+    builder.add(channelRecord(d.name, d.info.description, d.info.units, d.info.writable));
   }
-  return { total, offset, devices: page };
+  index = new DeviceIndex(builder.finish(), lexicon);
+  indexes.set(facility, index);
+  return index;
 }
 
 /**
