@@ -17,12 +17,21 @@ import {
   SEGMENT,
   SEPARATORS,
   TAG,
+  TextColumn,
 } from "./data.ts";
+
+/**
+ * Properties whose values repeat the name (or are units): kept for filters
+ * as raw `p:` terms, not analysed again as words.
+ */
+const FROM_NAME = new Set(["section", "family", "device", "index", "signal", "units"]);
 
 /** A growing list of postings of one term. */
 class Postings {
   buf = new Uint32Array(4);
   n = 0;
+  /** The document of the last posting, so a term seen twice in one device is one posting. */
+  last = -1;
   push(v: number): void {
     if (this.n === this.buf.length) {
       const next = new Uint32Array(this.buf.length * 2);
@@ -42,8 +51,6 @@ export class IndexBuilder {
   readonly #unitsOf: number[] = [];
   readonly #writable: number[] = [];
   readonly #postings = new Map<string, Postings>();
-  /** Terms of the record being added → fields. */
-  readonly #doc = new Map<string, number>();
   #sorted = true;
 
   constructor(lexicon: Lexicon, readonly sourceId: string, readonly lexiconDigest: string) {
@@ -59,18 +66,31 @@ export class IndexBuilder {
   add(rec: IndexRecord): void {
     const id = this.#names.length;
     if (id >= MAX_DOCS) throw new RangeError(`device index: more than ${MAX_DOCS} devices`);
+    if (/[\n\r]/.test(rec.name)) {
+      throw new Error(
+        `device index: ${JSON.stringify(rec.name)} from ${this.sourceId} holds a line break`,
+      );
+    }
     const prev = this.#names[id - 1];
     if (prev !== undefined && !(prev < rec.name)) this.#sorted = false;
     this.#names.push(rec.name);
-    this.#descriptions.push(rec.description);
+    this.#descriptions.push(rec.description.replace(/[\n\r]/g, " "));
     let u = this.#units.get(rec.units);
     if (u === undefined) this.#units.set(rec.units, u = this.#units.size);
     this.#unitsOf.push(u);
     this.#writable.push(rec.writable ? 1 : 0);
 
-    const doc = this.#doc;
-    doc.clear();
-    const mark = (term: string, field: number) => doc.set(term, (doc.get(term) ?? 0) | field);
+    const postings = this.#postings;
+    const mark = (term: string, field: number) => {
+      let p = postings.get(term);
+      if (p === undefined) postings.set(term, p = new Postings());
+      if (p.last === id) {
+        p.buf[p.n - 1] = ((p.buf[p.n - 1] ?? 0) | field) >>> 0;
+      } else {
+        p.push((id << FIELD_BITS | field) >>> 0);
+        p.last = id;
+      }
+    };
     for (const seg of rec.name.split(SEPARATORS)) {
       if (seg !== "") mark(SEGMENT + seg.toUpperCase(), Field.NAME);
     }
@@ -79,20 +99,18 @@ export class IndexBuilder {
     for (const t of lex.analyse(rec.description)) mark(t.term, Field.DESC);
     for (const [key, value] of Object.entries(rec.properties)) {
       const k = key.toLowerCase();
-      mark(`${PROPERTY}${k}=${value.toUpperCase()}`, Field.PROP);
+      // The device segment is already a name-segment term; a second copy would double the terms.
+      if (k !== "device") mark(`${PROPERTY}${k}=${value.toUpperCase()}`, Field.PROP);
       const place = lex.place(k);
       const n = Number.parseInt(value, 10);
       if (place !== undefined && Number.isFinite(n)) mark(`${place}=${n}`, Field.PROP);
-      else if (k !== "units") { for (const t of lex.analyse(value)) mark(t.term, Field.PROP); }
+      else if (!FROM_NAME.has(k)) {
+        for (const t of lex.analyseShort(value)) mark(t.term, Field.PROP);
+      }
     }
     for (const tag of rec.tags) {
       mark(TAG + tag.toUpperCase(), Field.TAG);
-      for (const t of lex.analyse(tag)) mark(t.term, Field.TAG);
-    }
-    for (const [term, fields] of doc) {
-      let p = this.#postings.get(term);
-      if (p === undefined) this.#postings.set(term, p = new Postings());
-      p.push((id << FIELD_BITS | fields) >>> 0);
+      for (const t of lex.analyseShort(tag)) mark(t.term, Field.TAG);
     }
   }
 
@@ -159,8 +177,8 @@ export class IndexBuilder {
       sourceId: this.sourceId,
       lexiconDigest: this.lexiconDigest,
       builtAt: now,
-      names,
-      descriptions,
+      names: TextColumn.from(names),
+      descriptions: TextColumn.from(descriptions),
       unitsTable: [...this.#units.keys()],
       unitsOf,
       writable,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { IndexData } from "./data.ts";
+import { type IndexData, TextColumn } from "./data.ts";
 
 /** Bumped whenever the layout or the way terms are made changes. */
 export const CACHE_FORMAT = 1;
@@ -29,8 +29,8 @@ const decoder = new TextDecoder();
 /** Writes the index to `path` (through a temporary file, so a reader never sees half of it). */
 export async function saveIndex(path: string, data: IndexData): Promise<void> {
   const parts: Uint8Array[] = [
-    encoder.encode(data.names.join("\n")),
-    encoder.encode(data.descriptions.map((d) => d.replaceAll("\n", " ")).join("\n")),
+    encoder.encode(data.names.text),
+    encoder.encode(data.descriptions.text),
     encoder.encode(data.terms.join("\n")),
     new Uint8Array(data.unitsOf.buffer, data.unitsOf.byteOffset, data.unitsOf.byteLength),
     data.writable,
@@ -75,52 +75,65 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   while (off < bytes.byteLength) off += await file.write(bytes.subarray(off));
 }
 
+/** Reads exactly `n` bytes, or fewer at the end of the file. */
+async function readExactly(file: Deno.FsFile, n: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(n);
+  let at = 0;
+  while (at < n) {
+    const got = await file.read(buf.subarray(at));
+    if (got === null) break;
+    at += got;
+  }
+  return at === n ? buf : buf.subarray(0, at);
+}
+
 /**
  * The index stored at `path`, or undefined when there is none, it is of
  * another format, another source or another synonym table, or it is damaged.
+ * Each section is read into its own buffer, so the text sections' bytes are
+ * dropped once decoded.
  */
 export async function loadIndex(
   path: string,
   sourceId: string,
   lexiconDigest: string,
 ): Promise<IndexData | undefined> {
-  let bytes: Uint8Array;
+  let file: Deno.FsFile;
   try {
-    bytes = await Deno.readFile(path);
+    file = await Deno.open(path, { read: true });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;
   }
   try {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const headLength = view.getUint32(0, true);
-    const header = JSON.parse(decoder.decode(bytes.subarray(8, 8 + headLength))) as Header;
+    const prefix = await readExactly(file, 8);
+    if (prefix.byteLength !== 8) return undefined;
+    const headLength = new DataView(prefix.buffer).getUint32(0, true);
+    if (headLength > 1 << 26) return undefined;
+    const head = await readExactly(file, headLength + (4 - (8 + headLength) % 4) % 4);
+    const header = JSON.parse(decoder.decode(head.subarray(0, headLength))) as Header;
     if (
       header.magic !== MAGIC || header.format !== CACHE_FORMAT || header.sourceId !== sourceId ||
-      header.lexiconDigest !== lexiconDigest
+      header.lexiconDigest !== lexiconDigest || header.sections.length !== 7
     ) return undefined;
-    let at = 8 + headLength;
-    at += (4 - at % 4) % 4;
-    const take = (i: number) => {
+    const take = async (i: number) => {
       const n = header.sections[i] ?? 0;
-      const s = bytes.subarray(at, at + n);
-      if (s.byteLength !== n) throw new RangeError("truncated");
-      at += n + (4 - n % 4) % 4;
-      return s;
+      const bytes = await readExactly(file, n + (4 - n % 4) % 4);
+      if (bytes.byteLength < n) throw new RangeError("truncated");
+      return bytes.subarray(0, n);
     };
-    const lines = (s: Uint8Array) => (s.byteLength ? decoder.decode(s).split("\n") : []);
     const u32 = (s: Uint8Array) => new Uint32Array(s.buffer, s.byteOffset, s.byteLength / 4);
-    const names = lines(take(0));
-    const descriptions = lines(take(1));
-    const terms = lines(take(2));
-    const unitsOf = u32(take(3));
-    const writable = take(4);
-    const starts = u32(take(5));
-    const postings = u32(take(6));
     const n = header.count;
+    const names = TextColumn.parse(decoder.decode(await take(0)), n);
+    const descriptions = TextColumn.parse(decoder.decode(await take(1)), n);
+    const termText = decoder.decode(await take(2));
+    const terms = termText === "" ? [] : termText.split("\n");
+    const unitsOf = u32(await take(3));
+    const writable = await take(4);
+    const starts = u32(await take(5));
+    const postings = u32(await take(6));
     if (
-      names.length !== n || descriptions.length !== n || unitsOf.length !== n ||
-      writable.length !== n || starts.length !== terms.length + 1 ||
+      unitsOf.length !== n || writable.length !== n || starts.length !== terms.length + 1 ||
       (starts[terms.length] ?? 0) !== postings.length
     ) return undefined;
     return {
@@ -138,5 +151,7 @@ export async function loadIndex(
     };
   } catch {
     return undefined;
+  } finally {
+    file.close();
   }
 }

@@ -44,8 +44,8 @@ export interface IndexData {
   lexiconDigest: string;
   /** When the index was built, ms since the epoch. */
   builtAt: number;
-  names: string[];
-  descriptions: string[];
+  names: TextColumn;
+  descriptions: TextColumn;
   /** Distinct units; `unitsOf[doc]` points into it. */
   unitsTable: string[];
   unitsOf: Uint32Array;
@@ -57,4 +57,48 @@ export interface IndexData {
   starts: Uint32Array;
   /** `doc << FIELD_BITS | fields`. */
   postings: Uint32Array;
+}
+
+/**
+ * A column of short texts held as one string and the end of each item: a
+ * million names cost their characters, not a million string objects.
+ */
+export class TextColumn {
+  private constructor(readonly text: string, readonly ends: Uint32Array) {}
+
+  /** A column of `items`; an item may not hold a line break. */
+  static from(items: readonly string[]): TextColumn {
+    return TextColumn.parse(items.join("\n"), items.length);
+  }
+
+  /** A column from its text (items separated by line breaks); `count` items expected. */
+  static parse(text: string, count: number): TextColumn {
+    const ends = new Uint32Array(count);
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      const nl = text.indexOf("\n", at);
+      const end = nl < 0 ? text.length : nl;
+      ends[i] = end;
+      at = end + 1;
+    }
+    if (count > 0 && at !== text.length + 1) {
+      throw new RangeError(`text column: ${count} items expected, the text holds more`);
+    }
+    return new TextColumn(text, ends);
+  }
+
+  get length(): number {
+    return this.ends.length;
+  }
+
+  /** Item `i` ("" past the end). */
+  at(i: number): string {
+    if (i < 0 || i >= this.ends.length) return "";
+    const start = i === 0 ? 0 : (this.ends[i - 1] ?? 0) + 1;
+    return this.text.slice(start, this.ends[i]);
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (let i = 0; i < this.ends.length; i++) yield this.at(i);
+  }
 }

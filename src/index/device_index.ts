@@ -123,8 +123,8 @@ export class DeviceIndex {
   device(doc: number): IndexedDevice {
     const d = this.data;
     return {
-      name: d.names[doc] ?? "",
-      description: d.descriptions[doc] ?? "",
+      name: d.names.at(doc),
+      description: d.descriptions.at(doc),
       units: d.unitsTable[d.unitsOf[doc] ?? 0] ?? "",
       writable: d.writable[doc] === 1,
     };
@@ -133,7 +133,10 @@ export class DeviceIndex {
   /** Sorted, distinct devices of some terms. */
   docsOf(ids: readonly number[]): Uint32Array {
     if (ids.length === 1) {
-      return Uint32Array.from(this.postings(ids[0] ?? 0), (v) => v >>> FIELD_BITS);
+      const p = this.postings(ids[0] ?? 0);
+      const out = new Uint32Array(p.length);
+      for (let i = 0; i < p.length; i++) out[i] = (p[i] ?? 0) >>> FIELD_BITS;
+      return out;
     }
     const mark = new Uint8Array(this.size);
     let n = 0;
@@ -180,21 +183,26 @@ export class DeviceIndex {
     return mark;
   }
 
-  /** The narrowest candidate set the pattern's segments allow; undefined means every device. */
+  /**
+   * The candidates the pattern's segments allow: the devices of the most
+   * selective constraint, intersected with the next ones while they are
+   * selective enough to pay; undefined means every device.
+   */
   #candidates(constraints: SegmentConstraint[]): Uint32Array | undefined {
-    let best: number[] | undefined;
-    let bestCost = this.size;
-    for (const c of constraints) {
+    const options = constraints.map((c) => {
       const ids = this.segmentTerms(c);
       let cost = 0;
       for (const id of ids) cost += (this.data.starts[id + 1] ?? 0) - (this.data.starts[id] ?? 0);
-      if (cost < bestCost || best === undefined && cost <= bestCost) {
-        best = ids;
-        bestCost = cost;
-      }
-      if (cost === 0) break;
+      return { ids, cost };
+    }).sort((a, b) => a.cost - b.cost);
+    const first = options[0];
+    if (first === undefined || first.cost >= this.size) return undefined;
+    let docs = this.docsOf(first.ids);
+    for (const o of options.slice(1, 3)) {
+      if (docs.length === 0 || o.cost > 8 * this.size / 10) break;
+      docs = intersect(docs, this.docsOf(o.ids));
     }
-    return best === undefined ? undefined : this.docsOf(best);
+    return docs;
   }
 
   /**
@@ -215,6 +223,9 @@ export class DeviceIndex {
     }
     for (const glob of q.tags ?? []) filters.push(this.#valueDocs(TAG, glob.toUpperCase()));
     const candidates = this.#candidates(constraints);
+    // `*TEXT*` with no separator in TEXT: the devices of the segments holding TEXT are the answer.
+    const exact = !q.regex && !subsystem && candidates !== undefined &&
+      /^\*+[^*?:._/-]+\*+$/.test(pattern);
     const n = candidates?.length ?? this.size;
     const names = this.data.names;
     const devices: IndexedDevice[] = [];
@@ -223,9 +234,11 @@ export class DeviceIndex {
       const doc = candidates ? candidates[i] ?? 0 : i;
       if (q.writable !== undefined && (this.data.writable[doc] === 1) !== q.writable) continue;
       if (filters.some((f) => f[doc] !== 1)) continue;
-      const name = names[doc] ?? "";
-      if (subsystem && firstSegment(name) !== subsystem) continue;
-      if (!re.test(name)) continue;
+      if (!exact || subsystem) {
+        const name = names.at(doc);
+        if (subsystem && firstSegment(name) !== subsystem) continue;
+        if (!exact && !re.test(name)) continue;
+      }
       if (total >= offset && devices.length < limit) devices.push(this.device(doc));
       total++;
     }
@@ -237,4 +250,20 @@ export class DeviceIndex {
 export function firstSegment(name: string): string {
   const i = name.search(SEPARATORS);
   return (i < 0 ? name : name.slice(0, i)).toUpperCase();
+}
+
+/** Sorted ids present in both sorted lists. */
+function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(Math.min(a.length, b.length));
+  let i = 0, j = 0, k = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] ?? 0, y = b[j] ?? 0;
+    if (x === y) {
+      out[k++] = x;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return out.subarray(0, k);
 }

@@ -47,6 +47,10 @@ export class Lexicon {
   /** Place word → place concept. */
   readonly #places = new Map<string, string>();
   readonly #stop: Set<string>;
+  /** First word of a phrase → its most words. */
+  readonly #phraseStarts = new Map<string, number>();
+  /** Analysed text, for values that repeat (property values, tags). */
+  readonly #memo = new Map<string, Term[]>();
   /** Every single word the table knows, for typo correction. */
   readonly knownWords: ReadonlySet<string>;
 
@@ -59,6 +63,11 @@ export class Lexicon {
         if (key === "") continue;
         // The first definition wins, so a site file cannot silently re-point a word.
         if (!this.#surface.has(key)) this.#surface.set(key, c);
+        const ws = key.split(" ");
+        if (ws.length > 1) {
+          const first = ws[0] ?? "";
+          this.#phraseStarts.set(first, Math.max(this.#phraseStarts.get(first) ?? 0, ws.length));
+        }
         for (const w of words(form)) known.add(w);
       }
     }
@@ -132,9 +141,17 @@ export class Lexicon {
         continue;
       }
       let matched = 0;
-      for (let n = Math.min(MAX_PHRASE, ws.length - i); n >= 2; n--) {
-        const phrase = ws.slice(i, i + n).join(" ");
-        const c = this.#surface.get(phrase);
+      const starts = Math.max(
+        this.#phraseStarts.get(w) ?? 0,
+        this.#phraseStarts.get(this.singular(w)) ?? 0,
+      );
+      const longest = Math.min(starts, MAX_PHRASE, ws.length - i);
+      for (let n = longest; n >= 2; n--) {
+        const part = ws.slice(i, i + n);
+        const phrase = part.join(" ");
+        // "beam losses" is the phrase "beam loss": plurals inside phrases too.
+        const c = this.#surface.get(phrase) ??
+          this.#surface.get(part.map((x) => this.singular(x)).join(" "));
         if (c !== undefined) {
           out.push({ term: c, surface: phrase });
           matched = n;
@@ -156,5 +173,16 @@ export class Lexicon {
   /** Terms of free text (a description, a property value, a query). */
   analyse(text: string): Term[] {
     return this.analyseWords(words(text));
+  }
+
+  /** {@link analyse} remembered, for short texts that repeat (property values, tags). */
+  analyseShort(text: string): Term[] {
+    let terms = this.#memo.get(text);
+    if (terms === undefined) {
+      if (this.#memo.size > 100_000) this.#memo.clear();
+      terms = this.analyse(text);
+      this.#memo.set(text, terms);
+    }
+    return terms;
   }
 }

@@ -64,10 +64,11 @@ const MAX_RANGE = 100;
 
 /** Per-index working arrays, reused by every query (reset after each). */
 interface Scratch {
-  score: Float64Array;
+  score: Float32Array;
   best: Float32Array;
   stamp: Int32Array;
   coord: Uint8Array;
+  touched: Uint32Array;
 }
 const scratch = new WeakMap<DeviceIndex, Scratch>();
 const vocabulary = new WeakMap<DeviceIndex, { word: string; df: number }[]>();
@@ -86,69 +87,127 @@ export function rankedSearch(
   let s = scratch.get(index);
   if (s === undefined) {
     s = {
-      score: new Float64Array(n),
+      score: new Float32Array(n),
       best: new Float32Array(n),
       stamp: new Int32Array(n).fill(-1),
       coord: new Uint8Array(n),
+      touched: new Uint32Array(n),
     };
     scratch.set(index, s);
   }
-  const { score, best, stamp, coord } = s;
-  const touched: number[] = [];
+  const { score, best, stamp, coord, touched } = s;
+  let nt = 0;
+  const mask = (1 << FIELD_BITS) - 1;
   clauses.forEach((clause, ci) => {
     for (const alt of clause.alts) {
       const p = index.postings(alt.id);
       const idf = Math.log(1 + n / Math.max(1, p.length)) * alt.weight;
       for (let i = 0; i < p.length; i++) {
-        const v = p[i] ?? 0;
+        const v = p[i] as number;
         const d = v >>> FIELD_BITS;
-        const w = (FIELD_WEIGHT[v & ((1 << FIELD_BITS) - 1)] ?? 0) * idf;
+        const w = (FIELD_WEIGHT[v & mask] as number) * idf;
         if (stamp[d] !== ci) {
-          if (coord[d] === 0) touched.push(d);
+          if (coord[d] === 0) touched[nt++] = d;
           stamp[d] = ci;
-          coord[d] = (coord[d] ?? 0) + 1;
+          coord[d] = (coord[d] as number) + 1;
           best[d] = w;
-          score[d] = (score[d] ?? 0) + w;
-        } else if (w > (best[d] ?? 0)) {
-          score[d] = (score[d] ?? 0) + w - (best[d] ?? 0);
+          score[d] = (score[d] as number) + w;
+        } else if (w > (best[d] as number)) {
+          score[d] = (score[d] as number) + w - (best[d] as number);
           best[d] = w;
         }
       }
     }
   });
   const subsystem = opts.subsystem?.trim().toUpperCase();
-  const passing: number[] = [];
+  const inSubsystem = (d: number) =>
+    !subsystem || firstSegment(index.data.names.at(d)) === subsystem;
   let top = 0;
-  for (const d of touched) {
+  for (let i = 0; i < nt; i++) {
+    const d = touched[i] as number;
+    const c = coord[d] as number;
+    if (c < top) continue;
     if (opts.writable !== undefined && (index.data.writable[d] === 1) !== opts.writable) continue;
-    if (subsystem && firstSegment(index.data.names[d] ?? "") !== subsystem) continue;
-    const c = coord[d] ?? 0;
-    if (c > top) {
-      top = c;
-      passing.length = 0;
-    }
-    if (c === top) passing.push(d);
+    if (c > top && inSubsystem(d)) top = c;
   }
-  const scoreOf = new Map<number, number>();
-  for (const d of passing) scoreOf.set(d, score[d] ?? 0);
-  for (const d of touched) {
+  const passing: number[] = [];
+  const scores: number[] = [];
+  for (let i = 0; i < nt; i++) {
+    const d = touched[i] as number;
+    if (coord[d] !== top || top === 0) continue;
+    if (opts.writable !== undefined && (index.data.writable[d] === 1) !== opts.writable) continue;
+    if (!inSubsystem(d)) continue;
+    passing.push(d);
+    scores.push(score[d] as number);
+  }
+  for (let i = 0; i < nt; i++) {
+    const d = touched[i] as number;
     score[d] = 0;
     coord[d] = 0;
     stamp[d] = -1;
     best[d] = 0;
   }
-  passing.sort((a, b) => (scoreOf.get(b) ?? 0) - (scoreOf.get(a) ?? 0) || a - b);
-  const devices = passing.slice(offset, offset + limit).map((d): RankedDevice => ({
+  const order = topOrder(passing, scores, offset + limit);
+  const scoreOf = new Map<number, number>();
+  order.forEach((i) => scoreOf.set(passing[i] as number, scores[i] as number));
+  const ranked = order.map((i) => passing[i] as number);
+  const devices = ranked.slice(offset, offset + limit).map((d): RankedDevice => ({
     ...index.device(d),
     score: Math.round((scoreOf.get(d) ?? 0) * 100) / 100,
     matched: reasons(index, clauses, d),
   }));
-  const unmatched = passing.length
-    ? clauses.filter((c) => !c.alts.some((a) => index.fieldsOf(a.id, passing[0] ?? 0))).map((c) =>
+  const unmatched = ranked.length
+    ? clauses.filter((c) => !c.alts.some((a) => index.fieldsOf(a.id, ranked[0] ?? 0))).map((c) =>
       c.label
     )
     : terms;
   return { total: passing.length, offset, devices, terms, unmatched };
+}
+
+/**
+ * Positions of the best `k` of `docs` (score high to low, then name order):
+ * a full sort for few, a bounded heap for many, the same order either way.
+ */
+function topOrder(docs: number[], scores: number[], k: number): number[] {
+  const before = (i: number, j: number) =>
+    (scores[i] as number) > (scores[j] as number) ||
+    scores[i] === scores[j] && (docs[i] as number) < (docs[j] as number);
+  const all = docs.map((_, i) => i);
+  if (docs.length <= 4 * k + 1000) {
+    return all.sort((i, j) => (before(i, j) ? -1 : before(j, i) ? 1 : 0)).slice(0, k);
+  }
+  // A heap of the k best so far, worst on top.
+  const heap: number[] = [];
+  const worse = (i: number, j: number) => before(j, i);
+  const up = (at: number) => {
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!worse(heap[at] as number, heap[parent] as number)) break;
+      [heap[at], heap[parent]] = [heap[parent] as number, heap[at] as number];
+      at = parent;
+    }
+  };
+  const down = (at: number) => {
+    for (;;) {
+      const l = 2 * at + 1, r = l + 1;
+      let m = at;
+      if (l < heap.length && worse(heap[l] as number, heap[m] as number)) m = l;
+      if (r < heap.length && worse(heap[r] as number, heap[m] as number)) m = r;
+      if (m === at) return;
+      [heap[at], heap[m]] = [heap[m] as number, heap[at] as number];
+      at = m;
+    }
+  };
+  for (const i of all) {
+    if (heap.length < k) {
+      heap.push(i);
+      up(heap.length - 1);
+    } else if (k > 0 && before(i, heap[0] as number)) {
+      heap[0] = i;
+      down(0);
+    }
+  }
+  return heap.sort((i, j) => (before(i, j) ? -1 : before(j, i) ? 1 : 0));
 }
 
 function reasons(index: DeviceIndex, clauses: Clause[], doc: number): string[] {

@@ -14,6 +14,8 @@ const PATTERNS = [
   "*",
   "LINAC:COR:H*:SETPT",
   "*BPM*",
+  "*bpm*",
+  "*Q1*",
   "*bpm*:x",
   "RING:BPM:?1:*",
   "*:01",

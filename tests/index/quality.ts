@@ -48,7 +48,7 @@ function globRegExp(glob: string): RegExp {
 /** Precision at k of one query against the index. */
 export function scoreQuery(index: DeviceIndex, q: LabelledQuery): QueryScore {
   const res = q.expect.map(globRegExp);
-  const correctSet = index.data.names.filter((n) => res.some((r) => r.test(n)));
+  const correctSet = [...index.data.names].filter((n) => res.some((r) => r.test(n)));
   if (correctSet.length === 0) throw new Error(`"${q.text}": its expected set matches no device`);
   const k = Math.min(20, correctSet.length);
   const top = rankedSearch(index, q.text, { limit: k }).devices.map((d) => d.name);

@@ -72,9 +72,9 @@ export function signalKind(signal: string, description: string, writable: boolea
   return "measurement";
 }
 
-/** Tags of a device: `writable` or `readonly`, and its kind. */
+/** Tags of a device: its kind, and `writable` for a device that can be set. */
 export function channelTags(props: Record<string, string>, writable: boolean): string[] {
-  return [writable ? "writable" : "readonly", props.kind ?? "measurement"];
+  return writable ? [props.kind ?? "setpoint", "writable"] : [props.kind ?? "measurement"];
 }
 
 /** One device of any facility in the convention, as the index holds it. */
