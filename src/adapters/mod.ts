@@ -39,7 +39,8 @@ export async function openControlSystem(config: Config, clock?: Clock): Promise<
 export function indexSourceFor(config: Config): IndexSource | undefined {
   switch (config.facility.adapter) {
     case "simulator":
-      return simulatorIndexSource(defaultFacility());
+      // The facility is built on the first search, not at start-up.
+      return simulatorIndexSource(defaultFacility);
     case "epics":
     case "tango":
       return undefined;

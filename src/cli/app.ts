@@ -6,7 +6,7 @@
  */
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
 import { indexSourceFor, openControlSystem, openLazily } from "../adapters/mod.ts";
-import { IndexService } from "../index/service.ts";
+import type { DeviceIndexService, IndexServiceOptions } from "../index/service.ts";
 import { type ControlReader, readOnlyView } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
@@ -41,7 +41,7 @@ export interface App {
   /** The control system as everything but the plan service sees it: it cannot write. */
   cs: ControlReader;
   /** The device index of the backend (informal search, `index refresh|stats`); absent when it has none. */
-  devices?: IndexService;
+  devices?: DeviceIndexService;
   tools: ToolRegistry;
   /** The change path; set `plans.approver` for the mode (terminal, hash, none). */
   plans: PlanPath;
@@ -109,14 +109,13 @@ export async function createApp(
   const plans = await createPlanPath(loaded, cs, stateDir, io);
   const reader = readOnlyView(cs);
   const source = indexSourceFor(config);
-  const devices = source &&
-    new IndexService({
-      source,
-      synonymsFile: config.index.synonyms_file
-        ? resolvePath(config.index.synonyms_file, loaded.baseDir, io)
-        : undefined,
-      cacheDir: config.index.cache ? `${stateDir}/index` : undefined,
-    });
+  const devices = source && lazyIndexService({
+    source,
+    synonymsFile: config.index.synonyms_file
+      ? resolvePath(config.index.synonyms_file, loaded.baseDir, io)
+      : undefined,
+    cacheDir: config.index.cache ? `${stateDir}/index` : undefined,
+  });
   let sandbox: SandboxDeps;
   try {
     // Scan data from plans is one more read-only data directory for Python, after the configured ones.
@@ -334,4 +333,16 @@ export async function createApp(
   };
   if (opts.resume !== undefined) await app.resume(opts.resume || undefined);
   return app;
+}
+
+/** The device index service, its modules loaded on the first search (start-up does not pay). */
+function lazyIndexService(options: IndexServiceOptions): DeviceIndexService {
+  let service: Promise<DeviceIndexService> | undefined;
+  const get = () =>
+    service ??= import("../index/service.ts").then((m) => new m.IndexService(options));
+  return {
+    index: async (signal?: AbortSignal) => (await get()).index(signal),
+    refresh: async (signal?: AbortSignal) => (await get()).refresh(signal),
+    stats: async (signal?: AbortSignal) => (await get()).stats(signal),
+  };
 }

@@ -37,8 +37,18 @@ export interface IndexStats {
   ms: number;
 }
 
+/** What the program asks of the device index service. */
+export interface DeviceIndexService {
+  /** The index, loaded or built on first use. */
+  index(signal?: AbortSignal): Promise<DeviceIndex>;
+  /** Rebuilds from the source and rewrites the cache. */
+  refresh(signal?: AbortSignal): Promise<DeviceIndex>;
+  /** Facts about the index (loading or building it first). */
+  stats(signal?: AbortSignal): Promise<IndexStats>;
+}
+
 /** Lazily loads or builds the index of one source. */
-export class IndexService {
+export class IndexService implements DeviceIndexService {
   #index: Promise<DeviceIndex> | undefined;
   #synonyms: Promise<SynonymData> | undefined;
   #origin: "cache" | "built" = "built";

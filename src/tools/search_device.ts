@@ -7,9 +7,10 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define.ts";
 import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
-import { rankedSearch } from "../index/query.ts";
-import { nearestFamilies } from "../index/families.ts";
 import type { DeviceIndex } from "../index/device_index.ts";
+
+/** The ranking and family modules, loaded on the first search (not at start-up). */
+const ranking = () => Promise.all([import("../index/query.ts"), import("../index/families.ts")]);
 
 const Parameters = z.strictObject({
   pattern: z.string().min(1).describe(
@@ -56,7 +57,10 @@ export const searchDevice = defineTool({
     const result = mode === "regex" ? await regex(args, ctx) : await pattern(args, ctx);
     if (result.total === 0) {
       const index = await indexOrUndefined(ctx);
-      if (index) return { ...result, nearest_families: nearestFamilies(index, args.pattern) };
+      if (index) {
+        const [, { nearestFamilies }] = await ranking();
+        return { ...result, nearest_families: nearestFamilies(index, args.pattern) };
+      }
     }
     return result;
   },
@@ -116,6 +120,7 @@ async function regex({ pattern, subsystem, writable, limit, offset }: Args, ctx:
 
 async function informal({ pattern, subsystem, writable, limit, offset }: Args, ctx: ToolContext) {
   const index = await needIndex(ctx, "a search by words");
+  const [{ rankedSearch }, { nearestFamilies }] = await ranking();
   const page = rankedSearch(index, pattern, { subsystem, writable, limit, offset });
   const next = page.offset + page.devices.length;
   return {

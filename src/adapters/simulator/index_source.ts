@@ -113,16 +113,21 @@ function digest(facility: Facility): string {
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
-/** The facility's devices as an index source; its id names the facility and a digest of it. */
-export function simulatorIndexSource(facility: Facility): IndexSource {
+/**
+ * The facility's devices as an index source; its id names the facility and a
+ * digest of it. Pass a function to defer building the facility to first use.
+ */
+export function simulatorIndexSource(facility: Facility | (() => Facility)): IndexSource {
+  const get = typeof facility === "function" ? facility : () => facility;
   let id: string | undefined;
   return {
     get id() {
-      id ??= `simulator:${facility.spec.name}:${facility.devices.length}:${digest(facility)}`;
+      const f = get();
+      id ??= `simulator:${f.spec.name}:${f.devices.length}:${digest(f)}`;
       return id;
     },
     async *records(signal?: AbortSignal) {
-      const devices = facility.devices;
+      const devices = get().devices;
       for (let i = 0; i < devices.length; i += PAGE) {
         signal?.throwIfAborted();
         yield devices.slice(i, i + PAGE).map((d) =>

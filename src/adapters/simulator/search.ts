@@ -8,10 +8,7 @@
 
 import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
 import type { Facility } from "./facility.ts";
-import { channelRecord } from "./index_source.ts";
-import { IndexBuilder } from "../../index/builder.ts";
-import { DeviceIndex, Lexicon, lexiconDigest } from "../../index/mod.ts";
-import { BUILTIN_SYNONYMS_URL, parseSynonyms } from "../../index/synonyms.ts";
+import type { DeviceIndex } from "../../index/device_index.ts";
 
 /** Devices per page when the query gives no `limit`. */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -20,8 +17,8 @@ export const DEFAULT_PAGE_SIZE = 50;
  * Matches a query against the whole namespace (sorted by name), through the
  * facility's device index: the same wildcard semantics as a scan, without one.
  */
-export function searchDevices(facility: Facility, q: DeviceQuery): DevicePage {
-  const page = facilityIndex(facility).match({
+export async function searchDevices(facility: Facility, q: DeviceQuery): Promise<DevicePage> {
+  const page = (await facilityIndex(facility)).match({
     pattern: q.pattern,
     subsystem: q.subsystem,
     writable: q.writable,
@@ -38,12 +35,27 @@ export function searchDevices(facility: Facility, q: DeviceQuery): DevicePage {
   return { total: page.total, offset: page.offset, devices };
 }
 
-const indexes = new WeakMap<Facility, DeviceIndex>();
+const indexes = new WeakMap<Facility, Promise<DeviceIndex>>();
 
-/** The facility's device index with the built-in synonyms, built on first use. */
-export function facilityIndex(facility: Facility): DeviceIndex {
+/**
+ * The facility's device index with the built-in synonyms, built on first use
+ * (its modules too, so start-up does not load them).
+ */
+export function facilityIndex(facility: Facility): Promise<DeviceIndex> {
   let index = indexes.get(facility);
-  if (index !== undefined) return index;
+  if (index === undefined) indexes.set(facility, index = buildFacilityIndex(facility));
+  return index;
+}
+
+async function buildFacilityIndex(facility: Facility): Promise<DeviceIndex> {
+  const [{ channelRecord }, { IndexBuilder }, { DeviceIndex, Lexicon, lexiconDigest }, syn] =
+    await Promise.all([
+      import("./index_source.ts"),
+      import("../../index/builder.ts"),
+      import("../../index/mod.ts"),
+      import("../../index/synonyms.ts"),
+    ]);
+  const { BUILTIN_SYNONYMS_URL, parseSynonyms } = syn;
   const path = decodeURIComponent(BUILTIN_SYNONYMS_URL.pathname);
   const synonyms = parseSynonyms(Deno.readTextFileSync(path), path);
   const lexicon = new Lexicon(synonyms);
@@ -55,9 +67,7 @@ export function facilityIndex(facility: Facility): DeviceIndex {
   for (const d of facility.devices) {
     builder.add(channelRecord(d.name, d.info.description, d.info.units, d.info.writable));
   }
-  index = new DeviceIndex(builder.finish(), lexicon);
-  indexes.set(facility, index);
-  return index;
+  return new DeviceIndex(builder.finish(), lexicon);
 }
 
 /**
