@@ -95,6 +95,137 @@ export function rankedSearch(
     };
     scratch.set(index, s);
   }
+  const subsystem = opts.subsystem?.trim().toUpperCase();
+  const keep = (d: number) =>
+    (opts.writable === undefined || (index.data.writable[d] === 1) === opts.writable) &&
+    (!subsystem || firstSegment(index.data.names.at(d)) === subsystem);
+  const { passing, scores } = conjunctive(index, clauses, s, keep) ??
+    accumulate(index, clauses, s, keep);
+  const order = topOrder(passing, scores, offset + limit);
+  const scoreOf = new Map<number, number>();
+  order.forEach((i) => scoreOf.set(passing[i] as number, scores[i] as number));
+  const ranked = order.map((i) => passing[i] as number);
+  const devices = ranked.slice(offset, offset + limit).map((d): RankedDevice => ({
+    ...index.device(d),
+    score: Math.round((scoreOf.get(d) ?? 0) * 100) / 100,
+    matched: reasons(index, clauses, d),
+  }));
+  const unmatched = ranked.length
+    ? clauses.filter((c) => !c.alts.some((a) => index.fieldsOf(a.id, ranked[0] ?? 0))).map((c) =>
+      c.label
+    )
+    : terms;
+  return { total: passing.length, offset, devices, terms, unmatched };
+}
+
+/**
+ * Every device that holds a term of every clause, with its score: found by
+ * walking the rarest clause's devices and seeking each in the other clauses'
+ * postings (galloping), so broad terms cost little. Undefined when no device
+ * (that passes the filters) holds them all; the caller then ranks by how many
+ * clauses each device holds.
+ */
+function conjunctive(
+  index: DeviceIndex,
+  clauses: Clause[],
+  s: Scratch,
+  keep: (doc: number) => boolean,
+): { passing: number[]; scores: number[] } | undefined {
+  const live = clauses.filter((c) => c.alts.length > 0);
+  if (live.length === 0) return undefined;
+  const n = index.size;
+  const mask = (1 << FIELD_BITS) - 1;
+  const size = (c: Clause) => c.alts.reduce((t, a) => t + index.postings(a.id).length, 0);
+  const order = live.map((c) => ({ c, size: size(c) })).sort((a, b) => a.size - b.size);
+  const idf = (alt: Alternative, p: Uint32Array) =>
+    Math.log(1 + n / Math.max(1, p.length)) * alt.weight;
+  // The rarest clause's devices, each with its best weight.
+  const { best, touched } = s;
+  let nt = 0;
+  for (const alt of order[0]?.c.alts ?? []) {
+    const p = index.postings(alt.id);
+    const f = idf(alt, p);
+    for (let i = 0; i < p.length; i++) {
+      const v = p[i] as number;
+      const d = v >>> FIELD_BITS;
+      const w = (FIELD_WEIGHT[v & mask] as number) * f;
+      if (best[d] === 0) touched[nt++] = d;
+      if (w > (best[d] as number)) best[d] = w;
+    }
+  }
+  let docs = touched.slice(0, nt);
+  if ((order[0]?.c.alts.length ?? 0) > 1) docs.sort();
+  let scores = new Float32Array(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i] as number;
+    scores[i] = best[d] as number;
+    best[d] = 0;
+  }
+  for (const { c } of order.slice(1)) {
+    const add = new Float32Array(docs.length);
+    for (const alt of c.alts) {
+      const p = index.postings(alt.id);
+      const f = idf(alt, p);
+      let j = 0;
+      for (let i = 0; i < docs.length && j < p.length; i++) {
+        const target = docs[i] as number;
+        j = seek(p, j, target);
+        const v = p[j];
+        if (v !== undefined && v >>> FIELD_BITS === target) {
+          const w = (FIELD_WEIGHT[v & mask] as number) * f;
+          if (w > (add[i] as number)) add[i] = w;
+        }
+      }
+    }
+    let k = 0;
+    for (let i = 0; i < docs.length; i++) {
+      if ((add[i] as number) > 0) {
+        docs[k] = docs[i] as number;
+        scores[k] = (scores[i] as number) + (add[i] as number);
+        k++;
+      }
+    }
+    if (k === 0) return undefined;
+    docs = docs.subarray(0, k);
+    scores = scores.subarray(0, k);
+  }
+  const passing: number[] = [];
+  const out: number[] = [];
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i] as number;
+    if (keep(d)) {
+      passing.push(d);
+      out.push(scores[i] as number);
+    }
+  }
+  return passing.length ? { passing, scores: out } : undefined;
+}
+
+/** The first position at or after `from` whose device is at least `target` (galloping search). */
+function seek(p: Uint32Array, from: number, target: number): number {
+  let lo = from, hi = from, step = 1;
+  while (hi < p.length && (p[hi] as number) >>> FIELD_BITS < target) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > p.length) hi = p.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((p[mid] as number) >>> FIELD_BITS < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Devices ranked by how many clauses they hold: those holding the most, with their scores. */
+function accumulate(
+  index: DeviceIndex,
+  clauses: Clause[],
+  s: Scratch,
+  keep: (doc: number) => boolean,
+): { passing: number[]; scores: number[] } {
+  const n = index.size;
   const { score, best, stamp, coord, touched } = s;
   let nt = 0;
   const mask = (1 << FIELD_BITS) - 1;
@@ -119,24 +250,19 @@ export function rankedSearch(
       }
     }
   });
-  const subsystem = opts.subsystem?.trim().toUpperCase();
-  const inSubsystem = (d: number) =>
-    !subsystem || firstSegment(index.data.names.at(d)) === subsystem;
   let top = 0;
   for (let i = 0; i < nt; i++) {
     const d = touched[i] as number;
     const c = coord[d] as number;
     if (c < top) continue;
-    if (opts.writable !== undefined && (index.data.writable[d] === 1) !== opts.writable) continue;
-    if (c > top && inSubsystem(d)) top = c;
+    if (c > top && keep(d)) top = c;
   }
   const passing: number[] = [];
   const scores: number[] = [];
   for (let i = 0; i < nt; i++) {
     const d = touched[i] as number;
     if (coord[d] !== top || top === 0) continue;
-    if (opts.writable !== undefined && (index.data.writable[d] === 1) !== opts.writable) continue;
-    if (!inSubsystem(d)) continue;
+    if (!keep(d)) continue;
     passing.push(d);
     scores.push(score[d] as number);
   }
@@ -147,21 +273,7 @@ export function rankedSearch(
     stamp[d] = -1;
     best[d] = 0;
   }
-  const order = topOrder(passing, scores, offset + limit);
-  const scoreOf = new Map<number, number>();
-  order.forEach((i) => scoreOf.set(passing[i] as number, scores[i] as number));
-  const ranked = order.map((i) => passing[i] as number);
-  const devices = ranked.slice(offset, offset + limit).map((d): RankedDevice => ({
-    ...index.device(d),
-    score: Math.round((scoreOf.get(d) ?? 0) * 100) / 100,
-    matched: reasons(index, clauses, d),
-  }));
-  const unmatched = ranked.length
-    ? clauses.filter((c) => !c.alts.some((a) => index.fieldsOf(a.id, ranked[0] ?? 0))).map((c) =>
-      c.label
-    )
-    : terms;
-  return { total: passing.length, offset, devices, terms, unmatched };
+  return { passing, scores };
 }
 
 /**

@@ -108,3 +108,18 @@ Deno.test("the text decides pattern or words: wildcards, /regex/ and a name piec
   assert.equal(searchModeOf("horizontal steerers"), "informal");
   assert.equal(searchModeOf("BPM"), "informal");
 });
+
+Deno.test("when no device holds every term, those holding the most are ranked", () => {
+  const page = rankedSearch(index, "klystron cavity temperature", { limit: 200 });
+  assert.ok(page.total > 0);
+  assert.ok(page.unmatched.length === 1, JSON.stringify(page.unmatched));
+  for (const d of page.devices) assert.equal(d.matched.length, 2, d.name);
+  assert.ok(page.devices.some((d) => d.name === "LINAC:KLY:01:TEMP"));
+  assert.ok(page.devices.some((d) => d.name === "RF:STN:01:CAV:TEMP"));
+});
+
+Deno.test("filters apply to ranked results: writability and subsystem", () => {
+  const page = rankedSearch(index, "corrector", { writable: true, subsystem: "ring", limit: 200 });
+  assert.equal(page.total, 80);
+  assert.ok(page.devices.every((d) => d.writable && /^RING:COR:[HV]\d+:SETPT$/.test(d.name)));
+});
