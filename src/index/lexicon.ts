@@ -118,6 +118,17 @@ export class Lexicon {
     return word;
   }
 
+  /** A word without a plural ending when the table knows the rest ("losses" → "loss"), else itself. */
+  #stem(word: string): string {
+    for (const end of ["es", "s"]) {
+      if (word.length > end.length + 2 && word.endsWith(end)) {
+        const stem = word.slice(0, -end.length);
+        if (this.#surface.has(stem) || this.#places.has(stem)) return stem;
+      }
+    }
+    return word;
+  }
+
   /**
    * Terms of already split words: phrases of the table become their concept
    * (longest first), a place word and its number become `place=N`, numbers
@@ -143,7 +154,7 @@ export class Lexicon {
       let matched = 0;
       const starts = Math.max(
         this.#phraseStarts.get(w) ?? 0,
-        this.#phraseStarts.get(this.singular(w)) ?? 0,
+        this.#phraseStarts.get(this.#stem(w)) ?? 0,
       );
       const longest = Math.min(starts, MAX_PHRASE, ws.length - i);
       for (let n = longest; n >= 2; n--) {
@@ -151,7 +162,7 @@ export class Lexicon {
         const phrase = part.join(" ");
         // "beam losses" is the phrase "beam loss": plurals inside phrases too.
         const c = this.#surface.get(phrase) ??
-          this.#surface.get(part.map((x) => this.singular(x)).join(" "));
+          this.#surface.get(part.map((x) => this.#stem(x)).join(" "));
         if (c !== undefined) {
           out.push({ term: c, surface: phrase });
           matched = n;
