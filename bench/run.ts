@@ -11,6 +11,9 @@
  *   sequential per-device reads (bench/scan_reads.ts).
  * - the Python sandbox (bench/sandbox.ts): a warm run against the seed's
  *   python3 subprocess, the cold first run, an idle interpreter's memory.
+ * - the device index (bench/device_index.ts): wildcard search over 100k names
+ *   against a Python regex scan and the linear scan, informal latency at 100k
+ *   and 1M, 1M build / cache / memory, search quality per query class.
  *
  * @module
  */
@@ -26,6 +29,7 @@ import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 import { scanReads } from "./scan_reads.ts";
 import { sandboxBench } from "./sandbox.ts";
+import { deviceIndexBench } from "./device_index.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -279,6 +283,9 @@ await executorOverhead();
 await startup();
 figures.push(await scanReads());
 figures.push(...await sandboxBench());
+const deviceIndex = await deviceIndexBench();
+figures.push(...deviceIndex.figures);
+console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 
 const rows = figures.map((f) => [
   f.name,
