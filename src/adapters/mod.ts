@@ -10,6 +10,7 @@ import { createSimulator } from "./simulator/mod.ts";
 import { defaultFacility } from "./simulator/facility.ts";
 import { simulatorIndexSource } from "./simulator/index_source.ts";
 import type { IndexSource } from "../index/record.ts";
+import type { DeviceIndex } from "../index/device_index.ts";
 
 export type { ControlSystem } from "./adapter.ts";
 
@@ -18,13 +19,18 @@ export type { ControlSystem } from "./adapter.ts";
  * schemas) are loaded only when one of them is configured, so the simulator's
  * start-up does not pay for them.
  */
-export async function openControlSystem(config: Config, clock?: Clock): Promise<ControlSystem> {
+export async function openControlSystem(
+  config: Config,
+  clock?: Clock,
+  index?: (signal?: AbortSignal) => Promise<DeviceIndex>,
+): Promise<ControlSystem> {
   switch (config.facility.adapter) {
     case "simulator":
       return createSimulator({
         seed: config.simulator.seed,
         latencyMs: config.simulator.latency_ms,
         clock,
+        index,
       });
     case "epics":
     case "tango":

@@ -103,11 +103,7 @@ export async function createApp(
   const profile = checkProfile(config, opts.profile);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
-  const cs = openLazily(config.facility.adapter, () => openControlSystem(config));
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
-  // The writer goes to the plan service alone; everyone else gets a view that can only read.
-  const plans = await createPlanPath(loaded, cs, stateDir, io);
-  const reader = readOnlyView(cs);
   const source = indexSourceFor(config);
   const devices = source && lazyIndexService({
     source,
@@ -116,6 +112,14 @@ export async function createApp(
       : undefined,
     cacheDir: config.index.cache ? `${stateDir}/index` : undefined,
   });
+  // One index per process: the backend's own search (the simulator's) uses it too.
+  const cs = openLazily(
+    config.facility.adapter,
+    () => openControlSystem(config, undefined, devices && ((signal) => devices.index(signal))),
+  );
+  // The writer goes to the plan service alone; everyone else gets a view that can only read.
+  const plans = await createPlanPath(loaded, cs, stateDir, io);
+  const reader = readOnlyView(cs);
   let sandbox: SandboxDeps;
   try {
     // Scan data from plans is one more read-only data directory for Python, after the configured ones.

@@ -37,6 +37,7 @@ import { IncidentBook } from "./incidents.ts";
 import { LogService, parseTime } from "./logs.ts";
 import { alarmOf, Physics } from "./physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
+import type { DeviceIndex } from "../../index/device_index.ts";
 import { checkWrite, fixedSetpoints, SetpointStore } from "./state.ts";
 
 export { DEFAULT_MAX_POINTS } from "./archive.ts";
@@ -51,6 +52,11 @@ export interface SimulatorOptions {
   clock?: Clock;
   /** Artificial delay of every call, in ms (default 0), for benchmarks; aborted by the signal. */
   latencyMs?: number;
+  /**
+   * The device index over this facility that the program already keeps (cached, with the site's
+   * synonyms), so `search` does not build a second one; default: one built on the first search.
+   */
+  index?: (signal?: AbortSignal) => Promise<DeviceIndex>;
 }
 
 /** The simulated facility. Writes are the only way its state changes. */
@@ -60,6 +66,7 @@ export class Simulator implements ControlSystem {
   readonly facility: Facility;
   private readonly clock: Clock;
   private readonly latencyMs: number;
+  private readonly index: SimulatorOptions["index"];
   private readonly physics: Physics;
   private readonly setpoints: SetpointStore;
   private readonly logService: LogService;
@@ -69,6 +76,7 @@ export class Simulator implements ControlSystem {
     this.seed = options.seed ?? 1;
     this.clock = options.clock ?? systemClock;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
+    this.index = options.index;
     this.facility = defaultFacility();
     const people = this.facility.spec.people;
     const book = new IncidentBook(this.seed, people["operators"] ?? []);
@@ -160,7 +168,7 @@ export class Simulator implements ControlSystem {
 
   async search(q: DeviceQuery, signal?: AbortSignal): Promise<DevicePage> {
     await this.enter(signal);
-    return searchDevices(this.facility, q);
+    return searchDevices(this.facility, q, await this.index?.(signal));
   }
 
   /** Newest first; throws a RangeError for an unparsable time. */

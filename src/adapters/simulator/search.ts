@@ -14,11 +14,16 @@ import type { DeviceIndex } from "../../index/device_index.ts";
 export const DEFAULT_PAGE_SIZE = 50;
 
 /**
- * Matches a query against the whole namespace (sorted by name), through the
- * facility's device index: the same wildcard semantics as a scan, without one.
+ * Matches a query against the whole namespace (sorted by name), through a
+ * device index of the facility (`index`, else the facility's own): the same
+ * wildcard semantics as a scan, without one.
  */
-export async function searchDevices(facility: Facility, q: DeviceQuery): Promise<DevicePage> {
-  const page = (await facilityIndex(facility)).match({
+export async function searchDevices(
+  facility: Facility,
+  q: DeviceQuery,
+  index?: DeviceIndex,
+): Promise<DevicePage> {
+  const page = (index ?? await facilityIndex(facility)).match({
     pattern: q.pattern,
     subsystem: q.subsystem,
     writable: q.writable,
