@@ -30,6 +30,14 @@ const Parameters = z.strictObject({
   writable: z.boolean().optional().describe(
     "true: only settable devices; false: only read-only ones",
   ),
+  properties: z.record(z.string(), z.string()).optional().describe(
+    'Patterns only: property name → * ? glob its value must match, e.g. {"cell": "4", ' +
+      '"kind": "setpoint"} (ChannelFinder properties; the simulator has section, family, ' +
+      "index, plane, signal, kind, cell, units)",
+  ),
+  tags: z.array(z.string()).optional().describe(
+    'Patterns only: tags (globs) every device must carry, e.g. ["writable"]',
+  ),
   limit: z.int().min(1).max(200).default(50).describe("Names per page"),
   offset: z.int().min(0).default(0).describe("Skip this many matches (paging)"),
 });
@@ -67,11 +75,14 @@ export const searchDevice = defineTool({
 });
 
 async function pattern(
-  { pattern, subsystem, writable, limit, offset }: Args,
+  { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   { cs, signal }: ToolContext,
 ) {
   const glob = /[*?]/.test(pattern) ? pattern : `*${pattern}*`;
-  const page = await cs.search({ pattern: glob, subsystem, writable, limit, offset }, signal);
+  const page = await cs.search(
+    { pattern: glob, subsystem, writable, properties, tags, limit, offset },
+    signal,
+  );
   // Whatever the backend sent, a page is never longer than asked for.
   const devices = page.devices.slice(0, limit);
   const note = page.note ??
@@ -94,7 +105,10 @@ async function pattern(
   };
 }
 
-async function regex({ pattern, subsystem, writable, limit, offset }: Args, ctx: ToolContext) {
+async function regex(
+  { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
+  ctx: ToolContext,
+) {
   let re: RegExp;
   try {
     re = parseRegex(pattern);
@@ -105,6 +119,8 @@ async function regex({ pattern, subsystem, writable, limit, offset }: Args, ctx:
     regex: re,
     subsystem,
     writable,
+    properties,
+    tags,
     offset,
     limit,
   });
