@@ -27,6 +27,9 @@ export interface Clause {
 /** Numbers a range ("bpm 3-6", "cells 2 to 4") may spell out. */
 const MAX_RANGE = 100;
 
+/** Clauses of one query at most (a device's count of matched clauses is one byte). */
+export const MAX_CLAUSES = 32;
+
 const vocabulary = new WeakMap<DeviceIndex, { word: string; df: number }[]>();
 
 type Item = { word: string } | { range: [number, number] } | { segment: string };
@@ -35,7 +38,8 @@ type Item = { word: string } | { range: [number, number] } | { segment: string }
 export function parseQuery(index: DeviceIndex, text: string, lenient: boolean): Clause[] {
   const lex = index.lexicon;
   const items: Item[] = [];
-  const tokens = text.toLowerCase().match(/[0-9]+\s*(?:-|–|to|\.\.)\s*[0-9]+|[a-z0-9]+/g) ?? [];
+  const tokens =
+    text.slice(0, 2000).toLowerCase().match(/[0-9]+\s*(?:-|–|to|\.\.)\s*[0-9]+|[a-z0-9]+/g) ?? [];
   for (const tok of tokens) {
     const range = /^([0-9]+)\s*(?:-|–|to|\.\.)\s*([0-9]+)$/.exec(tok);
     if (range) {
@@ -51,6 +55,7 @@ export function parseQuery(index: DeviceIndex, text: string, lenient: boolean): 
   const clauses: Clause[] = [];
   const seen = new Set<string>();
   const add = (label: string, alts: Alternative[]) => {
+    if (clauses.length >= MAX_CLAUSES) return;
     const key = alts.map((a) => a.id).sort().join(",") || `?${label}`;
     if (seen.has(key)) return;
     seen.add(key);

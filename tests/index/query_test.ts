@@ -123,3 +123,16 @@ Deno.test("filters apply to ranked results: writability and subsystem", () => {
   assert.equal(page.total, 80);
   assert.ok(page.devices.every((d) => d.writable && /^RING:COR:[HV]\d+:SETPT$/.test(d.name)));
 });
+
+Deno.test("a regular expression that can backtrack for minutes is refused before it runs", async () => {
+  const { parseRegex } = await import("../../src/index/mode.ts");
+  assert.throws(() => parseRegex("/^(A+)+$/"), /repeated group holds a repetition/);
+  assert.throws(() => parseRegex("/(\\w*:)*X/"), /repeated group/);
+  assert.equal(parseRegex("/^RING:(BPM|COR):0[1-3]/").test("ring:bpm:02:x"), true);
+  assert.throws(() => parseRegex("/[unclosed/"), SyntaxError);
+});
+
+Deno.test("a query of hundreds of words is cut to a bounded number of terms", () => {
+  const page = rankedSearch(index, Array.from({ length: 400 }, (_, i) => `word${i} bpm`).join(" "));
+  assert.ok(page.terms.length <= 32);
+});
