@@ -134,7 +134,15 @@ async function regex(
   };
 }
 
-async function informal({ pattern, subsystem, writable, limit, offset }: Args, ctx: ToolContext) {
+async function informal(
+  { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
+  ctx: ToolContext,
+) {
+  if (properties !== undefined || tags !== undefined) {
+    throw new ToolError(
+      "properties and tags filter pattern searches only; search with a pattern (* ?) or drop them",
+    );
+  }
   const index = await needIndex(ctx, "a search by words");
   const [{ rankedSearch }, { nearestFamilies }] = await ranking();
   const page = rankedSearch(index, pattern, { subsystem, writable, limit, offset });

@@ -73,3 +73,9 @@ Deno.test("a regular expression or words on a backend without an index is a read
     "RING:BPM:02:X",
   ]);
 });
+
+Deno.test("property filters with words are refused rather than silently ignored", async () => {
+  const { ok, result } = await search({ pattern: "ring correctors", properties: { cell: "4" } });
+  assert.equal(ok, false);
+  assert.match(String(result.error), /filter pattern searches only/);
+});
