@@ -124,7 +124,7 @@ Usage:
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
   -m, --model NAME      named model from [llm.models] (env ACCEL_AGENT_MODEL)
-      --json            one JSON object on stdout (ask, get, search, logs)
+      --json            one JSON object on stdout (ask, get, search, index, logs)
       --stream-json     ask: one JSON line per event, then the result
       --no-color        plain output (also NO_COLOR=1)
       --resume [ID]     start, ask: continue a saved session (default: the newest)
