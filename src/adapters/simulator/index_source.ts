@@ -48,15 +48,17 @@ export function channelProperties(
   }
   const id = idAt >= 0 ? segs[idAt] ?? "" : "";
   const last = rest[rest.length - 1] ?? "";
-  const plane = /^H[0-9]/.test(id) || last === "X" || /horizontal/i.test(description)
+  // One lower-case copy and plain look-ups: this runs once per device, 10^6 times at scale.
+  const d = description.toLowerCase();
+  const plane = /^H[0-9]/.test(id) || last === "X" || d.includes("horizontal")
     ? "H"
-    : /^V[0-9]/.test(id) || last === "Y" || /vertical/i.test(description)
+    : /^V[0-9]/.test(id) || last === "Y" || d.includes("vertical")
     ? "V"
     : "";
   if (plane) props.plane = plane;
   if (rest.length) props.signal = rest.join(":");
-  props.kind = signalKind(rest.join(":"), description, writable);
-  const cell = /\bcell\s+([0-9]+)/i.exec(description)?.[1];
+  props.kind = signalKind(rest.join(":"), d, writable);
+  const cell = d.includes("cell") ? /\bcell\s+([0-9]+)/.exec(d)?.[1] : undefined;
   if (cell !== undefined) props.cell = String(Number.parseInt(cell, 10));
   if (units) props.units = units;
   return props;
