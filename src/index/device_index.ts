@@ -59,6 +59,8 @@ export const DEFAULT_LIMIT = 50;
 /** The built index, ready to answer. */
 export class DeviceIndex {
   readonly #ids = new Map<string, number>();
+  /** Segment terms of recent non-exact constraints ("contains BPM" → ids). */
+  readonly #segmentCache = new Map<string, number[]>();
 
   constructor(readonly data: IndexData, readonly lexicon: Lexicon) {
     data.terms.forEach((t, i) => this.#ids.set(t, i));
@@ -161,12 +163,18 @@ export class DeviceIndex {
       const id = this.#ids.get(SEGMENT + c.text);
       return id === undefined ? [] : [id];
     }
+    const key = `${c.how}:${c.text}`;
+    const known = this.#segmentCache.get(key);
+    if (known !== undefined) return known;
     const [from, to] = this.termRange(c.how === "startsWith" ? SEGMENT + c.text : SEGMENT);
     const out: number[] = [];
     for (let id = from; id < to; id++) {
       const seg = (this.data.terms[id] ?? "").slice(SEGMENT.length);
       if (satisfies(seg, c)) out.push(id);
     }
+    // The segment vocabulary does not change: a pattern paged through scans it once.
+    if (this.#segmentCache.size >= 256) this.#segmentCache.clear();
+    this.#segmentCache.set(key, out);
     return out;
   }
 
@@ -189,17 +197,20 @@ export class DeviceIndex {
    * selective enough to pay; undefined means every device.
    */
   #candidates(constraints: SegmentConstraint[]): Uint32Array | undefined {
+    // A constraint met by many segments (H* of H0001…H2598) costs a union pass over every
+    // device on top of its postings; one met by a single segment is its postings alone.
     const options = constraints.map((c) => {
       const ids = this.segmentTerms(c);
       let cost = 0;
       for (const id of ids) cost += (this.data.starts[id + 1] ?? 0) - (this.data.starts[id] ?? 0);
-      return { ids, cost };
-    }).sort((a, b) => a.cost - b.cost);
+      return { ids, cost, effort: cost + (ids.length > 1 ? this.size / 4 : 0) };
+    }).sort((a, b) => a.effort - b.effort);
     const first = options[0];
     if (first === undefined || first.cost >= this.size) return undefined;
     let docs = this.docsOf(first.ids);
     for (const o of options.slice(1, 3)) {
       if (docs.length === 0 || o.cost > 8 * this.size / 10) break;
+      if (o.ids.length > 1 && o.effort > 4 * docs.length) continue;
       docs = intersect(docs, this.docsOf(o.ids));
     }
     return docs;
