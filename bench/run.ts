@@ -13,6 +13,9 @@
  *   python3 subprocess, the cold first run, an idle interpreter's memory.
  * - the simulator at 10^5 and 10^6 devices (bench/facility_scale.ts): build,
  *   a 1,000-device batch read and heap, against the default facility.
+ * - the device index (bench/device_index.ts): wildcard search over 100k names
+ *   against a Python regex scan and the linear scan, informal latency at 100k
+ *   and 1M, 1M build / cache / memory, search quality per query class.
  *
  * @module
  */
@@ -29,6 +32,7 @@ import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 import { scanReads } from "./scan_reads.ts";
 import { sandboxBench } from "./sandbox.ts";
 import { facilityScaleBench } from "./facility_scale.ts";
+import { deviceIndexBench } from "./device_index.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -283,6 +287,9 @@ await startup();
 figures.push(await scanReads());
 figures.push(...await sandboxBench());
 figures.push(...await facilityScaleBench());
+const deviceIndex = await deviceIndexBench();
+figures.push(...deviceIndex.figures);
+console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 
 const rows = figures.map((f) => [
   f.name,

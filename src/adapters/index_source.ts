@@ -73,14 +73,4 @@ export async function facilityIndexSource(
   }
 }
 
-/**
- * Whether an index built from `source` at `builtAtMs` is due to be read again
- * at `nowMs`: its `refreshMs` (`index_refresh_s`) has passed. A source
- * without one (the simulator), or with 0, is read again only on demand.
- */
-export function refreshDue(source: IndexSource, builtAtMs: number, nowMs: number): boolean {
-  const every = "refreshMs" in source && typeof source.refreshMs === "number"
-    ? source.refreshMs
-    : 0;
-  return every > 0 && nowMs - builtAtMs >= every;
-}
+export { refreshDue } from "../index/record.ts";

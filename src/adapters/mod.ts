@@ -7,6 +7,11 @@ import type { Config } from "../config/schema.ts";
 import type { ControlSystem } from "./adapter.ts";
 import type { Clock } from "./clock.ts";
 import { createSimulator } from "./simulator/mod.ts";
+import { defaultFacility } from "./simulator/facility.ts";
+import { scaledFacility } from "./simulator/scale.ts";
+import { simulatorIndexSource } from "./simulator/index_source.ts";
+import type { IndexSource } from "../index/record.ts";
+import type { DeviceIndex } from "../index/device_index.ts";
 
 export type { ControlSystem } from "./adapter.ts";
 
@@ -15,7 +20,11 @@ export type { ControlSystem } from "./adapter.ts";
  * schemas) are loaded only when one of them is configured, so the simulator's
  * start-up does not pay for them.
  */
-export async function openControlSystem(config: Config, clock?: Clock): Promise<ControlSystem> {
+export async function openControlSystem(
+  config: Config,
+  clock?: Clock,
+  index?: (signal?: AbortSignal) => Promise<DeviceIndex>,
+): Promise<ControlSystem> {
   switch (config.facility.adapter) {
     case "simulator":
       return createSimulator({
@@ -23,10 +32,35 @@ export async function openControlSystem(config: Config, clock?: Clock): Promise<
         latencyMs: config.simulator.latency_ms,
         ...(config.simulator.devices === undefined ? {} : { devices: config.simulator.devices }),
         clock,
+        index,
       });
     case "epics":
     case "tango":
       return (await import("./facility.ts")).facilityBackend(config);
+  }
+}
+
+/**
+ * The namespace of the configured backend as the device index reads it:
+ * the simulator's device list (grown by `[simulator] devices`), ChannelFinder
+ * or the archiver's PV list, the TANGO REST API's devices and attributes; or
+ * undefined when the backend offers none (searches then use patterns only).
+ */
+export async function indexSourceFor(config: Config): Promise<IndexSource | undefined> {
+  switch (config.facility.adapter) {
+    case "simulator": {
+      // The facility is built on the first search, not at start-up.
+      const devices = config.simulator.devices;
+      return simulatorIndexSource(
+        devices === undefined ? defaultFacility : () => scaledFacility(devices),
+      );
+    }
+    case "epics":
+      // Neither ChannelFinder nor the archiver configured: patterns only, through the gateway.
+      if (!config.epics.channelfinder_url && !config.epics.archiver_url) return undefined;
+      return await (await import("./index_source.ts")).facilityIndexSource(config);
+    case "tango":
+      return await (await import("./index_source.ts")).facilityIndexSource(config);
   }
 }
 

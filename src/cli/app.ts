@@ -5,7 +5,8 @@
  * @module
  */
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
-import { openControlSystem, openLazily } from "../adapters/mod.ts";
+import { indexSourceFor, openControlSystem, openLazily } from "../adapters/mod.ts";
+import type { DeviceIndexService, IndexServiceOptions } from "../index/service.ts";
 import { type ControlReader, readOnlyView } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
@@ -40,6 +41,8 @@ export interface App {
   loaded: LoadedConfig;
   /** The control system as everything but the plan service sees it: it cannot write. */
   cs: ControlReader;
+  /** The device index of the backend (informal search, `index refresh|stats`); absent when it has none. */
+  devices?: DeviceIndexService;
   tools: ToolRegistry;
   /** The change path; set `plans.approver` for the mode (terminal, hash, none). */
   plans: PlanPath;
@@ -103,8 +106,20 @@ export async function createApp(
   const profile = checkProfile(config, opts.profile);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
-  const cs = openLazily(config.facility.adapter, () => openControlSystem(config));
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
+  const source = await indexSourceFor(config);
+  const devices = source && lazyIndexService({
+    source,
+    synonymsFile: config.index.synonyms_file
+      ? resolvePath(config.index.synonyms_file, loaded.baseDir, io)
+      : undefined,
+    cacheDir: config.index.cache ? `${stateDir}/index` : undefined,
+  });
+  // One index per process: the backend's own search (the simulator's) uses it too.
+  const cs = openLazily(
+    config.facility.adapter,
+    () => openControlSystem(config, undefined, devices && ((signal) => devices.index(signal))),
+  );
   // The writer goes to the plan service alone; everyone else gets a view that can only read.
   const plans = await createPlanPath(loaded, cs, stateDir, io);
   const reader = readOnlyView(cs);
@@ -142,6 +157,7 @@ export async function createApp(
     profile,
     io,
     cs: reader,
+    devices,
     plans,
     stateDir,
     registry,
@@ -153,7 +169,7 @@ export async function createApp(
   });
   const tools = new ToolRegistry(
     features.tools,
-    { cs: reader, now: () => Date.now(), plans, sandbox },
+    { cs: reader, now: () => Date.now(), plans, sandbox, devices },
     registry,
   );
   const contextWindow = () => modelInfo.contextWindow ?? config.agent.context_window;
@@ -226,6 +242,7 @@ export async function createApp(
   const app: App = {
     loaded,
     cs: reader,
+    devices,
     tools,
     plans,
     stateDir,
@@ -327,4 +344,16 @@ export async function createApp(
   };
   if (opts.resume !== undefined) await app.resume(opts.resume || undefined);
   return app;
+}
+
+/** The device index service, its modules loaded on the first search (start-up does not pay). */
+function lazyIndexService(options: IndexServiceOptions): DeviceIndexService {
+  let service: Promise<DeviceIndexService> | undefined;
+  const get = () =>
+    service ??= import("../index/service.ts").then((m) => new m.IndexService(options));
+  return {
+    index: async (signal?: AbortSignal) => (await get()).index(signal),
+    refresh: async (signal?: AbortSignal) => (await get()).refresh(signal),
+    stats: async (signal?: AbortSignal) => (await get()).stats(signal),
+  };
 }

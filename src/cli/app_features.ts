@@ -24,7 +24,7 @@ import {
 import { matchSkills, type Skill } from "../skills/skill.ts";
 import { agentTools } from "../tools/agent_tools.ts";
 import { askUserTool, type OperatorChannel } from "../tools/ask_user.ts";
-import type { Tool } from "../tools/define.ts";
+import type { Tool, ToolDeps } from "../tools/define.ts";
 import { ALL_TOOLS, SANDBOX_TOOLS } from "../tools/mod.ts";
 import type { SandboxDeps } from "../sandbox/types.ts";
 import type { RegistryOptions } from "../tools/registry.ts";
@@ -93,6 +93,8 @@ export interface FeatureDeps {
   profile: Profile;
   io: Io;
   cs: ControlReader;
+  /** The device index, for informal searches (absent when the backend has none). */
+  devices?: ToolDeps["devices"];
   plans: PlanPath;
   stateDir: string;
   registry: RegistryOptions;
@@ -136,7 +138,7 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       ALL_TOOLS,
     ),
     catalogue: ALL_TOOLS,
-    deps: { cs: d.cs, now: () => Date.now() },
+    deps: { cs: d.cs, now: () => Date.now(), devices: d.devices },
     registry: d.registry,
     async modelFor(name) {
       const known = clients.get(name);

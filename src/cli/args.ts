@@ -14,6 +14,8 @@ export type Command =
   | {
     kind: "search";
     pattern: string;
+    /** Forced reading of the text (`--pattern`, `--words`); auto otherwise. */
+    mode: "auto" | "pattern" | "informal";
     subsystem?: string;
     writable?: boolean;
     limit: number;
@@ -34,6 +36,7 @@ export type Command =
   | { kind: "plan_recover"; run?: string; dismiss: boolean }
   | { kind: "audit_verify"; file?: string }
   | { kind: "permissions" }
+  | { kind: "index"; action: "stats" | "refresh" }
   | { kind: "help" }
   | { kind: "exec"; file: string; timeoutS?: number }
   | { kind: "scripts"; action: "list"; keyword?: string }
@@ -67,6 +70,8 @@ const OPTIONS = {
   subsystem: { type: "string" },
   writable: { type: "boolean" },
   "read-only": { type: "boolean" },
+  pattern: { type: "boolean" },
+  words: { type: "boolean" },
   limit: { type: "string" },
   offset: { type: "string" },
   "approved-hash": { type: "string" },
@@ -85,7 +90,8 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   start: ["resume"],
   ask: ["stream-json", "resume"],
   get: [],
-  search: ["subsystem", "writable", "read-only", "limit", "offset"],
+  search: ["subsystem", "writable", "read-only", "pattern", "words", "limit", "offset"],
+  index: [],
   logs: ["from", "to", "device", "text", "severity", "limit"],
   plan: ["approved-hash", "approval", "reusable", "dismiss"],
   audit: [],
@@ -102,7 +108,8 @@ Usage:
   accel-agent [start]                      interactive session (REPL) on the configured machine
   accel-agent ask [QUESTION]               one answer; the question from stdin when not given
   accel-agent get DEVICE…                  live values (no model needed)
-  accel-agent search PATTERN               device names; * and ? wildcards (no model needed)
+  accel-agent search PATTERN|WORDS…        device names by * ? pattern, /regex/ or plain words, ranked (no model needed)
+  accel-agent index [stats|refresh]        the device index: what it holds; rebuild it and its cache
   accel-agent logs elog|alarm|archive      history in a time range (no model needed)
   accel-agent plan show PLAN [--reusable]  preflight a plan (file or saved ID); issues an approval token
   accel-agent plan run PLAN                preflight, approve in the terminal, execute, audit
@@ -117,12 +124,13 @@ Usage:
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
   -m, --model NAME      named model from [llm.models] (env ACCEL_AGENT_MODEL)
-      --json            one JSON object on stdout (ask, get, search, logs)
+      --json            one JSON object on stdout (ask, get, search, index, logs)
       --stream-json     ask: one JSON line per event, then the result
       --no-color        plain output (also NO_COLOR=1)
       --resume [ID]     start, ask: continue a saved session (default: the newest)
       --profile NAME    observer | operator | sim-eval (default [profile] name, operator)
   search:  --subsystem NAME  --writable | --read-only  --limit N  --offset N
+           --pattern | --words (read the text as a pattern, or as words; default: decide by the text)
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
   exec:    --timeout SECONDS (default [sandbox] timeout_s)
@@ -151,7 +159,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, logs, plan, audit, permissions, exec, scripts (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
@@ -200,18 +208,28 @@ function toCommand(name: string, rest: string[], v: Values): Command {
         );
       }
       return { kind: "get", devices: rest };
+    case "index": {
+      const action = rest[0] ?? "stats";
+      if (rest.length > 1 || (action !== "stats" && action !== "refresh")) {
+        throw new UsageError("index takes stats or refresh, e.g. accel-agent index refresh");
+      }
+      return { kind: "index", action };
+    }
     case "search": {
-      if (rest.length !== 1) {
+      const text = rest.join(" ").trim();
+      if (text === "") {
         throw new UsageError(
-          `search needs one pattern, e.g. accel-agent search "LINAC:BPM:*:X" (quote wildcards)`,
+          `search needs a pattern or words, e.g. accel-agent search "LINAC:BPM:*:X" (quote wildcards) or accel-agent search ion pump pressure cell 4`,
         );
       }
       if (v.writable && v["read-only"]) {
         throw new UsageError("--writable and --read-only exclude each other");
       }
+      if (v.pattern && v.words) throw new UsageError("--pattern and --words exclude each other");
       return {
         kind: "search",
-        pattern: rest[0] as string,
+        pattern: text,
+        mode: v.pattern ? "pattern" : v.words ? "informal" : "auto",
         subsystem: v.subsystem,
         writable: v.writable ? true : v["read-only"] ? false : undefined,
         limit: intOption("limit", v.limit, 50, 1, 10_000),

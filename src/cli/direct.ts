@@ -83,6 +83,7 @@ function toolCall(cmd: Direct): [string, Row] {
     case "search":
       return ["search_device", {
         pattern: cmd.pattern,
+        mode: cmd.mode,
         subsystem: cmd.subsystem,
         writable: cmd.writable,
         limit: Math.min(cmd.limit, 200),
@@ -142,13 +143,19 @@ function renderGet(result: Row, io: Io, s: Style): void {
 
 function renderSearch(result: Row, io: Io, s: Style): void {
   const devices = (result.devices ?? []) as Row[];
-  const t = table(["Device", "Units", "Writable", "Description"], s);
+  const ranked = result.mode === "informal";
+  if (ranked && Array.isArray(result.understood)) {
+    io.out(s.dim(`understood: ${one((result.understood as unknown[]).join(" · "))}\n`));
+  }
+  const head = ["Device", "Units", "Writable", "Description", ...(ranked ? ["Score", "Why"] : [])];
+  const t = table(head, s);
   for (const d of devices) {
     t.push([
       one(d.name),
       one(d.units),
       d.writable ? "yes" : "",
       one(d.description),
+      ...(ranked ? [one(d.score), one(((d.matched ?? []) as unknown[]).join(", "))] : []),
     ]);
   }
   if (devices.length) io.out(`${t.toString()}\n`);
@@ -163,7 +170,16 @@ function renderSearch(result: Row, io: Io, s: Style): void {
         : `no devices match (${total} in all)\n`,
     ),
   );
-  if (typeof result.note === "string") io.err(`accel-agent: ${result.note}\n`);
+  const near = (result.nearest_families ?? []) as Row[];
+  if (near.length) {
+    io.out("nearest families:\n");
+    for (const f of near) {
+      io.out(
+        `  ${one(f.pattern)}  ${s.dim(`${one(f.devices)} devices, e.g. ${one(f.example)}`)}\n`,
+      );
+    }
+  }
+  if (typeof result.note === "string") io.err(`accel-agent: ${one(result.note)}\n`);
 }
 
 function renderLogs(result: Row, io: Io, s: Style): void {

@@ -77,6 +77,8 @@ export async function main(args: string[]): Promise<number> {
         case "search":
         case "logs":
           return await (await import("./direct.ts")).runDirect(app, cmd, inv.json, io);
+        case "index":
+          return await (await import("./index_command.ts")).runIndex(app, cmd.action, inv.json, io);
         case "plan_show":
           return await (await import("./plan_commands.ts")).runPlanShow(
             app,

@@ -112,6 +112,12 @@ export const ConfigSchema = z.strictObject({
   state: z.strictObject({
     dir: z.string().default("~/.local/state/accel-agent"),
   }).prefault({}),
+  index: z.strictObject({
+    /** A facility's synonym file (TOML, like configs/synonyms.toml), added to the built-in one. */
+    synonyms_file: z.string().default(""),
+    /** Keep the built index in <state dir>/index, so a large namespace is not rebuilt at each start. */
+    cache: z.boolean().default(true),
+  }).prefault({}),
   sandbox: SandboxConfigSchema,
   operator: z.string().optional(),
   profile: z.strictObject({

@@ -26,6 +26,21 @@ export interface IndexRecord {
 export interface IndexSource {
   /** Stable identity of the namespace (backend kind and address), the on-disk cache key. */
   readonly id: string;
+  /**
+   * Read the namespace again when the index built from it is older than this,
+   * ms (`index_refresh_s`); absent or 0: only on demand (`accel-agent index refresh`).
+   */
+  readonly refreshMs?: number;
   /** Every record, page by page. Stops (throws an AbortError) when `signal` aborts. */
   records(signal?: AbortSignal): AsyncIterable<IndexRecord[]>;
+}
+
+/**
+ * Whether an index built from `source` at `builtAtMs` is due to be read again
+ * at `nowMs`: its `refreshMs` has passed. A source without one (the
+ * simulator), or with 0, is read again only on demand.
+ */
+export function refreshDue(source: IndexSource, builtAtMs: number, nowMs: number): boolean {
+  const every = source.refreshMs ?? 0;
+  return every > 0 && nowMs - builtAtMs >= every;
 }

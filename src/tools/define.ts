@@ -11,6 +11,7 @@ import type { AgentEvent } from "../agent/events.ts";
 import type { PlanService } from "../plan/service.ts";
 import type { Approver } from "../safety/approval.ts";
 import type { SandboxDeps } from "../sandbox/types.ts";
+import type { DeviceIndex } from "../index/device_index.ts";
 
 /** What tools may use; given once to the registry. */
 export interface ToolDeps {
@@ -27,6 +28,8 @@ export interface ToolDeps {
   };
   /** The Python sandbox; the sandbox tools say it is off when absent. */
   sandbox?: SandboxDeps;
+  /** The device index of the backend, for informal and regular-expression searches. */
+  devices?: { index(signal?: AbortSignal): Promise<DeviceIndex> };
 }
 
 export interface ToolContext extends ToolDeps {

@@ -1,15 +1,28 @@
 /**
- * `search_device`: find device names in the facility's namespace.
+ * `search_device`: find device names in the facility's namespace, by
+ * pattern or by an operator's words (the rule is in `src/index/mode.ts`).
  *
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./define.ts";
+import { defineTool, type ToolContext, ToolError } from "./define.ts";
+import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
+import type { DeviceIndex } from "../index/device_index.ts";
+
+/** The ranking and family modules, loaded on the first search (not at start-up). */
+const ranking = () => Promise.all([import("../index/query.ts"), import("../index/families.ts")]);
 
 const Parameters = z.strictObject({
   pattern: z.string().min(1).describe(
-    'Name pattern with * and ? wildcards matched against the whole name, e.g. "LINAC:BPM:*:X"; ' +
-      "without wildcards it matches names containing the text",
+    'What to find: a name pattern with * and ? wildcards over the whole name ("LINAC:BPM:*:X"), ' +
+      'a regular expression between slashes ("/^RING:BPM:0[1-5]:X$/"), a piece of a name with a ' +
+      'colon ("RING:BPM"), or plain words ("horizontal steerers in the linac", "ion pump ' +
+      'pressure cell 4", "bpm 11 turn by turn"), which are ranked by relevance',
+  ),
+  mode: z.enum(["auto", "pattern", "informal"]).default("auto").describe(
+    "auto: decide from the text (wildcards, /regex/ or a colon in one word mean a pattern); " +
+      "pattern: always a pattern (text without wildcards matches names containing it); " +
+      "informal: always ranked words",
   ),
   subsystem: z.string().optional().describe(
     "Only this subsystem (first name segment), e.g. LINAC, RING, RF, DIAG",
@@ -17,38 +30,147 @@ const Parameters = z.strictObject({
   writable: z.boolean().optional().describe(
     "true: only settable devices; false: only read-only ones",
   ),
+  properties: z.record(z.string(), z.string()).optional().describe(
+    'Patterns only: property name → * ? glob its value must match, e.g. {"cell": "4", ' +
+      '"kind": "setpoint"} (ChannelFinder properties; the simulator has section, family, ' +
+      "index, plane, signal, kind, cell, units)",
+  ),
+  tags: z.array(z.string()).optional().describe(
+    'Patterns only: tags (globs) every device must carry, e.g. ["writable"]',
+  ),
   limit: z.int().min(1).max(200).default(50).describe("Names per page"),
   offset: z.int().min(0).default(0).describe("Skip this many matches (paging)"),
 });
 
+type Args = z.output<typeof Parameters>;
+
 export const searchDevice = defineTool({
   name: "search_device",
   description:
-    "Search the device namespace by wildcard pattern, optionally within a subsystem. Returns one page " +
-    "of names with description, units and writability, plus the total number of matches.",
+    "Search the device namespace by pattern or by plain words (synonyms, abbreviations, planes, " +
+    "cells and numbers understood; typos tolerated). Returns one page of names with description, " +
+    "units and writability and the total number of matches; word searches are ranked, each result " +
+    "with its score and the terms it matched. When nothing matches, the nearest device families.",
   parameters: Parameters,
   readOnly: true,
-  async execute({ pattern, subsystem, writable, limit, offset }, { cs, signal }) {
-    const glob = /[*?]/.test(pattern) ? pattern : `*${pattern}*`;
-    const page = await cs.search({ pattern: glob, subsystem, writable, limit, offset }, signal);
-    // Whatever the backend sent, a page is never longer than asked for.
-    const devices = page.devices.slice(0, limit);
-    const note = page.note ??
-      (page.devices.length > limit
-        ? `the backend sent ${page.devices.length} names for a page of ${limit}; the first ${limit} are shown`
-        : undefined);
-    const next = page.offset + devices.length;
-    return {
-      total: page.total,
-      offset: page.offset,
-      ...(note ? { note } : {}),
-      devices: devices.map((d) => ({
-        name: d.device,
-        description: d.description,
-        units: d.units,
-        writable: d.writable,
-      })),
-      ...(next < page.total ? { next_offset: next } : {}),
-    };
+  async execute(args, ctx) {
+    const mode: SearchMode = args.mode === "auto"
+      ? searchModeOf(args.pattern)
+      : args.mode === "informal"
+      ? "informal"
+      : searchModeOf(args.pattern) === "regex"
+      ? "regex"
+      : "pattern";
+    if (mode === "informal") return await informal(args, ctx);
+    const result = mode === "regex" ? await regex(args, ctx) : await pattern(args, ctx);
+    if (result.total === 0) {
+      const index = await indexOrUndefined(ctx);
+      if (index) {
+        const [, { nearestFamilies }] = await ranking();
+        return { ...result, nearest_families: nearestFamilies(index, args.pattern) };
+      }
+    }
+    return result;
   },
 });
+
+async function pattern(
+  { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
+  { cs, signal }: ToolContext,
+) {
+  const glob = /[*?]/.test(pattern) ? pattern : `*${pattern}*`;
+  const page = await cs.search(
+    { pattern: glob, subsystem, writable, properties, tags, limit, offset },
+    signal,
+  );
+  // Whatever the backend sent, a page is never longer than asked for.
+  const devices = page.devices.slice(0, limit);
+  const note = page.note ??
+    (page.devices.length > limit
+      ? `the backend sent ${page.devices.length} names for a page of ${limit}; the first ${limit} are shown`
+      : undefined);
+  const next = page.offset + devices.length;
+  return {
+    mode: "pattern",
+    total: page.total,
+    offset: page.offset,
+    ...(note ? { note } : {}),
+    devices: devices.map((d) => ({
+      name: d.device,
+      description: d.description,
+      units: d.units,
+      writable: d.writable,
+    })),
+    ...(next < page.total ? { next_offset: next } : {}),
+  };
+}
+
+async function regex(
+  { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
+  ctx: ToolContext,
+) {
+  let re: RegExp;
+  try {
+    re = parseRegex(pattern);
+  } catch (e) {
+    throw new ToolError(`${pattern}: not a valid regular expression (${(e as Error).message})`);
+  }
+  const page = (await needIndex(ctx, "a regular expression")).match({
+    regex: re,
+    subsystem,
+    writable,
+    properties,
+    tags,
+    offset,
+    limit,
+  });
+  const next = page.offset + page.devices.length;
+  return {
+    mode: "regex",
+    total: page.total,
+    offset: page.offset,
+    devices: page.devices,
+    ...(next < page.total ? { next_offset: next } : {}),
+  };
+}
+
+async function informal(
+  { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
+  ctx: ToolContext,
+) {
+  if (properties !== undefined || tags !== undefined) {
+    throw new ToolError(
+      "properties and tags filter pattern searches only; search with a pattern (* ?) or drop them",
+    );
+  }
+  const index = await needIndex(ctx, "a search by words");
+  const [{ rankedSearch }, { nearestFamilies }] = await ranking();
+  const page = rankedSearch(index, pattern, { subsystem, writable, limit, offset });
+  const next = page.offset + page.devices.length;
+  return {
+    mode: "informal",
+    understood: page.terms,
+    total: page.total,
+    offset: page.offset,
+    ...(page.total && page.unmatched.length
+      ? { note: `no device matches every term; these match none of: ${page.unmatched.join(", ")}` }
+      : {}),
+    devices: page.devices,
+    ...(next < page.total ? { next_offset: next } : {}),
+    ...(page.total === 0 ? { nearest_families: nearestFamilies(index, pattern) } : {}),
+  };
+}
+
+async function indexOrUndefined(ctx: ToolContext): Promise<DeviceIndex | undefined> {
+  return ctx.devices ? await ctx.devices.index(ctx.signal) : undefined;
+}
+
+async function needIndex(ctx: ToolContext, what: string): Promise<DeviceIndex> {
+  const index = await indexOrUndefined(ctx);
+  if (!index) {
+    throw new ToolError(
+      `${what} needs the device index, which this backend does not provide; search with a * ? pattern`,
+    );
+  }
+  return index;
+}

@@ -39,6 +39,7 @@ import { scaledFacility } from "./scale.ts";
 import { LogService, parseTime } from "./logs.ts";
 import { Physics } from "./physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
+import type { DeviceIndex } from "../../index/device_index.ts";
 import { checkWrite, fixedSetpoints, SetpointStore } from "./state.ts";
 
 export { DEFAULT_MAX_POINTS } from "./archive.ts";
@@ -55,6 +56,11 @@ export interface SimulatorOptions {
   latencyMs?: number;
   /** Grow the facility with generated arcs to at least this many devices (scale.ts). */
   devices?: number;
+  /**
+   * The device index over this facility that the program already keeps (cached, with the site's
+   * synonyms), so `search` does not build a second one; default: one built on the first search.
+   */
+  index?: (signal?: AbortSignal) => Promise<DeviceIndex>;
 }
 
 /** The simulated facility. Writes are the only way its state changes. */
@@ -64,6 +70,7 @@ export class Simulator implements ControlSystem {
   readonly facility: Facility;
   private readonly clock: Clock;
   private readonly latencyMs: number;
+  private readonly index: SimulatorOptions["index"];
   private readonly physics: Physics;
   private readonly setpoints: SetpointStore;
   private readonly logService: LogService;
@@ -73,6 +80,7 @@ export class Simulator implements ControlSystem {
     this.seed = options.seed ?? 1;
     this.clock = options.clock ?? systemClock;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
+    this.index = options.index;
     this.facility = options.devices === undefined
       ? defaultFacility()
       : scaledFacility(options.devices);
@@ -175,7 +183,7 @@ export class Simulator implements ControlSystem {
 
   async search(q: DeviceQuery, signal?: AbortSignal): Promise<DevicePage> {
     await this.enter(signal);
-    return searchDevices(this.facility, q);
+    return searchDevices(this.facility, q, await this.index?.(signal));
   }
 
   /** Newest first; throws a RangeError for an unparsable time. */

@@ -1,39 +1,79 @@
 /**
- * Name look-ups over the simulated namespace: wildcard search with paging,
- * and "did you mean" suggestions for names that do not exist.
+ * Name look-ups over the simulated namespace: wildcard search with paging
+ * (answered by the device index), and "did you mean" suggestions for names
+ * that do not exist.
  *
  * @module
  */
 
-import {
-  type DeviceInfo,
-  type DevicePage,
-  type DeviceQuery,
-  wildcardToRegExp,
-} from "../adapter.ts";
+import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
 import type { Facility } from "./facility.ts";
 import { nearbyDevices } from "./scale.ts";
+import type { DeviceIndex } from "../../index/device_index.ts";
 
 /** Devices per page when the query gives no `limit`. */
 export const DEFAULT_PAGE_SIZE = 50;
 
-/** Matches a query against the whole namespace (already sorted by name). */
-export function searchDevices(facility: Facility, q: DeviceQuery): DevicePage {
-  const offset = Math.max(0, Math.floor(q.offset ?? 0));
-  const limit = Math.max(0, Math.floor(q.limit ?? DEFAULT_PAGE_SIZE));
-  const pattern = q.pattern.trim() === "" ? "*" : q.pattern.trim();
-  const re = wildcardToRegExp(pattern);
-  const subsystem = q.subsystem?.toUpperCase();
-  const page: DevicePage["devices"] = [];
-  let total = 0;
-  for (const def of facility.devices) {
-    if (subsystem !== undefined && def.info.subsystem !== subsystem) continue;
-    if (q.writable !== undefined && def.info.writable !== q.writable) continue;
-    if (!re.test(def.name)) continue;
-    if (total >= offset && page.length < limit) page.push(copyInfo(def.info));
-    total++;
+/**
+ * Matches a query against the whole namespace (sorted by name), through a
+ * device index of the facility (`index`, else the facility's own): the same
+ * wildcard semantics as a scan, without one.
+ */
+export async function searchDevices(
+  facility: Facility,
+  q: DeviceQuery,
+  index?: DeviceIndex,
+): Promise<DevicePage> {
+  const page = (index ?? await facilityIndex(facility)).match({
+    pattern: q.pattern,
+    subsystem: q.subsystem,
+    writable: q.writable,
+    properties: q.properties,
+    tags: q.tags,
+    offset: q.offset,
+    limit: q.limit ?? DEFAULT_PAGE_SIZE,
+  });
+  const devices = page.devices.map((d) => {
+    const def = facility.byName.get(d.name);
+    if (def === undefined) throw new Error(`device index: ${d.name} is not in the facility`);
+    return copyInfo(def.info);
+  });
+  return { total: page.total, offset: page.offset, devices };
+}
+
+const indexes = new WeakMap<Facility, Promise<DeviceIndex>>();
+
+/**
+ * The facility's device index with the built-in synonyms, built on first use
+ * (its modules too, so start-up does not load them).
+ */
+export function facilityIndex(facility: Facility): Promise<DeviceIndex> {
+  let index = indexes.get(facility);
+  if (index === undefined) indexes.set(facility, index = buildFacilityIndex(facility));
+  return index;
+}
+
+async function buildFacilityIndex(facility: Facility): Promise<DeviceIndex> {
+  const [{ channelRecord }, { IndexBuilder }, { DeviceIndex, Lexicon, lexiconDigest }, syn] =
+    await Promise.all([
+      import("./index_source.ts"),
+      import("../../index/builder.ts"),
+      import("../../index/mod.ts"),
+      import("../../index/synonyms.ts"),
+    ]);
+  const { BUILTIN_SYNONYMS_URL, parseSynonyms } = syn;
+  const path = decodeURIComponent(BUILTIN_SYNONYMS_URL.pathname);
+  const synonyms = parseSynonyms(Deno.readTextFileSync(path), path);
+  const lexicon = new Lexicon(synonyms);
+  const builder = new IndexBuilder(
+    lexicon,
+    `simulator:${facility.spec.name}`,
+    lexiconDigest(synonyms),
+  );
+  for (const d of facility.devices) {
+    builder.add(channelRecord(d.name, d.info.description, d.info.units, d.info.writable));
   }
-  return { total, offset, devices: page };
+  return new DeviceIndex(builder.finish(), lexicon);
 }
 
 /**

@@ -1,0 +1,49 @@
+/**
+ * `accel-agent index [stats|refresh]`: what the device index holds, and
+ * rebuilding it (and its on-disk cache) from the backend. No model needed.
+ *
+ * @module
+ */
+import type { App } from "./app.ts";
+import { CliError, Exit } from "./exit.ts";
+import type { Io } from "./io.ts";
+import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+
+export async function runIndex(
+  app: App,
+  action: "stats" | "refresh",
+  json: boolean,
+  io: Io,
+): Promise<number> {
+  const service = app.devices;
+  if (!service) {
+    throw new CliError(
+      `the ${app.cs.kind} backend offers no device index; search with * ? patterns`,
+      Exit.FAILURE,
+    );
+  }
+  if (action === "refresh") await service.refresh();
+  const stats = await service.stats();
+  if (json) {
+    io.out(`${terminalJson(stats)}\n`);
+    return Exit.OK;
+  }
+  const lines = [
+    ["source", stats.source],
+    ["devices", String(stats.devices)],
+    ["terms", String(stats.terms)],
+    ["postings", String(stats.postings)],
+    ["built", stats.builtAt],
+    [stats.origin === "cache" ? "loaded from cache in" : "built in", `${stats.ms} ms`],
+    [
+      "cache",
+      stats.cacheFile
+        ? `${stats.cacheFile}${
+          stats.cacheBytes !== undefined ? ` (${stats.cacheBytes} bytes)` : " (not written)"
+        }`
+        : "off",
+    ],
+  ];
+  for (const [k, v] of lines) io.out(`${k}: ${untrusted(v ?? "")}\n`);
+  return Exit.OK;
+}

@@ -1,0 +1,39 @@
+/**
+ * Whether a search text is a pattern or an operator's words. The rule, in
+ * order: `/…/` is a regular expression; text with `*` or `?` is a wildcard
+ * pattern; one word holding a `:` (a name or part of one, `RING:BPM`) is a
+ * pattern matched as a substring of names; anything else is informal.
+ *
+ * @module
+ */
+
+/** How a search text is read. */
+export type SearchMode = "regex" | "pattern" | "informal";
+
+/** The mode the rule above gives `text`. */
+export function searchModeOf(text: string): SearchMode {
+  const t = text.trim();
+  if (t.length > 2 && t.startsWith("/") && t.lastIndexOf("/") > 0) return "regex";
+  if (/[*?]/.test(t)) return "pattern";
+  if (!/\s/.test(t) && t.includes(":")) return "pattern";
+  return "informal";
+}
+
+/**
+ * `/body/flags` as a RegExp (case-insensitive unless flags are given).
+ * Throws a SyntaxError when it is invalid, or when a quantified group is
+ * quantified again (`(a+)+`): tested against 10^6 names, such an expression
+ * can run for minutes, and nothing can interrupt it.
+ */
+export function parseRegex(text: string): RegExp {
+  const t = text.trim();
+  const end = t.lastIndexOf("/");
+  const flags = t.slice(end + 1);
+  const body = t.slice(1, end);
+  if (/\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/.test(body)) {
+    throw new SyntaxError(
+      "a repeated group holds a repetition (like (a+)+), which can run for minutes",
+    );
+  }
+  return new RegExp(body, flags === "" ? "i" : flags.replace(/[gy]/g, ""));
+}

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { buildIndex, type DeviceIndex, rankedSearch } from "../../src/index/mod.ts";
+import { loadSynonyms } from "../../src/index/synonyms.ts";
+import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
+import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { nearestFamilies } from "../../src/index/families.ts";
+import { searchModeOf } from "../../src/index/mode.ts";
+
+const index: DeviceIndex = await buildIndex(
+  simulatorIndexSource(defaultFacility()),
+  await loadSynonyms(),
+);
+const names = (q: string, limit = 50) =>
+  rankedSearch(index, q, { limit }).devices.map((d) => d.name);
+
+Deno.test("the words of the issue that found nothing now find the devices meant", () => {
+  assert.ok(names("horizontal corrector linac").every((n) => /^LINAC:COR:H\d+:/.test(n)));
+  assert.equal(rankedSearch(index, "horizontal corrector linac").total, 40);
+  assert.ok(names("beam position").every((n) => n.includes(":BPM:")));
+  assert.deepEqual(
+    new Set(names("rf phase")),
+    new Set([
+      "RF:PHASE:RDBK",
+      "RF:PHASE:SETPT",
+      ...[1, 2, 3, 4].flatMap((i) => [`RF:STN:0${i}:PHASE:RDBK`, `RF:STN:0${i}:PHASE:SETPT`]),
+    ]),
+  );
+});
+
+Deno.test("a synonym, an abbreviation and the name segment meet as one term", () => {
+  const a = names("steerers linac");
+  assert.deepEqual(names("correctors linac"), a);
+  assert.deepEqual(names("COR linac"), a);
+  assert.ok(names("pickups ring sum").every((n) => /^RING:BPM:\d+:SUM$/.test(n)));
+});
+
+Deno.test("a cell or sector number picks the devices of that cell, not those numbered so", () => {
+  assert.deepEqual(names("ion pump pressure cell 4"), [
+    "RING:VAC:IP:019:PRES",
+    "RING:VAC:IP:020:PRES",
+    "RING:VAC:IP:021:PRES",
+    "RING:VAC:IP:022:PRES",
+    "RING:VAC:IP:023:PRES",
+    "RING:VAC:IP:024:PRES",
+  ]);
+  assert.deepEqual(names("sector 4 ion gauges"), names("cell 4 ion gauges"));
+});
+
+Deno.test("a device number and a range of them are read as numbers of the device", () => {
+  assert.deepEqual(names("bpm 11 turn by turn"), ["RING:BPM:11:TBT:X", "RING:BPM:11:TBT:Y"]);
+  assert.deepEqual(names("linac klystrons 2-3 forward power"), [
+    "LINAC:KLY:02:FWD:PWR",
+    "LINAC:KLY:03:FWD:PWR",
+  ]);
+});
+
+Deno.test("intent words choose setpoints or readbacks", () => {
+  assert.ok(names("linac quadrupole setpoints").every((n) => /^LINAC:QUAD:\d+:CURRENT$/.test(n)));
+  assert.ok(names("linac quadrupole readbacks").every((n) => /^LINAC:QUAD:\d+:RDBK$/.test(n)));
+});
+
+Deno.test("a misspelt word is corrected to the nearest known one and says so", () => {
+  const page = rankedSearch(index, "klystorn refelcted power", { limit: 8 });
+  assert.deepEqual(page.terms, ["klystorn≈klystron", "refelcted≈reflected", "power"]);
+  assert.ok(page.devices.every((d) => /^LINAC:KLY:\d+:REFL:PWR$/.test(d.name)));
+  assert.equal(page.total, 8);
+});
+
+Deno.test("every result says which terms it matched, where, and its score", () => {
+  const [first] = rankedSearch(index, "ion pump pressure cell 4", { limit: 1 }).devices;
+  assert.ok(first);
+  assert.deepEqual(first.matched, ["ion pump (name)", "pressure (name)", "cell 4 (property)"]);
+  assert.ok(first.score > 0);
+});
+
+Deno.test("words no device holds are reported, and the rest still rank", () => {
+  const page = rankedSearch(index, "horizontal corrector linac flux capacitor");
+  assert.equal(page.total, 40);
+  assert.deepEqual(page.unmatched, ["flux", "capacitor"]);
+});
+
+Deno.test("paging ranked results gives every device once under a stable total", () => {
+  const all = rankedSearch(index, "ring bpm", { limit: 1000 });
+  const seen: string[] = [];
+  for (let offset = 0; offset < all.total; offset += 37) {
+    const page = rankedSearch(index, "ring bpm", { offset, limit: 37 });
+    assert.equal(page.total, all.total);
+    seen.push(...page.devices.map((d) => d.name));
+  }
+  assert.deepEqual(seen, all.devices.map((d) => d.name));
+});
+
+Deno.test("when nothing matches, the nearest families are suggested", () => {
+  assert.equal(rankedSearch(index, "zzqx").total, 0);
+  const near = nearestFamilies(index, "RING:BPMM:*:XX");
+  assert.ok(
+    near.length > 0 && near.some((f) => f.pattern.startsWith("RING:BPM:")),
+    JSON.stringify(near),
+  );
+  assert.ok(near.every((f) => f.devices > 0 && f.example));
+});
+
+Deno.test("the text decides pattern or words: wildcards, /regex/ and a name piece are patterns", () => {
+  assert.equal(searchModeOf("LINAC:BPM:*:X"), "pattern");
+  assert.equal(searchModeOf("RING:BPM"), "pattern");
+  assert.equal(searchModeOf("/^RING:BPM:0[1-3]:X$/"), "regex");
+  assert.equal(searchModeOf("bpm?"), "pattern");
+  assert.equal(searchModeOf("horizontal steerers"), "informal");
+  assert.equal(searchModeOf("BPM"), "informal");
+});
+
+Deno.test("when no device holds every term, those holding the most are ranked", () => {
+  const page = rankedSearch(index, "klystron cavity temperature", { limit: 200 });
+  assert.ok(page.total > 0);
+  assert.ok(page.unmatched.length === 1, JSON.stringify(page.unmatched));
+  for (const d of page.devices) assert.equal(d.matched.length, 2, d.name);
+  assert.ok(page.devices.some((d) => d.name === "LINAC:KLY:01:TEMP"));
+  assert.ok(page.devices.some((d) => d.name === "RF:STN:01:CAV:TEMP"));
+});
+
+Deno.test("filters apply to ranked results: writability and subsystem", () => {
+  const page = rankedSearch(index, "corrector", { writable: true, subsystem: "ring", limit: 200 });
+  assert.equal(page.total, 80);
+  assert.ok(page.devices.every((d) => d.writable && /^RING:COR:[HV]\d+:SETPT$/.test(d.name)));
+});
+
+Deno.test("a regular expression that can backtrack for minutes is refused before it runs", async () => {
+  const { parseRegex } = await import("../../src/index/mode.ts");
+  assert.throws(() => parseRegex("/^(A+)+$/"), /repeated group holds a repetition/);
+  assert.throws(() => parseRegex("/(\\w*:)*X/"), /repeated group/);
+  assert.equal(parseRegex("/^RING:(BPM|COR):0[1-3]/").test("ring:bpm:02:x"), true);
+  assert.throws(() => parseRegex("/[unclosed/"), SyntaxError);
+});
+
+Deno.test("a query of hundreds of words is cut to a bounded number of terms", () => {
+  const page = rankedSearch(index, Array.from({ length: 400 }, (_, i) => `word${i} bpm`).join(" "));
+  assert.ok(page.terms.length <= 32);
+});
