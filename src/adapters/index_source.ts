@@ -8,7 +8,6 @@
  * @module
  */
 import type { Config } from "../config/schema.ts";
-import type { IndexSource } from "../index/record.ts";
 import type { RefreshingSource } from "./epics/index_source.ts";
 import { basicAuth, readEnv, trimBase } from "./http.ts";
 

@@ -15,7 +15,7 @@ Deno.test("the simulator's index source walks the grown facility when [simulator
 });
 
 Deno.test("an EPICS facility is indexed from ChannelFinder, else the archiver, else not at all", async () => {
-  const base = `[facility]\nadapter = "epics"\n[epics]\npvws_url = "ws://127.0.0.1:1/pvws"\n`;
+  const base = `[facility]\nadapter = "epics"\n[epics]\npvws_url = "http://127.0.0.1:1/pvws"\n`;
   const cf = await indexSourceFor(
     parseConfig(`${base}channelfinder_url = "http://127.0.0.1:1/ChannelFinder"\n`, "t.toml"),
   );

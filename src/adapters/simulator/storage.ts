@@ -250,7 +250,6 @@ export class StoredBeam {
   private compute(t: number, sp: Setpoints): RingConditions {
     // deno-lint-ignore no-this-alias
     const self = this;
-    const facility = this.physics.facility;
     const voltMV = this.totalVoltMV(t, sp);
     const pressureRatio = this.pressureRatio(t, sp);
     const setting = (name: string) => {
