@@ -519,8 +519,7 @@ class Run {
     const read = partner.device ?? device;
     const timers = this.deps.timers;
     const clock = () => timers?.now() ?? performance.now();
-    const started = clock();
-    const deadline = started + partner.settleMs;
+    const deadline = clock() + partner.settleMs;
     for (;;) {
       const [after] = await this.deps.cs.read([read], signal);
       const got = after?.ok ? after.value : null;
@@ -536,7 +535,7 @@ class Run {
       }
       const now = clock();
       if (now >= deadline) {
-        const waited = `${round6((now - started) / 1000)} s`;
+        const waited = `${round6(partner.settleMs / 1000)} s`;
         const want = `${typeof value === "number" ? round6(value) : value} within ±${tol}`;
         throw new Error(
           partner.device

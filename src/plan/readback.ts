@@ -17,10 +17,17 @@
  * With none, the write's result says "setpoint accepted, no readback
  * device", never "confirmed".
  *
+ * A candidate that does not answer within {@link PROBE_MS} is taken as
+ * absent (on EPICS a missing PV never answers; waiting the whole read
+ * timeout for each would hold every plan for seconds), and what a probe
+ * found is kept for {@link PROBE_TTL_MS} per control system, so the
+ * executor's second preflight does not probe again.
+ *
  * @module
  */
 import type { ControlReader, DeviceInfo } from "../adapters/adapter.ts";
 import type { LimitEntry } from "../safety/limits.ts";
+import { timeoutSignal } from "../util/misc.ts";
 
 /** The device that confirms writes to one device, and how long it may take. */
 export interface ReadbackPartner {
@@ -95,10 +102,11 @@ export async function findReadbacks(
       guesses.set(device, conventionCandidates(device));
     }
   }
-  const toRead = [
-    ...new Set([...[...named.values()].map((n) => n.device), ...[...guesses.values()].flat()]),
-  ];
-  const readings = toRead.length ? await cs.read(toRead, signal) : [];
+  const namedDevices = [...new Set([...named.values()].map((n) => n.device))];
+  const [readings, exists] = await Promise.all([
+    namedDevices.length ? cs.read(namedDevices, signal) : Promise.resolve([]),
+    probe(cs, [...new Set([...guesses.values()].flat())], signal),
+  ]);
   const readable = new Map(readings.map((r) => [r.device, r]));
   for (const w of written) {
     const device = w.info.device;
@@ -116,7 +124,7 @@ export async function findReadbacks(
       }
       continue;
     }
-    const found = guesses.get(device)?.find((c) => readable.get(c)?.ok);
+    const found = guesses.get(device)?.find((c) => exists.get(c));
     if (found) {
       partners[device] = { ...base, device: found, readValue: false, source: "convention" };
     } else if (!partners[device]) {
@@ -124,4 +132,41 @@ export async function findReadbacks(
     }
   }
   return { partners, problems };
+}
+
+/** How long a naming-convention candidate has to answer before it is taken as absent. */
+export const PROBE_MS = 1500;
+/** How long what a probe found is kept. */
+export const PROBE_TTL_MS = 60_000;
+
+const probed = new WeakMap<ControlReader, Map<string, { exists: boolean; at: number }>>();
+
+/**
+ * Whether each candidate exists: read one by one in parallel, each within
+ * {@link PROBE_MS}; a read that fails or does not answer in time means no.
+ */
+async function probe(
+  cs: ControlReader,
+  names: string[],
+  signal?: AbortSignal,
+): Promise<Map<string, boolean>> {
+  let known = probed.get(cs);
+  if (!known) probed.set(cs, known = new Map());
+  const now = performance.now();
+  const out = new Map<string, boolean>();
+  await Promise.all(names.map(async (name) => {
+    const hit = known.get(name);
+    if (hit && now - hit.at < PROBE_TTL_MS) return out.set(name, hit.exists);
+    const limit = timeoutSignal(PROBE_MS);
+    let exists = false;
+    try {
+      const [r] = await cs.read([name], signal ? AbortSignal.any([signal, limit]) : limit);
+      exists = r?.ok === true;
+    } catch (e) {
+      if (signal?.aborted) throw e;
+    }
+    out.set(name, exists);
+    known.set(name, { exists, at: performance.now() });
+  }));
+  return out;
 }
