@@ -19,11 +19,15 @@ interface Change {
 export class SetpointStore implements Setpoints {
   private readonly history = new Map<string, Change[]>();
 
-  constructor(private readonly initial: ReadonlyMap<string, number | string>) {}
+  /** `past`: the setpoints before any write (the facility's logged history); else `initial`. */
+  constructor(
+    private readonly initial: ReadonlyMap<string, number | string>,
+    private readonly past?: Setpoints,
+  ) {}
 
   at(def: DeviceDef, t: number): number | string {
     const changes = this.history.get(def.name);
-    const initial = this.initial.get(def.name) ?? 0;
+    const initial = this.past?.at(def, t) ?? this.initial.get(def.name) ?? 0;
     if (changes === undefined) return initial;
     // Last change at or before t (binary search: histories can grow long in benchmarks).
     let lo = 0;
