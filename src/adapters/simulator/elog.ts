@@ -223,23 +223,24 @@ export class ElogWriter implements Narrator {
 
   private summary(plan: ShiftPlan, rng: Rng): Draft {
     const t = plan.end - Math.round(rng.range(10, 25) * MIN_MS);
+    // Written before the shift ends: it counts what happened up to then.
     let down = 0;
     // A trip late in the previous shift can keep the beam off into this one.
     for (const i of [...this.book.plan(plan.k - 1).incidents, ...plan.incidents]) {
       if (i.kind !== "rf-trip") continue;
-      down += Math.max(0, Math.min(i.refilled, plan.end) - Math.max(i.t0, plan.start));
+      down += Math.max(0, Math.min(i.refilled, t) - Math.max(i.t0, plan.start));
     }
     let sum = 0;
     for (let n = 0; n < 48; n++) {
-      sum += this.v("RING:DCCT:CURRENT", plan.start + (n + 0.5) * (plan.end - plan.start) / 48);
+      sum += this.v("RING:DCCT:CURRENT", plan.start + (n + 0.5) * (t - plan.start) / 48);
     }
-    const events = plan.incidents.map((i) => phrase(i, t));
+    const events = plan.incidents.filter((i) => i.start <= t).map((i) => phrase(i, t));
     return {
       t,
       title: `${plan.name} shift summary`,
       text: `Beam available ${
-        (100 * (1 - down / (plan.end - plan.start))).toFixed(1)
-      }% of the shift (${Math.round(down / MIN_MS)} min down), average current ${
+        (100 * (1 - down / (t - plan.start))).toFixed(1)
+      }% of the shift so far (${Math.round(down / MIN_MS)} min down), average current ${
         (sum / 48).toFixed(1)
       } mA. ${events.length ? `Events: ${events.join("; ")}.` : "No incidents."}`,
       author: plan.crew.lead,

@@ -234,3 +234,28 @@ Deno.test("the energy alarms an RF phase scan raises are in the alarm log, at th
     );
   }
 });
+
+Deno.test("no e-log entry reports a time after it was written", async () => {
+  const { sim } = simAt();
+  const entries = await sim.logs({
+    source: "elog",
+    from: iso(T0 - 60 * DAY),
+    to: iso(T0),
+    limit: 10_000,
+  });
+  assert.ok(entries.length > 500);
+  for (const e of entries) {
+    const written = Date.parse(e.time);
+    const day = Math.floor(written / DAY) * DAY;
+    // "at 14:32 UTC", "by 14:40.", "fixed at 14:32 UTC": each is on the entry's day or the day before.
+    for (const m of e.text.matchAll(/(\d\d):(\d\d)(?::(\d\d))?(?: UTC|\.)/g)) {
+      const clock = (Number(m[1]) * 60 + Number(m[2])) * MIN + Number(m[3] ?? 0) * 1000;
+      const sameDay = day + clock;
+      const t = sameDay <= written ? sameDay : sameDay - DAY;
+      assert.ok(
+        written - t < 20 * HOUR,
+        `${e.time} "${e.title}" reports ${m[0]}, after it was written`,
+      );
+    }
+  }
+});
