@@ -269,3 +269,46 @@ Deno.test("progress is reported per action and per scan point", async () => {
   );
   assert.deepEqual(progress, ["1/4", "2/4", "3/4", "4/4"]);
 });
+
+Deno.test("on the simulator a quadrupole is confirmed by its catalogue readback, the injection switch by nothing, and the audit says so", async () => {
+  await using f = await fixture();
+  const q = "LINAC:QUAD:01:CURRENT";
+  const current = (await valueOf(f.sim, q)) as number;
+  const outcome = await f.service.propose(
+    {
+      description: "quad and injection",
+      actions: [
+        { type: "write", device: q, value: Number((current + 1).toFixed(2)), reason: "focus" },
+        { type: "write", device: "TIMING:INJ:ENABLE", value: "DISABLED", reason: "pause" },
+      ],
+      rollback: [
+        { type: "write", device: "TIMING:INJ:ENABLE", value: "ENABLED", reason: "resume" },
+      ],
+    },
+    new ApproveAll(),
+    never(),
+  );
+  assertExecuted(outcome, "completed");
+  const [quad, inj] = outcome.execution.results;
+  assert.equal(quad?.confirmation?.status, "confirmed");
+  assert.equal(quad?.confirmation?.readbackDevice, "LINAC:QUAD:01:RDBK");
+  assert.deepEqual(inj?.confirmation, {
+    status: "accepted",
+    readbackDevice: null,
+    readback: "DISABLED",
+  });
+  assert.match(
+    outcome.execution.rollback[0]?.detail ?? "",
+    /setpoint accepted, no readback device/,
+  );
+  const lines = (await Deno.readTextFile((await f.audit.files())[0] as string)).trim().split("\n");
+  const done = JSON.parse(lines.at(-1) as string);
+  assert.equal(done.status, "completed");
+  assert.deepEqual(
+    done.results.actions.map((r: { confirmation?: { readbackDevice: string | null } }) =>
+      r.confirmation?.readbackDevice
+    ),
+    ["LINAC:QUAD:01:RDBK", null],
+  );
+  await auditIntact(f.audit);
+});
