@@ -11,6 +11,8 @@
  *   sequential per-device reads (bench/scan_reads.ts).
  * - the Python sandbox (bench/sandbox.ts): a warm run against the seed's
  *   python3 subprocess, the cold first run, an idle interpreter's memory.
+ * - the simulator at 10^5 and 10^6 devices (bench/facility_scale.ts): build,
+ *   a 1,000-device batch read and heap, against the default facility.
  *
  * @module
  */
@@ -26,6 +28,7 @@ import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 import { scanReads } from "./scan_reads.ts";
 import { sandboxBench } from "./sandbox.ts";
+import { facilityScaleBench } from "./facility_scale.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -279,6 +282,7 @@ await executorOverhead();
 await startup();
 figures.push(await scanReads());
 figures.push(...await sandboxBench());
+figures.push(...await facilityScaleBench());
 
 const rows = figures.map((f) => [
   f.name,

@@ -21,6 +21,7 @@ export async function openControlSystem(config: Config, clock?: Clock): Promise<
       return createSimulator({
         seed: config.simulator.seed,
         latencyMs: config.simulator.latency_ms,
+        ...(config.simulator.devices === undefined ? {} : { devices: config.simulator.devices }),
         clock,
       });
     case "epics":

@@ -1,7 +1,7 @@
 /**
  * A plan as the operator sees it: every action with current → new (Δ),
- * reasons, the device whose reading will confirm each write (or that none
- * will), the scan summary, the rollback, the estimated duration and the
+ * reasons, the device whose reading will confirm each write or that none
+ * will, the scan summary, the rollback, the estimated duration and the
  * hash the decision is bound to. Every text of the plan and of the facility
  * (names, reasons, units, values, violations) is shown through
  * {@link untrusted}, one line per cell, before it is styled.

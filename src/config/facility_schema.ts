@@ -22,6 +22,10 @@ const ms = (dflt: number) => z.int().positive().max(MAX_MS).default(dflt);
 const MiB = 1024 * 1024;
 /** A response-size cap in bytes: at least 1 KiB. */
 const bytes = (dflt: number) => z.int().min(1024).default(dflt);
+/** How often the device index re-reads a name service: 0 (only on demand) up to a week. */
+const refreshS = z.int().min(0).max(7 * 86_400).default(3600);
+/** Most names one index walk takes in; past it the walk fails, naming the key. */
+const maxNames = z.int().min(1).max(5_000_000).default(1_000_000);
 
 export const EpicsConfigSchema = z.strictObject({
   pvws_url: serviceUrl,
@@ -50,6 +54,10 @@ export const EpicsConfigSchema = z.strictObject({
   /** Largest pvws WebSocket message; a longer one closes the socket and fails the reads. */
   // Deno's WebSocket refuses a message above 64 MiB before it is seen: no higher cap can hold.
   pvws_max_frame_bytes: z.int().min(1024).max(64 * MiB).default(16 * MiB),
+  /** The device index re-reads ChannelFinder (or the archiver's PV list) this often, seconds. */
+  index_refresh_s: refreshS,
+  /** Most channels the device index takes from ChannelFinder or the archiver. */
+  index_max_channels: maxNames,
 });
 
 export const TangoConfigSchema = z.strictObject({
@@ -61,4 +69,8 @@ export const TangoConfigSchema = z.strictObject({
   timeout_ms: ms(10_000),
   /** Largest response body read from the REST server; a longer one fails the call. */
   max_bytes: bytes(16 * MiB),
+  /** The device index re-reads the device and attribute lists this often, seconds. */
+  index_refresh_s: refreshS,
+  /** Most attributes the device index takes from the REST server. */
+  index_max_attributes: maxNames,
 });

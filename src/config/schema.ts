@@ -89,6 +89,8 @@ export const ConfigSchema = z.strictObject({
   simulator: z.strictObject({
     seed: z.int().default(1),
     latency_ms: z.number().min(0).max(60_000).default(0),
+    /** Grow the facility with generated arcs to at least this many devices (3,044: the default). */
+    devices: z.int().min(3044).max(1_000_000).optional(),
   }).prefault({}),
   safety: z.strictObject({
     writes_enabled: z.boolean().default(true),

@@ -58,6 +58,16 @@ const BAD: [string, string, RegExp][] = [
     /key agent\.max_iterations: must be greater than 0, got number 0/,
   ],
   [
+    "a simulator smaller than the default facility is refused with its bound",
+    "[simulator]\ndevices = 100\n",
+    /^bad\.toml:2: key simulator\.devices: must be at least 3044, got number 100/,
+  ],
+  [
+    "a simulator above a million devices is refused with its bound",
+    "[simulator]\ndevices = 2000000\n",
+    /key simulator\.devices: must be at most 1000000, got number 2000000/,
+  ],
+  [
     "several problems are counted",
     '[llm]\nmax_retries = "x"\nstream = 1\n',
     /\(and 1 more problem\)$/,

@@ -206,11 +206,26 @@ Deno.test("a setpoint that does not even read back its value fails, naming that 
 Deno.test("an abort while a readback settles stops the wait and restores", async () => {
   const m = machine({ "PS:01:RDBK": { of: "PS:01:SETPT", tauMs: 60_000 } });
   const controller = new AbortController();
-  m.timers.setTimeout(() => controller.abort(new Error("Ctrl-C")), 3000);
+  // Ctrl-C 3 s (simulated) after the write, while its readback is still settling.
+  let abortedAt = 0;
+  const inner = m.cs.write.bind(m.cs);
+  m.cs.write = async (name, value) => {
+    await inner(name, value);
+    if (m.cs.writes.length === 1) {
+      m.timers.setTimeout(() => {
+        abortedAt = m.clock.now() - T0;
+        controller.abort(new Error("Ctrl-C"));
+      }, 3000);
+    }
+  };
   const r = await m.run(one(write("PS:01:SETPT", 0.5)), controller.signal);
   assert.equal(r.status, "aborted");
   assert.match(r.errors[0] ?? "", /aborted: Ctrl-C/);
   assert.equal(r.restores[0]?.device, "PS:01:SETPT");
+  assert.equal(abortedAt, 3000);
+  // The restore is written, but its readback lags (τ = 60 s) past the 10 s settle time: not confirmed.
+  assert.deepEqual(m.cs.writes.map((w) => w.value), [0.5, 0]);
+  assert.equal(r.restores[0]?.ok, false);
 });
 
 Deno.test("naming conventions: SETPT/SP/SET to RDBK/RB, -SP to -RB, _SP to _RB, else suffixes", () => {

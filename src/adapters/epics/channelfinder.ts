@@ -14,7 +14,16 @@ import { subsystemOf } from "./pv_value.ts";
 import { ChannelsSchema, CountSchema } from "./shapes.ts";
 
 /** EPICS record types whose value an operator sets. */
-const OUTPUT_RECORDS = ["ao", "bo", "mbbo", "longout", "stringout", "int64out", "lso", "aao"];
+export const OUTPUT_RECORDS = [
+  "ao",
+  "bo",
+  "mbbo",
+  "longout",
+  "stringout",
+  "int64out",
+  "lso",
+  "aao",
+];
 
 type Channel = z.infer<typeof ChannelsSchema>[number];
 

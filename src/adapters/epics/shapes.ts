@@ -22,6 +22,12 @@ export const ChannelsSchema = z.array(z.object({
   tags: z.array(z.object({ name: z.string() })).nullish(),
 }));
 
+/** ChannelFinder `GET /scroll[/<id>]`: the next page and the id to continue from. */
+export const ScrollSchema = z.object({
+  id: z.string().nullish(),
+  channels: ChannelsSchema.nullish(),
+});
+
 /** ChannelFinder `GET /channels/count`: a bare integer. */
 export const CountSchema = z.number().int().nonnegative();
 

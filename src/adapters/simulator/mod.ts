@@ -31,9 +31,11 @@ import type {
   Value,
 } from "../adapter.ts";
 import { type Clock, systemClock } from "../clock.ts";
+import { arcResponse } from "./arc_physics.ts";
 import { archiveSeries, DEFAULT_MAX_POINTS } from "./archive.ts";
 import { defaultFacility, type Facility } from "./facility.ts";
 import { IncidentBook } from "./incidents.ts";
+import { scaledFacility } from "./scale.ts";
 import { LogService, parseTime } from "./logs.ts";
 import { alarmOf, Physics } from "./physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
@@ -52,6 +54,8 @@ export interface SimulatorOptions {
   clock?: Clock;
   /** Artificial delay of every call, in ms (default 0), for benchmarks; aborted by the signal. */
   latencyMs?: number;
+  /** Grow the facility with generated arcs to at least this many devices (scale.ts). */
+  devices?: number;
 }
 
 /** The simulated facility. Writes are the only way its state changes. */
@@ -70,7 +74,9 @@ export class Simulator implements ControlSystem {
     this.seed = options.seed ?? 1;
     this.clock = options.clock ?? systemClock;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
-    this.facility = defaultFacility();
+    this.facility = options.devices === undefined
+      ? defaultFacility()
+      : scaledFacility(options.devices);
     const people = this.facility.spec.people;
     const book = new IncidentBook(this.seed, people["operators"] ?? []);
     this.physics = new Physics(this.facility, this.seed, book);
@@ -98,7 +104,10 @@ export class Simulator implements ControlSystem {
   responseCoefficient(bpm: string, corrector: string): number {
     const setpoint = corrector.endsWith(":SETPT") ? corrector : `${corrector}:SETPT`;
     const term = this.physics.optics.terms.get(bpm)?.find((t) => t.corrector.name === setpoint);
-    return term?.r ?? 0;
+    if (term !== undefined) return term.r;
+    const b = this.facility.byName.get(bpm);
+    const c = this.facility.byName.get(setpoint);
+    return b && c ? arcResponse(b, c, this.seed) : 0;
   }
 
   async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {

@@ -8,6 +8,7 @@
  */
 
 import type { Severity, Value } from "../adapter.ts";
+import { arcEnergy, arcOrbit } from "./arc_physics.ts";
 import { applyEffect } from "./effects.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import { HOUR_MS, IncidentBook } from "./incidents.ts";
@@ -115,6 +116,22 @@ export class Physics {
       }
       case "bpm":
         return this.orbit(def, t, sp) + noise;
+      case "arc-orbit": // generated arcs (scale.ts)
+        return arcOrbit(
+          def,
+          this.seed,
+          this.facility.spec.orbitOffsetMm,
+          (c) => this.kick(c, t, sp),
+        ) +
+          noise;
+      case "arc-energy":
+        return arcEnergy(
+          def,
+          this.seed,
+          (c) => num(sp.at(c, t)),
+          (c) => num(this.initial.get(c.name)),
+        ) +
+          noise;
       case "tbt":
         return this.turnByTurn(def, t, sp, source(), noisy);
       case "probe":
@@ -155,6 +172,11 @@ export class Physics {
       default: // "enum" and constant strings
         return typeof s.init === "string" ? s.init : String(s.init ?? "");
     }
+  }
+
+  /** A setpoint's change from its initial value at time `t`. */
+  private kick(def: DeviceDef, t: number, sp: Setpoints): number {
+    return num(sp.at(def, t)) - num(this.initial.get(def.name));
   }
 
   /** Phase distance from crest (deg), from the setpoints. */

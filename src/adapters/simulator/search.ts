@@ -12,6 +12,7 @@ import {
   wildcardToRegExp,
 } from "../adapter.ts";
 import type { Facility } from "./facility.ts";
+import { nearbyDevices } from "./scale.ts";
 
 /** Devices per page when the query gives no `limit`. */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -44,7 +45,7 @@ export function suggest(facility: Facility, name: string, max = 3): string[] {
   if (facility.byName.has(upper)) return [upper];
   const budget = Math.max(2, Math.floor(upper.length / 6));
   const scored: { name: string; d: number }[] = [];
-  for (const def of facility.devices) {
+  for (const def of nearbyDevices(facility, upper)) {
     if (Math.abs(def.name.length - upper.length) > budget) continue;
     const d = boundedDistance(upper, def.name, budget);
     if (d <= budget) scored.push({ name: def.name, d });
@@ -58,7 +59,7 @@ export function familyHint(facility: Facility, name: string): string | undefined
   const segments = name.trim().toUpperCase().split(":");
   for (let n = segments.length - 1; n >= 1; n--) {
     const prefix = segments.slice(0, n).join(":") + ":";
-    if (facility.devices.some((d) => d.name.startsWith(prefix))) return `${prefix}*`;
+    if (nearbyDevices(facility, name).some((d) => d.name.startsWith(prefix))) return `${prefix}*`;
   }
   return undefined;
 }

@@ -7,12 +7,13 @@
  * @module
  */
 import type { z } from "zod";
-import { type HttpService, HttpStatusError, httpText, query } from "../http.ts";
-import { jsonReply, shaped } from "../reply.ts";
+import { httpRead, type HttpService, HttpStatusError, httpText, query } from "../http.ts";
+import { jsonListPage, jsonReply, pageBody, shaped } from "../reply.ts";
 import {
   AttributesSchema,
   type AttrInfoSchema,
   type AttrValue,
+  CollectionSchema,
   DevicesSchema,
   StateSchema,
   ValuesSchema,
@@ -35,6 +36,32 @@ export function tangoErrorText(body: unknown): string | undefined {
   return [first.reason, description].filter((x) => x !== undefined && x !== "").join(": ");
 }
 
+/** One page of a TANGO REST collection. */
+export interface CollectionPage {
+  /** 200 (the whole collection), 206 (a page) or 416 (a range past the end). */
+  status: number;
+  items: unknown[];
+  /** The body held more than the elements asked for (the rest was not read). */
+  more: boolean;
+  /** The collection's size, from Content-Range or X-size, when the server sent it. */
+  total: number | undefined;
+}
+
+/** A TANGO error reply as one line: the TANGO reason and description, or the HTTP status. */
+function explain(e: unknown): unknown {
+  if (!(e instanceof HttpStatusError)) return e;
+  let detail: string | undefined;
+  try {
+    detail = tangoErrorText(JSON.parse(e.body));
+  } catch { /* not JSON */ }
+  if (e.status === 401) {
+    return new Error(
+      "TANGO REST refused the credentials (HTTP 401): set the variables named by [tango] username_env and password_env",
+    );
+  }
+  return new Error(detail ? `${detail} (HTTP ${e.status})` : e.message);
+}
+
 /** Paths under one Tango host of one REST server. */
 export class TangoRest {
   readonly #svc: HttpService;
@@ -55,19 +82,44 @@ export class TangoRest {
         signal,
       }));
     } catch (e) {
-      if (!(e instanceof HttpStatusError)) throw e;
-      let detail: string | undefined;
-      try {
-        detail = tangoErrorText(JSON.parse(e.body));
-      } catch { /* not JSON */ }
-      if (e.status === 401) {
-        throw new Error(
-          "TANGO REST refused the credentials (HTTP 401): set the variables named by [tango] username_env and password_env",
-        );
-      }
-      throw new Error(detail ? `${detail} (HTTP ${e.status})` : e.message);
+      throw explain(e);
     }
     return text.trim() ? jsonReply(this.#svc, text, status) : undefined;
+  }
+
+  /**
+   * One page of a collection (spec §h.1 `?range=a-b`, end exclusive, as the
+   * reference server's PartitionProvider): at most `maxItems` elements, within
+   * `[tango] max_bytes`, and the collection's size from `Content-Range: items
+   * a-b/N` (206) or `X-size` (200). HTTP 416 (a range past the end) comes
+   * back as `status: 416` with no items; other errors as for {@link call}.
+   */
+  async collection(path: string, maxItems: number, signal?: AbortSignal): Promise<CollectionPage> {
+    try {
+      const { status, body } = await httpRead(
+        this.#svc,
+        `${this.#hostPath}${path}`,
+        { signal },
+        async (res, url) => {
+          const range = /\/\s*(\d+)\s*$/.exec(res.headers.get("content-range") ?? "")?.[1];
+          const size = range ?? res.headers.get("x-size") ?? undefined;
+          const page = await jsonListPage(this.#svc, maxItems)(res, url);
+          return { page, total: size === undefined ? undefined : Number(size) };
+        },
+      );
+      const items = shaped(
+        this.#svc,
+        CollectionSchema,
+        pageBody(body.page),
+        "a list (a collection page)",
+      );
+      return { status, items, more: body.page.more, total: body.total };
+    } catch (e) {
+      if (e instanceof HttpStatusError && e.status === 416) {
+        return { status: 416, items: [], more: false, total: undefined };
+      }
+      throw explain(e);
+    }
   }
 
   async devices(wildcard: string, signal?: AbortSignal): Promise<z.infer<typeof DevicesSchema>> {

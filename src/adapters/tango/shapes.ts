@@ -51,6 +51,8 @@ export const ValuesSchema = z.array(AttrValueSchema);
 export const AttributesSchema = z.array(
   z.object({ name: z.string().optional(), info: AttrInfoSchema.optional() }),
 );
+/** Any collection page (`?range=`): a list, whose elements the caller checks. */
+export const CollectionSchema = z.array(z.unknown());
 /** `GET …/devices?wildcard=`. */
 export const DevicesSchema = z.array(z.object({ name: z.string() }));
 /** `GET …/state`. */

@@ -134,3 +134,38 @@ export function alarmMessages(nowMs: number): Record<string, unknown>[] {
   }
   return out;
 }
+
+/**
+ * `n` more PVs in a storage ring's style, for name-service tests at scale:
+ * `SR:C07:BPM:3:X` ("Cell 7 BPM 3 horizontal position"), correctors' setpoints
+ * (output records, so settable), ion-pump pressures and RF powers, cycling
+ * over 30 cells.
+ */
+export function generatedPvs(n: number): Record<string, FakePv> {
+  const kinds: [string, string, string, boolean][] = [
+    ["BPM:{i}:X", "BPM {i} horizontal position", "mm", true],
+    ["BPM:{i}:Y", "BPM {i} vertical position", "mm", true],
+    ["HCOR:{i}:SETPT", "horizontal corrector {i} current setpoint", "A", false],
+    ["VCOR:{i}:SETPT", "vertical corrector {i} current setpoint", "A", false],
+    ["IP:{i}:PRES", "ion pump {i} pressure", "mbar", true],
+    ["RF:{i}:FWD:PWR", "RF station {i} forward power", "kW", true],
+  ];
+  const pvs: Record<string, FakePv> = {};
+  for (let k = 0; k < n; k++) {
+    const [tail, desc, units, readonly] = kinds[k % kinds.length] as [
+      string,
+      string,
+      string,
+      boolean,
+    ];
+    const cell = Math.floor(k / kinds.length) % 30 + 1;
+    const i = String(Math.floor(k / kinds.length / 30) + 1);
+    pvs[`SR:C${pad(cell)}:${tail.replace("{i}", i)}`] = {
+      value: 0,
+      units,
+      description: `Cell ${cell} ${desc.replace("{i}", i)}`,
+      readonly,
+    };
+  }
+  return pvs;
+}

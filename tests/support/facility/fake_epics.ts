@@ -31,6 +31,12 @@ export interface FakeEpicsOptions {
    * hostile text in a service's strings.
    */
   edit?: (data: FacilityData) => void;
+  /** ChannelFinder's Elasticsearch window (spec §e.2): `~from` + `~size` past it is a 400. */
+  maxResultWindow?: number;
+  /** ChannelFinder honours the `~search_after` cursor (default true; older servers ignore it). */
+  searchAfter?: boolean;
+  /** ChannelFinder serves `/scroll` and `/scroll/<id>` (default true). */
+  scroll?: boolean;
 }
 
 /** What the fake facility serves, for {@link FakeEpicsOptions.edit}. */
@@ -59,7 +65,13 @@ export class FakeEpics implements AsyncDisposable {
     const { pvs, elog, alarms } = data;
     this.pvws = new FakePvws({ pvs, latencyMs: opts.latencyMs, pvget: opts.pvget });
     this.archiver = new FakeHttp((url) => archiverRoute(url, pvs));
-    this.channelfinder = new FakeHttp((url) => channelFinderRoute(url, pvs));
+    this.channelfinder = new FakeHttp((url) =>
+      channelFinderRoute(url, pvs, {
+        maxResultWindow: opts.maxResultWindow ?? 10_000,
+        searchAfter: opts.searchAfter ?? true,
+        scroll: opts.scroll ?? true,
+      })
+    );
     this.olog = new FakeHttp((url) => ologRoute(url, elog));
     this.alarm = new FakeHttp((url) => alarmRoute(url, alarms));
   }
@@ -173,9 +185,15 @@ function archivedTimes(onChange: FakePv | undefined, fromMs: number, toMs: numbe
 
 // ---- ChannelFinder (spec §e) --------------------------------------------------
 
-function channelFinderRoute(url: URL, pvs: Record<string, FakePv>): Response {
+function channelFinderRoute(
+  url: URL,
+  pvs: Record<string, FakePv>,
+  opts: { maxResultWindow: number; searchAfter: boolean; scroll: boolean },
+): Response {
   const base = "/ChannelFinder/resources/channels";
-  if (url.pathname !== base && url.pathname !== `${base}/count`) {
+  // GET /scroll[/<id>]: the same query, continued after the hit whose id (the name) is given.
+  const scroll = /^\/ChannelFinder\/resources\/scroll(?:\/([^/]+))?$/.exec(url.pathname);
+  if (url.pathname !== base && url.pathname !== `${base}/count` && !(scroll && opts.scroll)) {
     return new Response("Not Found", { status: 404 });
   }
   const channels = Object.entries(pvs).map(([name, pv]) => ({
@@ -190,6 +208,7 @@ function channelFinderRoute(url: URL, pvs: Record<string, FakePv>): Response {
     tags: NOT_ARCHIVED.has(name) ? [] : [{ name: "archived", owner: "cf", channels: [] }],
   }));
   let from = 0, size = 10_000;
+  let after: string | undefined;
   const tests: ((c: typeof channels[number]) => boolean)[] = [];
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key).flatMap((v) => v.split(/[|,;]/));
@@ -198,7 +217,9 @@ function channelFinderRoute(url: URL, pvs: Record<string, FakePv>): Response {
     const k = negate ? key.slice(0, -1) : key;
     if (k === "~from") from = Number(values[0]);
     else if (k === "~size") size = Number(values[0]);
-    else if (k === "~name") tests.push((c) => res.some((r) => r.test(c.name)) !== negate);
+    else if (k === "~search_after") {
+      after = opts.searchAfter ? url.searchParams.get(key) ?? "" : undefined;
+    } else if (k === "~name") tests.push((c) => res.some((r) => r.test(c.name)) !== negate);
     else if (k === "~tag") {
       tests.push((c) => c.tags.some((t) => res.some((r) => r.test(t.name))) !== negate);
     } else if (!k.startsWith("~")) {
@@ -212,7 +233,22 @@ function channelFinderRoute(url: URL, pvs: Record<string, FakePv>): Response {
     a.name < b.name ? -1 : 1
   );
   if (url.pathname.endsWith("/count")) return new Response(String(hits.length));
-  return Response.json(hits.slice(from, from + size));
+  if (scroll) {
+    const id = scroll[1] === undefined ? undefined : decodeURIComponent(scroll[1]);
+    const page = (id === undefined ? hits : hits.filter((c) => c.name > id)).slice(0, size);
+    return Response.json({ id: page.at(-1)?.name ?? null, channels: page });
+  }
+  if (from + size > opts.maxResultWindow) {
+    // What Elasticsearch answers past its window, relayed by ChannelFinder.
+    return Response.json({
+      error: "Bad Request",
+      message: `Result window is too large, from + size must be less than or equal to: ` +
+        `[${opts.maxResultWindow}] but was [${from + size}]. See the scroll api.`,
+    }, { status: 400 });
+  }
+  // The sort is always by name: the cursor is the last name of the previous page.
+  const rest = after === undefined ? hits : hits.filter((c) => c.name > after);
+  return Response.json(rest.slice(from, from + size));
 }
 
 // ---- Olog (spec §f) -----------------------------------------------------------

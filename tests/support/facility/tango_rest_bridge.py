@@ -3,7 +3,8 @@
 a real device server reached with PyTango and no database.
 
 Implements the subset the accel-agent adapter uses, with the spec's shapes:
-device list with wildcard, device state, attribute list (with info),
+device list with wildcard (paged with ?range=a-b as the reference server's
+PartitionProvider pages it), device state, attribute list (with info),
 attribute info, read one / read several (errors in place, DevError fields
 `desc`), write one with read-back, HTTP Basic auth, error bodies
 {"errors":[{reason, description, severity, origin}], "quality":"FAILURE"}
@@ -153,13 +154,36 @@ def make_handler(bridge):
         def log_message(self, *args):
             pass
 
-        def send_json(self, status, body):
+        def send_json(self, status, body, headers=None):
             data = json.dumps(body).encode()
             self.send_response(status)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def send_page(self, items, q, with_host):
+            # ?range=a-b as the reference server's PartitionProvider: end exclusive, 206 with
+            # Content-Range, 416 for an end past the list or not after the start; rc4 adds
+            # a partial_content element.
+            size = len(items)
+            if "range" not in q:
+                return self.send_json(200, items, {"X-size": str(size), "Accept-Ranges": "items"})
+            try:
+                start, end = (int(x) for x in q["range"][0].split("-", 1))
+            except ValueError:
+                raise TangoHttpError(416, "IllegalArgumentException", "range must be start-end")
+            if start < 0 or end > size or start >= end:
+                raise TangoHttpError(416, "IllegalArgumentException",
+                                     f"end of the range can not be greater than total size={size}"
+                                     if end > size else "start of the range can not be greater or equal to its end")
+            page = items[start:end]
+            if not with_host:
+                page.append({"name": "partial_content", "total": size, "offset": start, "limit": end, "_links": {}})
+            return self.send_json(206, page, {"Content-Range": f"items {start}-{end}/{size}",
+                                              "Accept-Ranges": "items"})
 
         def fail(self, status, reason, description, origin):
             self.send_json(status, {"errors": [{"reason": reason, "description": description,
@@ -209,7 +233,8 @@ def make_handler(bridge):
                 wildcard = (q.get("wildcard") or ["*/*/*"])[0]
                 names = [d for d in bridge.devices if fnmatch.fnmatch(d.lower(), wildcard.lower())]
                 prefix = f"/tango/rest/{parts[2]}/hosts/{host_part}/devices"
-                return self.send_json(200, [{"name": d, "alias": None, "href": f"{prefix}/{d}"} for d in names])
+                return self.send_page([{"name": d, "alias": None, "href": f"{prefix}/{d}"} for d in names],
+                                      q, with_host)
             if len(rest) < 4 or rest[0] != "devices":
                 raise TangoHttpError(404, "NotFound", f"no resource {self.path}")
             device = "/".join(rest[1:4])
