@@ -58,6 +58,10 @@ export type RoutineAction =
   );
 
 const pad = (n: number) => String(n).padStart(2, "0");
+const BPM_NAMES = {
+  X: Array.from({ length: RING_BPMS }, (_, i) => `RING:BPM:${pad(i + 1)}:X`),
+  Y: Array.from({ length: RING_BPMS }, (_, i) => `RING:BPM:${pad(i + 1)}:Y`),
+};
 
 /** The routine actions of shift `k` (starting at `start`), oldest first. */
 export function routineActions(seed: number, k: number, start: number): RoutineAction[] {
@@ -77,10 +81,11 @@ export function routineActions(seed: number, k: number, start: number): RoutineA
       // A betatron-like wave around the ring, of rms `amplitude`.
       const waves = rng.range(6, 12);
       const phase = rng.range(0, 2 * Math.PI);
+      const names = BPM_NAMES[plane];
       for (let i = 1; i <= RING_BPMS; i++) {
         const delta = amplitude * Math.SQRT2 *
           Math.sin((2 * Math.PI * waves * i) / RING_BPMS + phase);
-        effects.push({ kind: "drift", device: `RING:BPM:${pad(i)}:${plane}`, from, to: t, delta });
+        effects.push({ kind: "drift", device: names[i - 1] as string, from, to: t, delta });
       }
     }
     out.push({
