@@ -25,7 +25,8 @@ export const searchDevice = defineTool({
   name: "search_device",
   description:
     "Search the device namespace by wildcard pattern, optionally within a subsystem. Returns one page " +
-    "of names with description, units and writability, plus the total number of matches.",
+    "of names with description, units and writability (and for a writable device the readback device " +
+    "that confirms its writes, when the catalogue names one), plus the total number of matches.",
   parameters: Parameters,
   readOnly: true,
   async execute({ pattern, subsystem, writable, limit, offset }, { cs, signal }) {
@@ -47,6 +48,8 @@ export const searchDevice = defineTool({
         description: d.description,
         units: d.units,
         writable: d.writable,
+        // The device whose reading confirms a write to this one, when the catalogue names it.
+        ...(d.writable && d.readback ? { readback: d.readback } : {}),
       })),
       ...(next < page.total ? { next_offset: next } : {}),
     };
