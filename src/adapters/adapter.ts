@@ -53,6 +53,12 @@ export interface DeviceInfo {
   labels?: string[];
   /** First segment of the name (LINAC, RING, RF, DIAG…) or the backend's equivalent. */
   subsystem: string;
+  /**
+   * The device that reads this one back, when the backend's catalogue says
+   * (the simulator's `:RDBK` signals). The device's own name on TANGO: a
+   * read-write attribute's read value is compared with its set value.
+   */
+  readback?: string;
 }
 
 /** A device search. `pattern` uses `*` and `?` wildcards, matched against the whole name. */

@@ -13,6 +13,7 @@ import { PlanFileError, readPlanFile } from "../plan/plan_file.ts";
 import { type Plan, planHash } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
+import type { Restore } from "../plan/executor.ts";
 import { TokenApprover, usedText } from "../safety/approval.ts";
 import { forModel } from "../tools/propose_plan.ts";
 import type { App } from "./app.ts";
@@ -310,6 +311,13 @@ function one(x: unknown): string {
   return untrusted(typeof x === "string" ? x : JSON.stringify(x) ?? String(x));
 }
 
+/** How a restore was checked, in the words of a write's result. */
+function restoreCheck(r: Restore): string {
+  return r.readbackDevice
+    ? `confirmed by ${r.readbackDevice} = ${r.readback}`
+    : `setpoint accepted, no readback device; reads ${r.readback}`;
+}
+
 function summary(o: ProposeOutcome, io: Io): string {
   const s = style(io.color);
   const shown = forModel(o);
@@ -331,7 +339,7 @@ function summary(o: ProposeOutcome, io: Io): string {
       lines.push(
         `  ${r.ok ? s.green("↺") : s.red("✗")} ${
           one(
-            `restored ${r.device} to ${r.to}${r.ok ? ` (readback ${r.readback})` : `: ${r.error}`}`,
+            `restored ${r.device} to ${r.to}${r.ok ? ` (${restoreCheck(r)})` : `: ${r.error}`}`,
           )
         }`,
       );

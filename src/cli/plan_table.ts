@@ -1,6 +1,7 @@
 /**
  * A plan as the operator sees it: every action with current → new (Δ),
- * reasons, the scan summary, the rollback, the estimated duration and the
+ * reasons, the device whose reading will confirm each write or that none
+ * will, the scan summary, the rollback, the estimated duration and the
  * hash the decision is bound to. Every text of the plan and of the facility
  * (names, reasons, units, values, violations) is shown through
  * {@link untrusted}, one line per cell, before it is styled.
@@ -11,6 +12,7 @@ import Table from "cli-table3";
 import type { Value } from "../adapters/adapter.ts";
 import type { Action } from "../plan/model.ts";
 import type { PlannedChange, PreflightedPlan } from "../plan/preflight.ts";
+import { partnerText } from "../plan/readback.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../util/misc.ts";
 import { untrusted } from "../util/untrusted_text.ts";
@@ -127,7 +129,7 @@ function row(
         s.yellow("write"),
         devices([a.device]),
         change(c?.from ?? null, a.value, c?.delta, c?.units),
-        one(a.reason),
+        `${one(a.reason)}${confirmedBy(c, s)}`,
       ];
     case "scan":
       return [
@@ -135,9 +137,19 @@ function row(
         s.yellow("scan"),
         devices([a.writeDevice]),
         `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${one(c.units)}` : ""}`,
-        `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}`,
+        `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}${
+          confirmedBy(c, s)
+        }`,
       ];
   }
+}
+
+/** A second line naming the device whose reading will confirm the change, or that none will. */
+function confirmedBy(c: PlannedChange | undefined, s: Style): string {
+  const p = c?.readback;
+  if (!p) return "";
+  if (!p.device) return `\n${s.dim("no readback device")}`;
+  return `\n${s.dim(`confirmed by ${one(partnerText(p))}`)}`;
 }
 
 function change(

@@ -99,7 +99,7 @@ export const ConfigSchema = z.strictObject({
     /** One week at most: the longest WAIT a plan may hold (MAX_WAIT_SECONDS). */
     max_plan_seconds: seconds(1800, 7 * DAY_S),
     ask_for_read_only_plans: z.boolean().default(false),
-    readback_timeout_s: seconds(2, HOUR_S),
+    readback_timeout_s: seconds(10, HOUR_S),
     /** How long an approval token from `plan show` is valid, unless issued for a reusable procedure. */
     approval_expiry_s: z.int().min(1).max(86_400).default(3600),
   }).prefault({}),

@@ -5,8 +5,11 @@
  * Before running, it checks that the plan is exactly the one approved (its
  * hash) and preflights it again against live values. Every write is checked
  * against the value read just before it (max_step, from the machine as it
- * is, not as it was at preflight) and confirmed by a readback within
- * tolerance; the first read of a device is its original.
+ * is, not as it was at preflight), then its readback device (see
+ * `readback.ts`) is read until it comes within tolerance or the settle time
+ * runs out, on the injected timers. A device with no readback device has
+ * only its setpoint read back: "setpoint accepted, no readback device",
+ * never "confirmed". The first read of a device is its original.
  *
  * When the plan completes, its rollback runs. When it fails or is aborted,
  * the rollback runs only if it still fits the limits from where the machine
@@ -24,12 +27,14 @@ import { round6, sleep, timeoutSignal, type Timers } from "../util/misc.ts";
 import { type Action, type Plan, planHash, scanPoints } from "./model.ts";
 import {
   checkValue,
+  DEFAULT_SETTLE_MS,
   preflight,
   type PreflightedPlan,
   type SafetyPolicy,
   type Violation,
 } from "./preflight.ts";
 import { writeScanCsv } from "./scan_csv.ts";
+import { partnerText, type ReadbackPartner } from "./readback.ts";
 
 export interface ExecuteDeps {
   cs: ControlSystem;
@@ -48,7 +53,7 @@ export interface ExecuteDeps {
    * run (the write-ahead record of the audit and the run journal).
    */
   beforeFirstWrite?(originals: Record<string, Value | null>): Promise<void>;
-  /** Time a readback may take to come within tolerance. */
+  /** Time a readback may take to come within tolerance, unless its limits entry gives `settle_s`. */
   readbackTimeoutMs?: number;
   /** Time allowed for the rollback, on top of its own waits and dwells. */
   rollbackTimeoutMs?: number;
@@ -58,18 +63,37 @@ export interface ExecuteDeps {
   timers?: Timers;
 }
 
+/**
+ * How a write was checked: "confirmed" when its readback device came within
+ * tolerance; "accepted" when the device has no readback device and only its
+ * setpoint read back the value ("setpoint accepted, no readback device").
+ */
+export interface Confirmation {
+  status: "confirmed" | "accepted";
+  /** The device read to confirm the write; null for "accepted". */
+  readbackDevice: string | null;
+  /** True when `readbackDevice` is the written device's own read value (TANGO). */
+  readValue?: boolean;
+  /** The last value read: the readback device's, or the setpoint's. */
+  readback: Value | null;
+}
+
 export interface ActionResult {
   where: string;
   type: Action["type"];
   ok: boolean;
   detail: string;
   readings?: { device: string; value: Value | null; severity: Severity }[];
+  /** Writes and scans: how the (last) write was checked. */
+  confirmation?: Confirmation;
 }
 
 export interface Restore {
   device: string;
   to: Value;
   readback: Value | null;
+  /** The device that confirmed the restore; null when it has none (setpoint accepted). */
+  readbackDevice?: string | null;
   ok: boolean;
   error?: string;
 }
@@ -304,8 +328,14 @@ class Run {
       if (except.has(device)) continue;
       const signal = timeoutSignal(this.deps.restoreTimeoutMs ?? 30_000);
       try {
-        const readback = await this.#rampTo(device, original, signal);
-        this.restores.push({ device, to: original, readback, ok: true });
+        const c = await this.#rampTo(device, original, signal);
+        this.restores.push({
+          device,
+          to: original,
+          readback: c.readback,
+          readbackDevice: c.readbackDevice,
+          ok: true,
+        });
       } catch (e) {
         this.restores.push({
           device,
@@ -322,7 +352,7 @@ class Run {
    * Brings a device to `target` in steps no larger than its max_step: a
    * restore must not jump where a plan could not.
    */
-  async #rampTo(device: string, target: Value, signal: AbortSignal): Promise<Value | null> {
+  async #rampTo(device: string, target: Value, signal: AbortSignal): Promise<Confirmation> {
     const maxStep = this.deps.limits.lookup(device)?.max_step;
     if (typeof target !== "number" || maxStep === undefined) {
       return await this.#writeConfirmed(device, target, signal);
@@ -330,19 +360,20 @@ class Run {
     const tol = this.checked.tolerances[device] ?? 1e-6;
     let now = await this.#readValue(device, signal);
     if (typeof now !== "number") throw new Error(`${device} reads ${show(now)}, not a number`);
-    if (Math.abs(now - target) <= tol) return now;
+    if (Math.abs(now - target) <= tol) {
+      // Already there: say what confirms it, as a write would.
+      return await this.#awaitReadback(device, target, signal);
+    }
     for (let guard = 0; guard < 10_000; guard++) {
       const last = Math.abs(target - now) <= maxStep;
-      const readback = await this.#writeConfirmed(
+      const c = await this.#writeConfirmed(
         device,
         last ? target : now + Math.sign(target - now) * maxStep,
         signal,
       );
-      if (last) return readback;
-      if (typeof readback !== "number") {
-        throw new Error(`${device} reads ${show(readback)}, not a number`);
-      }
-      now = readback;
+      if (last) return c;
+      now = await this.#readValue(device, signal);
+      if (typeof now !== "number") throw new Error(`${device} reads ${show(now)}, not a number`);
     }
     throw new Error(`${device} did not reach ${target}`);
   }
@@ -356,10 +387,10 @@ class Run {
         return { where, type: "read", ok: true, detail: action.label ?? "read", readings };
       }
       case "write": {
-        const readback = await this.#writeConfirmed(action.device, action.value, opts.signal);
+        const c = await this.#writeConfirmed(action.device, action.value, opts.signal);
         this.#progress(opts, `${action.device} = ${action.value}`);
-        const detail = `${action.device} = ${action.value} (readback ${show(readback)})`;
-        return { where, type: "write", ok: true, detail };
+        const detail = `${action.device} = ${action.value} (${confirmationText(c)})`;
+        return { where, type: "write", ok: true, detail, confirmation: c };
       }
       case "wait":
         await sleep(action.seconds * 1000, opts.signal, this.deps.timers);
@@ -378,11 +409,13 @@ class Run {
       values: (Value | null)[];
     }[] = [];
     const points = scanPoints(scan);
+    let last: Confirmation | undefined;
     try {
       for (let i = 0; i < points.length; i++) {
         if (opts.signal.aborted) throw opts.signal.reason;
         const point = points[i] as number;
-        const readback = await this.#writeConfirmed(scan.writeDevice, point, opts.signal);
+        last = await this.#writeConfirmed(scan.writeDevice, point, opts.signal);
+        const readback = last.readback;
         await sleep(scan.dwellSeconds * 1000, opts.signal, this.deps.timers);
         const readings = await this.#read(scan.readDevices, opts);
         rows.push({
@@ -400,11 +433,17 @@ class Run {
         );
       }
     }
+    const partner = this.checked.readbacks[scan.writeDevice];
     return {
       where,
       type: "scan" as const,
       ok: true,
-      detail: `${points.length} points of ${scan.writeDevice}`,
+      detail: `${points.length} points of ${scan.writeDevice}, ${
+        partner?.device
+          ? `each confirmed by ${partnerText(partner)}`
+          : "each setpoint accepted, no readback device"
+      }`,
+      ...(last ? { confirmation: last } : {}),
     };
   }
 
@@ -442,7 +481,7 @@ class Run {
    * beyond max_step from that live value, writes, and waits for the
    * readback to come within tolerance.
    */
-  async #writeConfirmed(device: string, value: Value, signal: AbortSignal): Promise<Value | null> {
+  async #writeConfirmed(device: string, value: Value, signal: AbortSignal): Promise<Confirmation> {
     let before: Value;
     try {
       before = await this.#readValue(device, signal);
@@ -464,18 +503,56 @@ class Run {
       );
     }
     await this.deps.cs.write(device, value, signal);
+    return await this.#awaitReadback(device, value, signal);
+  }
+
+  /**
+   * Reads the device's readback partner (or, with none, the device itself)
+   * until it is within tolerance of `value`, for at most its settle time on
+   * the injected timers (a fake clock in tests, so the simulator's lag runs
+   * on its own time).
+   */
+  async #awaitReadback(device: string, value: Value, signal: AbortSignal): Promise<Confirmation> {
     const tol = this.checked.tolerances[device] ?? 1e-6;
-    // A monotonic deadline: the injected clock may be a test's manual one.
-    const deadline = performance.now() + (this.deps.readbackTimeoutMs ?? 2_000);
+    const partner: ReadbackPartner = this.checked.readbacks[device] ??
+      { device: null, readValue: false, source: "none", settleMs: this.#defaultSettleMs() };
+    const read = partner.device ?? device;
+    const timers = this.deps.timers;
+    const clock = () => timers?.now() ?? performance.now();
+    const deadline = clock() + partner.settleMs;
     for (;;) {
-      const [after] = await this.deps.cs.read([device], signal);
+      const [after] = await this.deps.cs.read([read], signal);
       const got = after?.ok ? after.value : null;
-      if (matches(got, value, tol)) return got;
-      if (performance.now() >= deadline) {
-        throw new Error(`readback of ${device} is ${show(got)}, not ${value} within ±${tol}`);
+      if (matches(got, value, tol)) {
+        return partner.device
+          ? {
+            status: "confirmed",
+            readbackDevice: partner.device,
+            ...(partner.readValue ? { readValue: true } : {}),
+            readback: got,
+          }
+          : { status: "accepted", readbackDevice: null, readback: got };
       }
-      await sleep(50, signal);
+      const now = clock();
+      if (now >= deadline) {
+        const waited = `${round6(partner.settleMs / 1000)} s`;
+        const want = `${typeof value === "number" ? round6(value) : value} within ±${tol}`;
+        throw new Error(
+          partner.device
+            ? `readback ${partnerText(partner)} of ${device} reads ${show(got)}, not ${want} ` +
+              `after ${waited}: the write is not confirmed`
+            : `${device} (no readback device) reads back ${
+              show(got)
+            }, not ${want} after ${waited}: ` +
+              "the setpoint was not accepted",
+        );
+      }
+      await sleep(Math.min(POLL_MS, Math.max(1, deadline - now)), signal, timers);
     }
+  }
+
+  #defaultSettleMs(): number {
+    return this.deps.readbackTimeoutMs ?? DEFAULT_SETTLE_MS;
   }
 
   #progress(opts: RunOptions, detail: string): void {
@@ -496,6 +573,18 @@ function rollbackSeconds(rollback: Action[]): number {
       s + (a.type === "wait" ? a.seconds : a.type === "scan" ? a.steps * a.dwellSeconds : 0),
     0,
   );
+}
+
+/** How often a readback is read while it settles. */
+const POLL_MS = 50;
+
+/** The result's words for how a write was checked. */
+export function confirmationText(c: Confirmation): string {
+  if (c.status === "accepted") {
+    return `setpoint accepted, no readback device; reads ${show(c.readback)}`;
+  }
+  const by = c.readValue ? `${c.readbackDevice}'s read value` : c.readbackDevice;
+  return `confirmed by ${by} = ${show(c.readback)}`;
 }
 
 function matches(got: Value | null, want: Value, tol: number): boolean {

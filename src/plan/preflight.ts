@@ -10,6 +10,10 @@ import type { ControlReader, DeviceInfo, Value } from "../adapters/adapter.ts";
 import type { LimitEntry, LimitsTable } from "../safety/limits.ts";
 import { type Action, isReadOnly, type Plan, planHash, scanPoints } from "./model.ts";
 import { round6 } from "../util/misc.ts";
+import { findReadbacks, type ReadbackPartner } from "./readback.ts";
+
+/** How long a readback may take to come within tolerance when nothing else says: 10 s. */
+export const DEFAULT_SETTLE_MS = 10_000;
 
 export interface SafetyPolicy {
   /** The kill switch: false refuses every write. */
@@ -45,6 +49,8 @@ export interface PlannedChange {
   points?: number;
   first?: number;
   rollback: boolean;
+  /** The device whose reading confirms this change; null when it has none (see {@link ReadbackPartner}). */
+  readback?: ReadbackPartner;
 }
 
 export interface PreflightedPlan {
@@ -58,6 +64,8 @@ export interface PreflightedPlan {
   scanPoints: number;
   /** Readback tolerance of every device the plan writes. */
   tolerances: Record<string, number>;
+  /** The readback partner of every device the plan writes that exists. */
+  readbacks: Record<string, ReadbackPartner>;
   /** Live values of written devices when checked. */
   live: Record<string, Value | null>;
   checkedAt: string;
@@ -73,6 +81,8 @@ export interface PreflightDeps {
   policy: SafetyPolicy;
   now(): number;
   signal?: AbortSignal;
+  /** Settle time of a readback whose limits entry gives no `settle_s` ({@link DEFAULT_SETTLE_MS}). */
+  readbackTimeoutMs?: number;
 }
 
 export async function preflight(plan: Plan, deps: PreflightDeps): Promise<PreflightedPlan> {
@@ -232,6 +242,20 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
       }
     }
   }
+  const found = await findReadbacks(
+    cs,
+    written.filter((d) => info.get(d)?.exists).map((d) => ({
+      info: info.get(d) as DeviceInfo,
+      limit: limits.lookup(d),
+    })),
+    deps.readbackTimeoutMs ?? DEFAULT_SETTLE_MS,
+    deps.signal,
+  );
+  for (const c of changes) c.readback = found.partners[c.device];
+  for (const [device, message] of Object.entries(found.problems)) {
+    const where = changes.find((c) => c.device === device)?.where ?? "plan";
+    violations.push({ where, device, message });
+  }
   if (points > policy.maxScanPoints) {
     violations.push({
       where: "plan",
@@ -259,6 +283,7 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
     estimatedSeconds: Math.round(seconds * 10) / 10,
     scanPoints: points,
     tolerances,
+    readbacks: found.partners,
     live,
     checkedAt: new Date(deps.now()).toISOString(),
   };

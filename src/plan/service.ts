@@ -18,6 +18,7 @@ import { savePlan } from "./plan_file.ts";
 import { buildRecoveryPlan, recoveredRun } from "./recovery.ts";
 import { type OpenRun, type RunJournal, type RunMarker } from "./run_journal.ts";
 import { tolerance } from "./preflight.ts";
+import type { Timers } from "../util/misc.ts";
 
 /** What the path reports while it runs; the agent turns these into events. */
 export type PlanEvent =
@@ -81,6 +82,7 @@ export interface PlanServiceDeps {
   workDir?: string;
   /** Read-only plans run without asking. */
   autoApproveReadOnly: boolean;
+  /** Settle time of readbacks whose limits entry gives no `settle_s`. */
   readbackTimeoutMs?: number;
   rollbackTimeoutMs?: number;
   restoreTimeoutMs?: number;
@@ -89,6 +91,8 @@ export interface PlanServiceDeps {
    * written before the first write and removed once the outcome is recorded.
    */
   journal?: RunJournal;
+  /** The clock and timers of waits, dwells and readbacks; tests pass ones that drive a fake clock. */
+  timers?: Timers;
 }
 
 export class PlanService {

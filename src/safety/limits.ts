@@ -18,6 +18,10 @@
  * - Two entries whose names differ only in ASCII letter case are a load
  *   error naming both lines, whatever the control system: one of them is a
  *   mistake, and which one was meant cannot be guessed.
+ * - `readback` names the device that confirms a write to the device
+ *   (exact-name entries only; never the device itself), or is false for
+ *   "none"; `settle_s` is how long it may take (at most an hour). See
+ *   `src/plan/readback.ts`.
  * - Names match with the control system's case sensitivity (EPICS and the
  *   simulator: exact; TANGO: ASCII letters fold). There is no Unicode case
  *   folding, and names are printable ASCII.
@@ -28,6 +32,9 @@ import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import { keyLines } from "./limits_lines.ts";
 
+/** The longest settle time a limits entry may give: one hour, like `readback_timeout_s`. */
+export const MAX_SETTLE_S = 3600;
+
 export const LimitSchema = z.strictObject({
   min: z.number().optional().describe("lowest value that may be written"),
   max: z.number().optional().describe("highest value that may be written"),
@@ -36,6 +43,12 @@ export const LimitSchema = z.strictObject({
   ),
   tolerance: z.number().nonnegative().optional().describe(
     "readback must be within this of the target",
+  ),
+  readback: z.union([z.string().min(1).max(256), z.literal(false)]).optional().describe(
+    "the device that reads this one back (exact-name entries); false: it has none, do not look",
+  ),
+  settle_s: z.number().positive().max(MAX_SETTLE_S).optional().describe(
+    "how long the readback may take to come within tolerance, in seconds",
   ),
   values: z.array(z.string()).optional().describe("allowed values of a string or enum device"),
   writable: z.boolean().optional().describe(
@@ -159,7 +172,7 @@ export class LimitsTable {
 function combine(entries: LimitEntry[]): LimitEntry {
   if (entries.length === 1) return entries[0] as LimitEntry;
   const sorted = [...entries].sort((a, b) => (a.pattern < b.pattern ? -1 : 1));
-  const nums = (k: "min" | "max" | "max_step" | "tolerance") =>
+  const nums = (k: "min" | "max" | "max_step" | "tolerance" | "settle_s") =>
     sorted.map((e) => e[k]).filter((v): v is number => v !== undefined);
   const pick = (xs: number[], f: (...v: number[]) => number) => xs.length ? f(...xs) : undefined;
   const lists = sorted.map((e) => e.values).filter((v): v is string[] => v !== undefined);
@@ -172,6 +185,10 @@ function combine(entries: LimitEntry[]): LimitEntry {
   if (max !== undefined) out.max = max;
   if (maxStep !== undefined) out.max_step = maxStep;
   if (tolerance !== undefined) out.tolerance = tolerance;
+  const settle = pick(nums("settle_s"), Math.min);
+  if (settle !== undefined) out.settle_s = settle;
+  // Only exact names may name a readback device; on patterns it can only say "none".
+  if (sorted.some((e) => e.readback === false)) out.readback = false;
   if (lists.length) out.values = lists.reduce((a, b) => a.filter((v) => b.includes(v)));
   if (sorted.some((e) => e.writable === false)) out.writable = false;
   if (sorted.every((e) => e.unbounded === true)) out.unbounded = true;
@@ -241,6 +258,8 @@ function checkEntries(entries: Record<string, Limit>, text: string, source: stri
       );
     }
     seen.set(folded, name);
+    const rb = readbackProblem(name, limit.readback);
+    if (rb) throw new LimitsError(`${at(name)}${q}.readback: ${rb}`);
     if (limit.min !== undefined && limit.max !== undefined && limit.min > limit.max) {
       throw new LimitsError(`${at(name)}${q}: min ${limit.min} is above max ${limit.max}`);
     }
@@ -259,6 +278,23 @@ function checkEntries(entries: Record<string, Limit>, text: string, source: stri
       );
     }
   }
+}
+
+/** Why an entry's `readback` cannot stand, if it cannot. */
+function readbackProblem(name: string, readback: string | false | undefined): string | undefined {
+  if (typeof readback !== "string") return undefined;
+  const bad = [...readback].find((c) => c < "!" || c > "~");
+  if (bad !== undefined) return `holds ${codePoint(bad)}; device names are printable ASCII`;
+  if (isPattern(name)) {
+    return `names one device, but the entry is a pattern matching many; give readback on ` +
+      "exact-name entries (or false: no readback device)";
+  }
+  if (isPattern(readback)) return `"${readback}" is a pattern; name one device`;
+  if (asciiUpper(readback) === asciiUpper(name)) {
+    return "a device cannot be its own readback (reading a setpoint back confirms nothing); " +
+      "name its readback device, or false";
+  }
+  return undefined;
 }
 
 function codePoint(c: string): string {

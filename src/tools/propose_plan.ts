@@ -7,12 +7,14 @@
  */
 import { normalisePlanInput, Plan } from "../plan/model.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
+import type { Confirmation } from "../plan/executor.ts";
 import { defineTool, ToolError } from "./define.ts";
 
 const DESCRIPTION =
   `Propose a change to the machine as a plan. It is checked against safety limits and live values, \
-shown to the operator, and runs only if they approve it; every write is confirmed by a readback, and if anything \
-fails, what was changed is restored. This is the ONLY way to change anything.
+shown to the operator, and runs only if they approve it; every write waits for its readback device (e.g. X:RDBK) \
+to come within tolerance (a device without one has only its setpoint read back), and if anything fails, what \
+was changed is restored. This is the ONLY way to change anything.
 
 Actions, run in order:
 - {"type":"read","devices":[...],"label":"..."}: read devices (one batch)
@@ -46,6 +48,19 @@ export const proposePlan = defineTool({
     );
   },
 });
+
+/**
+ * A write's check as JSON: `status` "confirmed" (its readback device came
+ * within tolerance) or "accepted" (setpoint accepted, no readback device).
+ */
+function confirmationJson(c: Confirmation) {
+  return {
+    status: c.status,
+    readback_device: c.readbackDevice,
+    ...(c.readValue ? { read_value: true } : {}),
+    readback: c.readback,
+  };
+}
 
 /** What the model reads: what happened, and that nothing else did. */
 export function forModel(
@@ -105,6 +120,7 @@ export function forModel(
           where: r.where,
           detail: r.detail,
           ...(r.readings ? { readings: r.readings } : {}),
+          ...(r.confirmation ? { confirmation: confirmationJson(r.confirmation) } : {}),
         })),
         ...(e.rollback.length
           ? { rollback: e.rollback.map((r) => `${r.where}: ${r.detail}`) }

@@ -49,7 +49,8 @@ export const searchDevice = defineTool({
   description:
     "Search the device namespace by pattern or by plain words (synonyms, abbreviations, planes, " +
     "cells and numbers understood; typos tolerated). Returns one page of names with description, " +
-    "units and writability and the total number of matches; word searches are ranked, each result " +
+    "units and writability (and for a writable device the readback device that confirms its writes, " +
+    "when the catalogue names one) and the total number of matches; word searches are ranked, each result " +
     "with its score and the terms it matched. When nothing matches, the nearest device families.",
   parameters: Parameters,
   readOnly: true,
@@ -100,6 +101,8 @@ async function pattern(
       description: d.description,
       units: d.units,
       writable: d.writable,
+      // The device whose reading confirms a write to this one, when the catalogue names it.
+      ...(d.writable && d.readback ? { readback: d.readback } : {}),
     })),
     ...(next < page.total ? { next_offset: next } : {}),
   };

@@ -44,11 +44,19 @@ Deno.test("a failure on write 3 of 5 restores the two devices written, newest fi
     /gateway refused the write to LINAC:COR:H03:SETPT \(injected fault on write 3\)/,
   );
   // H03 was read before its write (original captured), so it is restored too.
-  assert.deepEqual(e.restores.map((r) => [r.device, r.to, r.readback, r.ok]), [
-    [H(3), before[2], before[2], true],
-    [H(2), before[1], before[1], true],
-    [H(1), before[0], before[0], true],
+  // Each restore is confirmed by the corrector's readback device, within the 0.001 tolerance.
+  const R = (n: number) => `LINAC:COR:H0${n}:RDBK`;
+  assert.deepEqual(e.restores.map((r) => [r.device, r.to, r.readbackDevice, r.ok]), [
+    [H(3), before[2], R(3), true],
+    [H(2), before[1], R(2), true],
+    [H(1), before[0], R(1), true],
   ]);
+  for (const [i, r] of e.restores.entries()) {
+    assert.ok(
+      Math.abs((r.readback as number) - (before[2 - i] as number)) <= 0.001,
+      String(r.readback),
+    );
+  }
   assert.deepEqual(await originals(f.sim, devices), before);
   // The approval is recorded before the first write, the originals right before it, the outcome after.
   assert.equal((await auditIntact(f.audit)).entries, 3);
@@ -81,7 +89,7 @@ Deno.test("a readback that never matches fails the write and restores the origin
   assertExecuted(outcome, "failed");
   assert.match(
     outcome.execution.errors[0] ?? "",
-    /readback of LINAC:COR:H02:SETPT is .*, not .* within ±0\.001/,
+    /readback LINAC:COR:H02:RDBK of LINAC:COR:H02:SETPT reads .*, not .* within ±0\.001 after 10 s: the write is not confirmed/,
   );
   assert.deepEqual(outcome.execution.restores.map((r) => r.device), [H(2), H(1)]);
   assert.deepEqual(await originals(f.sim, [H(1), H(2)]), [h1, h2]);
@@ -114,7 +122,8 @@ Deno.test("an abort mid-scan stops the scan, restores the original and saves the
   const e = outcome.execution;
   assert.match(e.errors[0] ?? "", /aborted: cancelled by Ctrl-C/);
   assert.equal(e.restores.length, 1);
-  assert.equal(e.restores[0]?.readback, h1);
+  assert.equal(e.restores[0]?.readbackDevice, "LINAC:COR:H01:RDBK");
+  assert.ok(Math.abs((e.restores[0]?.readback as number) - h1) <= 0.001);
   assert.equal(await valueOf(f.sim, H(1)), h1);
   assert.equal(e.csvFiles.length, 1);
   const csv = (await Deno.readTextFile(e.csvFiles[0] as string)).trim().split("\n");
@@ -261,4 +270,47 @@ Deno.test("progress is reported per action and per scan point", async () => {
     (ev) => ev.type === "plan_progress" && progress.push(`${ev.step}/${ev.total}`),
   );
   assert.deepEqual(progress, ["1/4", "2/4", "3/4", "4/4"]);
+});
+
+Deno.test("on the simulator a quadrupole is confirmed by its catalogue readback, the injection switch by nothing, and the audit says so", async () => {
+  await using f = await fixture();
+  const q = "LINAC:QUAD:01:CURRENT";
+  const current = (await valueOf(f.sim, q)) as number;
+  const outcome = await f.service.propose(
+    {
+      description: "quad and injection",
+      actions: [
+        { type: "write", device: q, value: Number((current + 1).toFixed(2)), reason: "focus" },
+        { type: "write", device: "TIMING:INJ:ENABLE", value: "DISABLED", reason: "pause" },
+      ],
+      rollback: [
+        { type: "write", device: "TIMING:INJ:ENABLE", value: "ENABLED", reason: "resume" },
+      ],
+    },
+    new ApproveAll(),
+    never(),
+  );
+  assertExecuted(outcome, "completed");
+  const [quad, inj] = outcome.execution.results;
+  assert.equal(quad?.confirmation?.status, "confirmed");
+  assert.equal(quad?.confirmation?.readbackDevice, "LINAC:QUAD:01:RDBK");
+  assert.deepEqual(inj?.confirmation, {
+    status: "accepted",
+    readbackDevice: null,
+    readback: "DISABLED",
+  });
+  assert.match(
+    outcome.execution.rollback[0]?.detail ?? "",
+    /setpoint accepted, no readback device/,
+  );
+  const lines = (await Deno.readTextFile((await f.audit.files())[0] as string)).trim().split("\n");
+  const done = JSON.parse(lines.at(-1) as string);
+  assert.equal(done.status, "completed");
+  assert.deepEqual(
+    done.results.actions.map((r: { confirmation?: { readbackDevice: string | null } }) =>
+      r.confirmation?.readbackDevice
+    ),
+    ["LINAC:QUAD:01:RDBK", null],
+  );
+  await auditIntact(f.audit);
 });

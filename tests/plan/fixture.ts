@@ -17,6 +17,7 @@ import { AuditLog } from "../../src/safety/audit.ts";
 import { type LimitsTable, loadLimits } from "../../src/safety/limits.ts";
 import { SpyControlSystem, type SpyFaults } from "../support/spy_cs.ts";
 import { tempDir } from "../support/temp.ts";
+import { ClockTimers } from "../support/clock_timers.ts";
 
 export const LIMITS_FILE = new URL("../../configs/safety_limits.toml", import.meta.url).pathname;
 /** The limits the plan-path tests run under (fixed numbers; the shipped file follows the optics). */
@@ -61,6 +62,7 @@ export async function fixture(
   } = {},
 ) {
   const clock = new ManualClock(T0);
+  const timers = new ClockTimers(clock);
   const sim = createSimulator({ seed: 1, clock });
   const cs = new SpyControlSystem(sim, opts.faults);
   const limits = opts.limits ?? await loadLimits(EXECUTOR_LIMITS_FILE);
@@ -83,11 +85,15 @@ export async function fixture(
     plansDir: `${dir}/plans`,
     workDir: `${dir}/work`,
     autoApproveReadOnly: opts.autoApproveReadOnly ?? true,
-    readbackTimeoutMs: 200,
+    // Simulated time: readbacks settle, waits and dwells pass on the manual clock.
+    readbackTimeoutMs: 10_000,
+    timers,
     rollbackTimeoutMs: opts.rollbackTimeoutMs,
   });
   return {
     clock,
+    /** The plan's timers: they move `clock`. */
+    timers,
     sim,
     cs,
     dir,

@@ -30,7 +30,9 @@ class FastClock implements Timers {
 }
 
 async function run(plan: Plan, timers: FastClock, signal = new AbortController().signal) {
-  const cs = createSimulator({ seed: 1 });
+  // The facility's clock is the fake one: readbacks settle in simulated time.
+  const start = Date.now();
+  const cs = createSimulator({ seed: 1, clock: { now: () => start + timers.t } });
   try {
     return await executePlan(plan, await planHash(plan), {
       cs,

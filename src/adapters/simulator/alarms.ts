@@ -9,15 +9,18 @@
 import type { LogEntry, Value } from "../adapter.ts";
 import { effectEnd } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
-import type { Incident } from "./incidents.ts";
+import type { Happening } from "./incidents.ts";
 import { type Alarm, alarmOf, type Physics, type Setpoints } from "./physics.ts";
 
 /** Coarse samples per incident before refining each transition by bisection. */
 const GRID_POINTS = 48;
 const RESOLUTION_MS = 50;
 
-/** Alarm events (entering and leaving each severity) caused by one incident, oldest first. */
-export function alarmEvents(physics: Physics, sp: Setpoints, incident: Incident): LogEntry[] {
+/**
+ * Alarm events (entering and leaving each severity) caused by one incident
+ * or routine action, oldest first.
+ */
+export function alarmEvents(physics: Physics, sp: Setpoints, incident: Happening): LogEntry[] {
   const names = new Set<string>([...incident.effects.map((e) => e.device), ...incident.watch]);
   const events: { t: number; def: DeviceDef; value: Value }[] = [];
   for (const name of names) {
@@ -29,6 +32,12 @@ export function alarmEvents(physics: Physics, sp: Setpoints, incident: Incident)
       const value = physics.value(def, t, sp, false);
       return { value, alarm: alarmOf(def, value) };
     };
+    if (
+      onlyDrifts(incident, name) &&
+      driftEnds(incident, name).every((t) => farFromAlarm(def, state(t).value))
+    ) {
+      continue; // a linear drift is largest at its ends: far from every threshold there, it never alarms
+    }
     const times = sampleTimes(incident);
     let prevT = times[0] ?? incident.start;
     let prev = state(prevT);
@@ -56,7 +65,28 @@ export function alarmEvents(physics: Physics, sp: Setpoints, incident: Incident)
   return events.map((e, i) => entry(`A${incident.id}.${i}`, e.t, e.def, e.value));
 }
 
-function sampleTimes(incident: Incident): number[] {
+/** True when every effect of the incident on `device` is a drift, and nothing else watches it. */
+function onlyDrifts(incident: Happening, device: string): boolean {
+  return !incident.watch.includes(device) &&
+    incident.effects.every((e) => e.device !== device || e.kind === "drift");
+}
+
+/** Where the drifts on `device` are largest or smallest: their first and last moments. */
+function driftEnds(incident: Happening, device: string): number[] {
+  return incident.effects.filter((e) => e.device === device).flatMap((e) =>
+    "to" in e ? [e.from, e.to - 1] : [e.from]
+  );
+}
+
+/** True when a number is more than a fifth of a threshold's size away from each threshold. */
+function farFromAlarm(def: DeviceDef, value: Value): boolean {
+  if (typeof value !== "number") return false;
+  return Object.values(def.info.alarm ?? {}).every((x) =>
+    x === undefined || Math.abs(value - x) > 0.2 * Math.max(Math.abs(x), 1e-9)
+  );
+}
+
+function sampleTimes(incident: Happening): number[] {
   const lo = incident.start - 1000;
   const hi = incident.end + 1000;
   const times = new Set<number>();

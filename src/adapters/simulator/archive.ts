@@ -18,15 +18,20 @@ const MAX_POINTS_CAP = 100_000;
 /** Raw samples averaged per bin, at most. */
 export const MAX_SUBSAMPLES = 12;
 
-/** The archived series of one known device over [from, to). */
+/**
+ * The archived series of one known device over [from, to), stopping at
+ * `now`: nothing is archived in the future.
+ */
 export function archiveSeries(
   physics: Physics,
   sp: Setpoints,
   def: DeviceDef,
   from: number,
-  to: number,
+  until: number,
   maxPoints = DEFAULT_MAX_POINTS,
+  now = Infinity,
 ): Series {
+  const to = Math.min(until, now + 1);
   const series: Series = { device: def.name, units: def.info.units, samples: [], ok: true };
   if (def.info.type === "waveform") {
     return { ...series, ok: false, error: `${def.name} is a waveform and is not archived` };

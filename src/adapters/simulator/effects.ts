@@ -19,7 +19,9 @@ export type Effect =
   /** Exponential decay in [from, to), then linear recovery over `recoverMs`. */
   | { kind: "decay"; device: string; from: number; to: number; tauMs: number; recoverMs: number }
   /** Replace an enum value by `label` in [from, to). */
-  | { kind: "label"; device: string; from: number; to: number; label: string };
+  | { kind: "label"; device: string; from: number; to: number; label: string }
+  /** Add `delta` × (t − from)/(to − from) in [from, to): a slow drift that a correction ends at `to`. */
+  | { kind: "drift"; device: string; from: number; to: number; delta: number };
 
 /** When the effect no longer changes the value (exclusive). */
 export function effectEnd(effect: Effect): number {
@@ -33,6 +35,7 @@ export function effectEnd(effect: Effect): number {
       return effect.from + 7 * effect.tauMs;
     case "rise":
     case "label":
+    case "drift":
       return effect.to;
   }
 }
@@ -60,6 +63,8 @@ export function applyEffect(effect: Effect, value: number | string, t: number): 
       const down = t < effect.to ? 1 : 1 - (t - effect.to) / effect.rampMs;
       return value + effect.delta * Math.max(0, Math.min(up, down));
     }
+    case "drift":
+      return value + (effect.delta * (t - effect.from)) / (effect.to - effect.from);
     case "decay": {
       const end = Math.exp(-(effect.to - effect.from) / effect.tauMs);
       if (t < effect.to) return value * Math.exp(-(t - effect.from) / effect.tauMs);

@@ -7,9 +7,10 @@
  */
 
 import type { LogEntry, Severity } from "../adapter.ts";
-import { HOUR_MS, type IncidentBook, type ShiftPlan } from "./incidents.ts";
+import type { IncidentBook, ShiftPlan } from "./incidents.ts";
 import {
   type Draft,
+  hm,
   incidentDrafts,
   keyDevices,
   type Level,
@@ -19,7 +20,13 @@ import {
   phrase,
 } from "./narratives.ts";
 import { hashNumbers, Rng } from "./noise.ts";
-import type { Physics, Setpoints } from "./physics.ts";
+import type { Physics } from "./physics.ts";
+import {
+  type PastSetpoints,
+  RING_BPMS,
+  type RoutineAction,
+  SCAN_HALF_RANGE_DEG,
+} from "./routine.ts";
 
 const LEVEL_SEVERITY: Record<Level, Severity> = {
   Info: "NONE",
@@ -40,7 +47,7 @@ const MD_TOPICS = [
 export class ElogWriter implements Narrator {
   constructor(
     private readonly physics: Physics,
-    private readonly sp: Setpoints,
+    private readonly past: PastSetpoints,
     readonly book: IncidentBook,
     private readonly people: Readonly<Record<string, readonly string[]>>,
   ) {}
@@ -70,7 +77,7 @@ export class ElogWriter implements Narrator {
 
   v(name: string, t: number): number {
     const def = this.physics.facility.byName.get(name);
-    const value = def ? this.physics.value(def, t, this.sp, false) : 0;
+    const value = def ? this.physics.value(def, t, this.past, false) : 0;
     return typeof value === "number" ? value : 0;
   }
 
@@ -107,53 +114,8 @@ export class ElogWriter implements Narrator {
 
   private routine(plan: ShiftPlan, rng: Rng): Draft[] {
     const out: Draft[] = [];
-    const when = () => Math.round(plan.start + rng.range(1, 7) * HOUR_MS);
     const operator = rng.pick([plan.crew.lead, plan.crew.operator]);
-    if (rng.chance(0.45)) {
-      const cor = `RING:COR:${rng.pick(["H", "V"])}${pad(rng.int(1, 40))}:SETPT`;
-      out.push({
-        t: when(),
-        title: "Orbit correction",
-        text: `Global orbit correction (SVD, 36 singular values): H rms ${
-          rng.range(0.06, 0.16).toFixed(3)
-        } -> ${rng.range(0.02, 0.04).toFixed(3)} mm, V rms ${rng.range(0.04, 0.1).toFixed(3)} -> ${
-          rng.range(0.015, 0.03).toFixed(3)
-        } mm. Largest kick change on ${cor} (${rng.range(-0.05, 0.05).toFixed(4)} mrad).`,
-        author: operator,
-        logbook: "Operations",
-        devices: [cor],
-        level: "Info",
-      });
-    }
-    if (rng.chance(0.25)) {
-      const h = `LINAC:COR:H${pad(rng.int(1, 10))}:SETPT`;
-      const v = `BTS:COR:V${pad(rng.int(1, 6))}:SETPT`;
-      out.push({
-        t: when(),
-        title: "Injection tuning",
-        text: `Injection efficiency ${rng.range(78, 88).toFixed(0)}% -> ${
-          rng.range(92, 96).toFixed(0)
-        }% after steering with ${h} and ${v}.`,
-        author: operator,
-        logbook: "Operations",
-        devices: [h, v, "DIAG:INJ:EFF"],
-        level: "Info",
-      });
-    }
-    if (rng.chance(0.12)) {
-      const init = this.physics.initial.get("RF:PHASE:SETPT");
-      out.push({
-        t: when(),
-        title: "Linac RF phase scan",
-        text: `Scanned RF:PHASE:SETPT over +/-10 deg: DIAG:ENERGY:MEAS peaks at ${
-          this.physics.onCrestDeg.toFixed(1)
-        } deg (on crest). Operating point left at ${init} deg, off crest for energy-spread control.`,
-        author: this.expert(rng, "Physics", plan),
-        logbook: "Operations",
-        devices: ["RF:PHASE:SETPT", "DIAG:ENERGY:MEAS"],
-        level: "Info",
-      });
-    }
+    for (const a of plan.routine) out.push(this.narrate(a, operator, rng, plan));
     if (plan.mode === "MD") {
       const topic = rng.pick(MD_TOPICS);
       const physicist = this.expert(rng, "Physics", plan);
@@ -181,25 +143,104 @@ export class ElogWriter implements Narrator {
     return out;
   }
 
+  /**
+   * One routine action in the crew's words, every number read from the
+   * physics just before and after it, as the archive holds them.
+   */
+  private narrate(a: RoutineAction, operator: string, rng: Rng, plan: ShiftPlan): Draft {
+    const t = Math.round(a.t + rng.range(2, 6) * MIN_MS) + (a.kind === "rf-scan" ? a.end - a.t : 0);
+    const before = a.t - 1000;
+    const after = a.t + 1000;
+    switch (a.kind) {
+      case "orbit": {
+        const rms = (plane: string, at: number) => {
+          let sum = 0;
+          for (let i = 1; i <= RING_BPMS; i++) {
+            sum += this.v(`RING:BPM:${pad(i)}:${plane}`, at) ** 2;
+          }
+          return Math.sqrt(sum / RING_BPMS).toFixed(3);
+        };
+        const moved = this.movedCorrectors(a, before, after);
+        const [top] = moved;
+        return {
+          t,
+          title: "Orbit correction",
+          text: `Global orbit correction (SVD, 36 singular values) at ${hm(a.t)} UTC: H rms ${
+            rms("X", before)
+          } -> ${rms("X", after)} mm, V rms ${rms("Y", before)} -> ${rms("Y", after)} mm. ${
+            top ? `Largest kick change on ${top.name} (${signed(top.change)} mrad).` : ""
+          }`.trim(),
+          author: operator,
+          logbook: "Operations",
+          devices: moved.map((m) => m.name),
+          level: "Info",
+        };
+      }
+      case "injection":
+        return {
+          t,
+          title: "Injection tuning",
+          text: `Injection efficiency ${this.v("DIAG:INJ:EFF", before).toFixed(0)}% -> ${
+            this.v("DIAG:INJ:EFF", a.t + MIN_MS).toFixed(0)
+          }% after steering at ${hm(a.t)} UTC with ${a.h} (${
+            signed(this.v(a.h, after) - this.v(a.h, before), 3)
+          } mrad) and ${a.v} (${signed(this.v(a.v, after) - this.v(a.v, before), 3)} mrad).`,
+          author: operator,
+          logbook: "Operations",
+          devices: [a.h, a.v, "DIAG:INJ:EFF"],
+          level: "Info",
+        };
+      case "rf-scan": {
+        const init = this.v("RF:PHASE:SETPT", before);
+        return {
+          t,
+          title: "Linac RF phase scan",
+          text: `Scanned RF:PHASE:SETPT over +/-${SCAN_HALF_RANGE_DEG} deg in 1 deg steps from ${
+            hm(a.t)
+          } UTC: DIAG:ENERGY:MEAS peaks at ${
+            this.physics.onCrestDeg.toFixed(1)
+          } deg (on crest). Operating point left at ${init} deg, off crest for energy-spread control.`,
+          author: this.expert(rng, "Physics", plan),
+          logbook: "Operations",
+          devices: ["RF:PHASE:SETPT", "DIAG:ENERGY:MEAS"],
+          level: "Info",
+        };
+      }
+    }
+  }
+
+  /** Ring correctors whose kick the correction changed, largest change first. */
+  private movedCorrectors(a: RoutineAction, before: number, after: number) {
+    const names = new Set<string>();
+    if (a.kind === "orbit") names.add(a.corrector);
+    const previous = this.past.lastBefore("orbit", before);
+    if (previous?.kind === "orbit") names.add(previous.corrector);
+    return [...names]
+      .map((name) => ({ name, change: this.v(name, after) - this.v(name, before) }))
+      .filter((m) => Math.abs(m.change) > 1e-9)
+      .sort((x, y) => Math.abs(y.change) - Math.abs(x.change));
+  }
+
   private summary(plan: ShiftPlan, rng: Rng): Draft {
     const t = plan.end - Math.round(rng.range(10, 25) * MIN_MS);
+    // Written before the shift ends: it counts what happened up to then.
     let down = 0;
     // A trip late in the previous shift can keep the beam off into this one.
     for (const i of [...this.book.plan(plan.k - 1).incidents, ...plan.incidents]) {
       if (i.kind !== "rf-trip") continue;
-      down += Math.max(0, Math.min(i.refilled, plan.end) - Math.max(i.t0, plan.start));
+      down += Math.max(0, Math.min(i.refilled, t) - Math.max(i.t0, plan.start));
     }
     let sum = 0;
     for (let n = 0; n < 48; n++) {
-      sum += this.v("RING:DCCT:CURRENT", plan.start + (n + 0.5) * (plan.end - plan.start) / 48);
+      sum += this.v("RING:DCCT:CURRENT", plan.start + (n + 0.5) * (t - plan.start) / 48);
     }
-    const events = plan.incidents.map((i) => phrase(i, t));
+    const events = plan.incidents.filter((i) => i.start <= t).map((i) => phrase(i, t));
     return {
       t,
       title: `${plan.name} shift summary`,
       text: `Beam available ${
-        (100 * (1 - down / (plan.end - plan.start))).toFixed(1)
-      }% of the shift (${Math.round(down / MIN_MS)} min down), average current ${
+        (100 * (1 - down / (t - plan.start))).toFixed(1)
+      }% of the shift so far (${Math.round(down / MIN_MS)} min down), average current ${
         (sum / 48).toFixed(1)
       } mA. ${events.length ? `Events: ${events.join("; ")}.` : "No incidents."}`,
       author: plan.crew.lead,
@@ -208,4 +249,9 @@ export class ElogWriter implements Narrator {
       level: "Info",
     };
   }
+}
+
+/** A change with its sign, as the crews write kicks. */
+function signed(x: number, digits = 4): string {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
 }

@@ -258,6 +258,8 @@ export function buildFacility(spec: FacilitySpec): Facility {
     const source = byName.get(`${def.prefix}:${of}`) ?? byName.get(of);
     if (source === undefined) throw new Error(`${def.name}: source "${of}" does not exist`);
     def.source = source;
+    // The catalogue names a setpoint's readback device (the executor confirms writes with it).
+    if (def.model === "rdbk") source.info.readback = def.name;
   }
   return { spec, devices: defs, byName };
 }

@@ -10,6 +10,7 @@
 
 import { type Effect, effectActive, effectEnd } from "./effects.ts";
 import { hashNumbers, Rng } from "./noise.ts";
+import { type RoutineAction, routineActions } from "./routine.ts";
 
 /** One hour in milliseconds. */
 export const HOUR_MS = 3_600_000;
@@ -27,6 +28,15 @@ const PLAN_CACHE_SIZE = 2048;
 export type RfCause = "REFL_PWR" | "ARC" | "WATER" | "KLYSTRON" | "VACUUM";
 /** What broke when injection fails. */
 export type InjectionCause = "kicker" | "gun" | "timing" | "septum";
+
+/** What the alarm log needs of anything that changes signals: an incident or a routine action. */
+export interface Happening {
+  readonly id: string;
+  readonly start: number;
+  readonly end: number;
+  readonly effects: readonly Effect[];
+  readonly watch: readonly string[];
+}
 
 interface IncidentBase {
   readonly id: string;
@@ -75,6 +85,8 @@ export interface ShiftPlan {
   readonly mode: "USER" | "MD";
   /** Sorted by start. */
   readonly incidents: readonly Incident[];
+  /** The crews' routine work (orbit corrections, injection tuning, RF phase scans), by time. */
+  readonly routine: readonly RoutineAction[];
   readonly byDevice: ReadonlyMap<string, readonly Effect[]>;
 }
 
@@ -102,6 +114,11 @@ export class IncidentBook {
       this.cache.set(k, plan);
     }
     return plan;
+  }
+
+  /** The routine actions of shift `k`. */
+  routine(k: number): readonly RoutineAction[] {
+    return this.plan(k).routine;
   }
 
   /** Effects on `device` at time `t`, oldest incident first. */
@@ -155,8 +172,9 @@ function generate(seed: number, k: number, operators: readonly string[]): ShiftP
   if (rng.chance(0.06)) incidents.push(psOvertemp(rng, nextId(), at(0.3, 7)));
   incidents.sort((a, b) => a.start - b.start);
 
+  const routine = routineActions(seed, k, start);
   const byDevice = new Map<string, Effect[]>();
-  for (const incident of incidents) {
+  for (const incident of [...incidents, ...routine]) {
     for (const effect of incident.effects) {
       const list = byDevice.get(effect.device);
       if (list === undefined) byDevice.set(effect.device, [effect]);
@@ -178,6 +196,7 @@ function generate(seed: number, k: number, operators: readonly string[]): ShiftP
     },
     mode: dayOfWeek === 2 && type === 1 ? "MD" : "USER",
     incidents,
+    routine,
     byDevice,
   };
 }

@@ -16,7 +16,8 @@ import {
 import { alarmEvents } from "./alarms.ts";
 import { ElogWriter } from "./elog.ts";
 import { IncidentBook, SHIFT_MS } from "./incidents.ts";
-import type { Physics, Setpoints } from "./physics.ts";
+import type { Physics } from "./physics.ts";
+import type { PastSetpoints } from "./routine.ts";
 
 /** Entries per query when the query gives no `limit`. */
 export const DEFAULT_LOG_LIMIT = 100;
@@ -44,17 +45,21 @@ export class LogService {
 
   constructor(
     private readonly physics: Physics,
-    private readonly sp: Setpoints,
+    /** The setpoints as the crews left them (the machine as generated, with its routine work). */
+    private readonly sp: PastSetpoints,
     private readonly book: IncidentBook,
     people: Readonly<Record<string, readonly string[]>>,
   ) {
     this.writer = new ElogWriter(physics, sp, book, people);
   }
 
-  /** Entries in [from, to) that pass the filters, newest first. */
-  query(q: LogQuery): LogEntry[] {
+  /**
+   * Entries in [from, to) that pass the filters, newest first. Nothing after
+   * `now` is returned, whatever range is asked: the future has no log yet.
+   */
+  query(q: LogQuery, now = Infinity): LogEntry[] {
     const from = parseTime("from", q.from);
-    const to = parseTime("to", q.to);
+    const to = Math.min(parseTime("to", q.to), now + 1);
     const limit = Math.min(MAX_LOG_LIMIT, Math.max(0, Math.floor(q.limit ?? DEFAULT_LOG_LIMIT)));
     const device = q.device ? wildcardToRegExp(q.device) : undefined;
     const text = q.text?.toLowerCase();
@@ -108,7 +113,7 @@ export class LogService {
     const plan = this.book.plan(k);
     entries = source === "elog"
       ? this.writer.entries(plan)
-      : plan.incidents.flatMap((i) => alarmEvents(this.physics, this.sp, i));
+      : [...plan.incidents, ...plan.routine].flatMap((i) => alarmEvents(this.physics, this.sp, i));
     if (this.generatedCache.size >= CACHE_SHIFTS) {
       const oldest = this.generatedCache.keys().next().value;
       if (oldest !== undefined) this.generatedCache.delete(oldest);

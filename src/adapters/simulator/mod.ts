@@ -40,7 +40,8 @@ import { LogService, parseTime } from "./logs.ts";
 import { Physics } from "./physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
 import type { DeviceIndex } from "../../index/device_index.ts";
-import { checkWrite, fixedSetpoints, SetpointStore } from "./state.ts";
+import { checkWrite, SetpointStore } from "./state.ts";
+import { PastSetpoints } from "./routine.ts";
 
 export { DEFAULT_MAX_POINTS } from "./archive.ts";
 export { DEFAULT_LOG_LIMIT, MAX_SCAN_SHIFTS } from "./logs.ts";
@@ -87,14 +88,11 @@ export class Simulator implements ControlSystem {
     const people = this.facility.spec.people;
     const book = new IncidentBook(this.seed, people["operators"] ?? []);
     this.physics = new Physics(this.facility, this.seed, book);
-    this.setpoints = new SetpointStore(this.physics.initial);
+    // The crews' routine work is the setpoints' past; live writes go on top of it.
+    const past = new PastSetpoints(book, this.physics.initial);
+    this.setpoints = new SetpointStore(this.physics.initial, past);
     // The logs describe the machine as generated, so they do not depend on later writes.
-    this.logService = new LogService(
-      this.physics,
-      fixedSetpoints(this.physics.initial),
-      book,
-      people,
-    );
+    this.logService = new LogService(this.physics, past, book, people);
   }
 
   /** The model behind the readings (lattice, optics, stored beam), for tests and tools. */
@@ -189,7 +187,7 @@ export class Simulator implements ControlSystem {
   /** Newest first; throws a RangeError for an unparsable time. */
   async logs(q: LogQuery, signal?: AbortSignal): Promise<LogEntry[]> {
     await this.enter(signal);
-    return this.logService.query(q);
+    return this.logService.query(q, this.clock.now());
   }
 
   /** Throws a RangeError for an unparsable time; unknown devices come back `ok: false`. */
@@ -216,6 +214,7 @@ export class Simulator implements ControlSystem {
         from,
         to,
         q.maxPoints ?? DEFAULT_MAX_POINTS,
+        this.clock.now(),
       );
     });
   }

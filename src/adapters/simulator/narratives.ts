@@ -207,7 +207,8 @@ function rfTrip(
     devices: keyDevices(i),
     level: "Problem",
   }, {
-    t: at(i.reset, 1, 3),
+    // Written once the station is back up: it reports when that was.
+    t: at(i.on, 1, 3),
     title: `RF${i.station} reset after ${i.cause} trip`,
     text: `Reset ${stn}:INTLK at ${hm(i.reset)} UTC. ${diagnosis} Station reconditioned to ${
       volts.toFixed(0)

@@ -41,11 +41,15 @@ export class SetpointStore implements Setpoints {
     return this.history.get(def.name) ?? [];
   }
 
-  constructor(private readonly initial: ReadonlyMap<string, number | string>) {}
+  /** `past`: the setpoints before any write (the facility's logged history); else `initial`. */
+  constructor(
+    private readonly initial: ReadonlyMap<string, number | string>,
+    private readonly past?: Setpoints,
+  ) {}
 
   at(def: DeviceDef, t: number): number | string {
     const changes = this.history.get(def.name);
-    const initial = this.initial.get(def.name) ?? 0;
+    const initial = this.past?.at(def, t) ?? this.initial.get(def.name) ?? 0;
     if (changes === undefined) return initial;
     // Last change at or before t (binary search: histories can grow long in benchmarks).
     let lo = 0;

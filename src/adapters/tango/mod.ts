@@ -163,8 +163,11 @@ export class Tango implements ControlSystem {
             description: `${s.state}: ${s.status}`,
           };
         }
-        const info = (await this.#infos(n.device, signal)).get(n.attr.toLowerCase());
-        return info ? toInfo(name, info) : missing(`no attribute "${n.attr}" on ${n.device}`);
+        const infos = await this.#infos(n.device, signal);
+        const info = infos.get(n.attr.toLowerCase());
+        return info
+          ? { ...toInfo(name, info), ...readbackOf(name, n.device, info, infos) }
+          : missing(`no attribute "${n.attr}" on ${n.device}`);
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
         return missing((e as Error).message);
@@ -192,7 +195,10 @@ export class Tango implements ControlSystem {
       const infos = infosOf[i];
       if (!infos) continue;
       for (const info of [...infos.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-        const d = toInfo(`${device}/${info.name}`, info);
+        const d = {
+          ...toInfo(`${device}/${info.name}`, info),
+          ...readbackOf(`${device}/${info.name}`, device, info, infos),
+        };
         if (re.test(d.device) && (q.writable === undefined || d.writable === q.writable)) {
           matches.push(d);
         }
@@ -345,6 +351,27 @@ function toInfo(device: string, info: AttrInfo): DeviceInfo {
     ...(type === "enum" && info.enum_label ? { labels: info.enum_label } : {}),
     subsystem: device.split("/")[0] ?? device,
   };
+}
+
+/**
+ * The attribute that reads back a writable one: a READ_WRITE attribute's
+ * own read value (compared with the value set), or for a WRITE attribute
+ * the READ_WITH_WRITE attribute that names it; none for a WRITE attribute
+ * alone (reading it returns its set value, which confirms nothing).
+ */
+function readbackOf(
+  name: string,
+  device: string,
+  info: AttrInfo,
+  all: Map<string, AttrInfo>,
+): { readback?: string } {
+  if (info.writable === "READ_WRITE") return { readback: name };
+  if (info.writable !== "WRITE") return {};
+  const own = info.name.toLowerCase();
+  const reader = [...all.values()].find((a) =>
+    a.writable === "READ_WITH_WRITE" && a.writable_attr_name?.toLowerCase() === own
+  );
+  return reader ? { readback: `${device}/${reader.name}` } : {};
 }
 
 function failed(device: string, error: string, units = ""): Reading {

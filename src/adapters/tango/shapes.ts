@@ -28,6 +28,8 @@ export const AttrInfoSchema = z.object({
   min_alarm: text,
   max_alarm: text,
   enum_label: z.array(z.string()).nullish().transform((v) => v ?? undefined),
+  /** READ_WITH_WRITE: the WRITE attribute whose set value this one reads back. */
+  writable_attr_name: text,
 });
 
 /** One element of a value read or write: a value object, or an error in its place. */

@@ -31,6 +31,10 @@ export interface FakePv {
   stuck?: boolean;
   /** Writes fail in the IOC: the gateway answers with an error message. */
   rejectsWrites?: boolean;
+  /** A readback PV: it takes the value written to this setpoint PV, `lagMs` later, plus `offset`. */
+  follows?: string;
+  lagMs?: number;
+  offset?: number;
 }
 
 export interface FakePvwsOptions {
@@ -70,6 +74,7 @@ export class FakePvws implements AsyncDisposable {
   readonly #server: Deno.HttpServer;
   readonly #opts: FakePvwsOptions;
   readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #lags = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(opts: FakePvwsOptions) {
     this.#opts = opts;
@@ -114,6 +119,7 @@ export class FakePvws implements AsyncDisposable {
 
   async close(): Promise<void> {
     clearTimeout(this.#timer);
+    for (const id of this.#lags) clearTimeout(id);
     this.dropAll();
     await this.#server.shutdown().catch(() => {});
   }
@@ -235,6 +241,19 @@ export class FakePvws implements AsyncDisposable {
     // A monitor (MDEL 0) posts nothing when the value does not change.
     if (next === pv.value) return;
     this.set(name, next as number | string);
+    this.#follow(name, next as number | string);
+  }
+
+  /** Readback PVs of `setpoint` take its new value after their lag, off by their offset. */
+  #follow(setpoint: string, value: number | string): void {
+    for (const [name, pv] of this.pvs) {
+      if (pv.follows !== setpoint) continue;
+      const id = setTimeout(() => {
+        this.#lags.delete(id);
+        this.set(name, typeof value === "number" ? value + (pv.offset ?? 0) : value);
+      }, pv.lagMs ?? 0);
+      this.#lags.add(id);
+    }
   }
 
   #broadcast(name: string, fields: Record<string, unknown>): void {
