@@ -55,6 +55,8 @@ const SITE_FILE = "/etc/accel-agent/site.toml";
 const OWN_FILES = [
   new URL("../../configs/agents/", import.meta.url),
   new URL("../../configs/skills/", import.meta.url),
+  // The device index's built-in synonym table (src/index/synonyms.ts).
+  new URL("../../configs/synonyms.toml", import.meta.url),
 ].filter((u) => u.protocol === "file:").map((u) => normalize(decodeURIComponent(u.pathname)));
 
 /** The default configuration file beside the program (read when no other is named). */

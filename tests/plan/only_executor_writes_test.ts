@@ -18,6 +18,7 @@ const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
   "util/whole_append.ts: f.write(": "appends to an audit or session file",
   "util/whole_append.ts: file.write(": "appends to an audit or session file",
   "plan/run_journal.ts: file.write(": "writes a running plan's marker file",
+  "index/cache.ts: file.write(": "writes the device index's cache file",
   "cli/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
   "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",

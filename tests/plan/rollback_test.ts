@@ -125,16 +125,17 @@ Deno.test("a written device whose live value cannot be read fails preflight: its
 Deno.test("a device moved by someone else during the plan is not stepped past max_step", async () => {
   await using f = await fixture();
   const h1 = (await valueOf(f.sim, H(1))) as number;
-  // After our first write is confirmed, during the wait, another console moves the corrector 0.4 down.
+  // After our first write is confirmed by its readback (the corrector ramps 0.1 in 0.1 s),
+  // during the wait, another console moves the corrector 0.4 down.
   f.cs.faults.afterWrite = (n) => {
     if (n === 1) {
-      f.timers.setTimeout(() => void f.sim.write(H(1), Number((h1 - 0.3).toFixed(3))), 10);
+      f.timers.setTimeout(() => void f.sim.write(H(1), Number((h1 - 0.3).toFixed(3))), 1000);
     }
   };
   const outcome = await f.service.propose(
     {
       description: "two steps up",
-      actions: [write(H(1), h1 + 0.1), { type: "wait", seconds: 0.1 }, write(H(1), h1 + 0.4)],
+      actions: [write(H(1), h1 + 0.1), { type: "wait", seconds: 2 }, write(H(1), h1 + 0.4)],
     },
     new ApproveAll(),
     never(),

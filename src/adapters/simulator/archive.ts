@@ -10,7 +10,7 @@
 
 import { type Sample, type Series, type Severity, SEVERITY_ORDER, type Value } from "../adapter.ts";
 import type { DeviceDef } from "./facility.ts";
-import { alarmOf, type Physics, type Setpoints } from "./physics.ts";
+import type { Physics, Setpoints } from "./physics.ts";
 
 /** Points per series when the query gives no `maxPoints`. */
 export const DEFAULT_MAX_POINTS = 1000;
@@ -42,7 +42,12 @@ export function archiveSeries(
   const raw = first < to ? Math.floor((to - 1 - first) / period) + 1 : 0;
   const point = (t: number): Sample => {
     const value = physics.value(def, t, sp) as number | string;
-    return { time: new Date(t).toISOString(), value, severity: alarmOf(def, value).severity };
+    // INVALID without a beam, as a live read says it.
+    return {
+      time: new Date(t).toISOString(),
+      value,
+      severity: physics.alarm(def, t, sp, value).severity,
+    };
   };
   if (raw <= limit) {
     for (let i = 0; i < raw; i++) series.samples.push(point(first + i * period));
@@ -81,7 +86,7 @@ function binned(
   for (let i = 0; i < n; i++) {
     const t = first + Math.floor(((i + 0.5) * raw) / n) * period;
     const value: Value = physics.value(def, t, sp);
-    const severity = alarmOf(def, value).severity;
+    const severity = physics.alarm(def, t, sp, value).severity;
     const rank = SEVERITY_ORDER.indexOf(severity);
     if (rank > SEVERITY_ORDER.indexOf(worst)) worst = severity;
     if (typeof value === "number") sum += value;
