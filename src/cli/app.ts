@@ -6,7 +6,7 @@
  */
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
 import { openControlSystem, openLazily } from "../adapters/mod.ts";
-import { type ControlReader, readOnlyView } from "../adapters/adapter.ts";
+import { type ControlReader, type ControlSystem, readOnlyView } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runTurn } from "../agent/loop.ts";
@@ -91,16 +91,29 @@ export interface Resumed extends SavedSession {
   cancelled: RunInfo[];
 }
 
+/**
+ * `loaded` and `controlSystem`, when given, replace the configuration file and
+ * the configured backend (an evaluation attempt builds both itself).
+ */
 export async function createApp(
-  opts: { config?: string; model?: string; resume?: string; profile?: string },
+  opts: {
+    config?: string;
+    model?: string;
+    resume?: string;
+    profile?: string;
+    loaded?: LoadedConfig;
+    controlSystem?: ControlSystem;
+  },
   io: Io,
 ): Promise<App> {
-  const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
+  const loaded = opts.loaded ??
+    await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
   const { config } = loaded;
   const profile = checkProfile(config, opts.profile);
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
-  const cs = openLazily(config.facility.adapter, () => openControlSystem(config));
+  const cs = opts.controlSystem ??
+    openLazily(config.facility.adapter, () => openControlSystem(config));
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
   // The writer goes to the plan service alone; everyone else gets a view that can only read.
   const plans = await createPlanPath(loaded, cs, stateDir, io);
