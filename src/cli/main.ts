@@ -42,6 +42,10 @@ export async function main(args: string[]): Promise<number> {
     return code;
   };
   try {
+    // `eval` parses its own options and builds an app per attempt.
+    if (args[0] === "eval") {
+      return await (await import("./eval_command.ts")).runEvalCommand(args.slice(1), io);
+    }
     const inv = parseInvocation(args, io.stdinIsTerminal);
     if (inv.command.kind === "help") {
       io.out(`${USAGE}\n`);

@@ -143,9 +143,10 @@ export async function runAttempt(
       if (rec.error) break;
     }
     rec.plans = [...plansByHash.values()];
-    rec.modelCalls = modelCalls(app);
     const usage = app.session.usage;
     const runs = app.agents.list();
+    // Sub-agents' model calls count too: delegation is not free.
+    rec.modelCalls = modelCalls(app) + runs.reduce((s, r) => s + r.turns, 0);
     rec.promptTokens = usage.promptTokens +
       runs.reduce((s, r) => s + (r.usage?.promptTokens ?? 0), 0);
     rec.completionTokens = usage.completionTokens +

@@ -16,7 +16,10 @@ export function wilson(passes: number, n: number, z = 1.96): [number, number] {
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+  // Exact at the ends: no passes, the interval starts at 0; all passes, it ends at 1.
+  const low = passes === 0 ? 0 : Math.max(0, centre - half);
+  const high = passes === n ? 1 : Math.min(1, centre + half);
+  return [low, high];
 }
 
 /** The median (the mean of the two middle values for an even count); 0 for none. */
@@ -121,7 +124,11 @@ const HEAD = ["", "pass", "rate", "95% CI", "tokens", "tools", "calls", "wall", 
 
 /** Columns padded to their widest cell; numbers right-aligned. */
 export function table(rows: string[][]): string {
-  const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const columns = Math.max(...rows.map((r) => r.length));
+  const widths = Array.from(
+    { length: columns },
+    (_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)),
+  );
   return rows.map((r) =>
     r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ")
       .trimEnd()

@@ -156,6 +156,9 @@ export const TaskSchema = z.strictObject({
 });
 export type Task = z.infer<typeof TaskSchema>;
 
+/** The shipped tasks; `--tasks-dir` adds a facility's own. */
+export const DEFAULT_TASKS_URL = new URL("../../configs/evals/tasks", import.meta.url);
+
 /** Validates parsed JSON as a task; throws a TypeError naming the source and the first problem. */
 export function parseTask(json: unknown, source: string): Task {
   const r = TaskSchema.safeParse(json);

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import type { EvalReport } from "../../src/eval/report.ts";
+import { runAgent } from "../support/run_agent.ts";
+import { type ReplayVariant, startScriptedEval } from "../support/scripted_eval_server.ts";
+import { shippedTasks } from "../eval/scripted_model.ts";
+
+/** Runs `eval` against the replay of the shipped tasks' transcripts, in a TMPDIR of its own. */
+async function evalRun(variant: ReplayVariant, args: string[]) {
+  await using replay = await startScriptedEval(await shippedTasks(), variant);
+  const tmp = await Deno.makeTempDir({ prefix: "eval-cli-" });
+  try {
+    const r = await runAgent(["eval", "--replay", replay.url, ...args], { env: { TMPDIR: tmp } });
+    const left = [];
+    for await (const e of Deno.readDir(tmp)) left.push(e.name);
+    return { ...r, left, failures: replay.failures() };
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+}
+
+Deno.test("eval against the solving replay reports 100% over at least 40 tasks in at least 9 categories", async () => {
+  const out = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    const r = await evalRun("solving", ["--concurrency", "4", "--out", out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.left, [], "attempt state left in TMPDIR");
+    assert.match(r.stdout, /^all\s+(\d+)\/\1\s+100%\s+9\d%–100%/m);
+    const report: EvalReport = JSON.parse(await Deno.readTextFile(out));
+    assert.ok(report.total.attempts >= 40);
+    assert.equal(report.total.passes, report.total.attempts);
+    assert.ok(report.categories.length >= 9);
+    const a = report.attempts.find((x) => x.task === "read-ring-current");
+    assert.ok(a && a.calls.length === 1 && a.verdicts.length === 4 && a.transcript.length === 1);
+  } finally {
+    await Deno.remove(out);
+  }
+});
+
+Deno.test("eval against the wrong replay fails every task, each with its grader's reason", async () => {
+  const r = await evalRun("wrong", ["--concurrency", "4", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const report: EvalReport = JSON.parse(r.stdout);
+  assert.ok(report.tasks.length >= 40);
+  for (const t of report.tasks) {
+    assert.equal(t.passes, 0, `${t.name} passed against a wrong transcript`);
+    assert.ok((t.reasons[0] ?? "").length > 10, `${t.name} failed without a reason`);
+  }
+  assert.equal(report.total.interval[0], 0);
+});
+
+Deno.test("--repeat 3 --concurrency 4 finishes with intervals per task and category and leaves no state", async () => {
+  const r = await evalRun("solving", [
+    "--repeat",
+    "3",
+    "--concurrency",
+    "4",
+    "--tasks",
+    "read-values,refuse-limits,write-observe",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.left, []);
+  assert.match(r.stdout, /^read-ring-current\s+3\/3\s+100%\s+44%–100%/m);
+  assert.match(r.stdout, /^write-observe\s+12\/12\s+100%\s+76%–100%/m);
+  assert.match(r.stdout, /^all\s+39\/39\s+100%\s+91%–100%/m);
+});
+
+Deno.test("eval compare shows per task what changed between two runs", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const v of ["solving", "wrong"] as const) {
+      const r = await evalRun(v, ["--tasks", "find-devices", "--out", `${dir}/${v}.json`]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const c = await runAgent(["eval", "compare", `${dir}/solving.json`, `${dir}/wrong.json`]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stdout, /^find-linac-energy\s+1\/1\s+0\/1\s+-100%\s+overlap/m);
+    assert.match(c.stdout, /^all\s+4\/4\s+0\/4\s+-100%\s+apart/m);
+    const bad = await runAgent(["eval", "compare", `${dir}/solving.json`]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /needs two files/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("eval refuses bad counts and selectors with a one-line usage error", async () => {
+  const r = await runAgent(["eval", "--repeat", "0", "--replay", "http://127.0.0.1:9"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--repeat needs a whole number from 1 to 1000, got "0"/);
+  const s = await runAgent(["eval", "--tasks", "no-such-*", "--replay", "http://127.0.0.1:9"]);
+  assert.equal(s.code, 2);
+  assert.match(s.stderr, /--tasks "no-such-\*" matches no task id or category/);
+});
