@@ -13,6 +13,8 @@
  *   python3 subprocess, the cold first run, an idle interpreter's memory.
  * - the simulator at 10^5 and 10^6 devices (bench/facility_scale.ts): build,
  *   a 1,000-device batch read and heap, against the default facility.
+ * - an eval attempt (bench/eval_overhead.ts): the harness's cost per attempt
+ *   beyond its model requests, against those requests made with bare fetch.
  *
  * @module
  */
@@ -29,6 +31,7 @@ import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";
 import { scanReads } from "./scan_reads.ts";
 import { sandboxBench } from "./sandbox.ts";
 import { facilityScaleBench } from "./facility_scale.ts";
+import { evalOverheadBench } from "./eval_overhead.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -283,6 +286,7 @@ await startup();
 figures.push(await scanReads());
 figures.push(...await sandboxBench());
 figures.push(...await facilityScaleBench());
+figures.push(await evalOverheadBench());
 
 const rows = figures.map((f) => [
   f.name,

@@ -95,7 +95,8 @@ export async function runEvalCommand(args: string[], io: Io): Promise<number> {
     },
   });
   if (bar) io.err("\n");
-  const report = buildReport(`${model} (${info.model})`, startedAt, repeat, attempts);
+  const label = replay ? `${model} (replayed from ${replay})` : `${model} (${info.model})`;
+  const report = buildReport(label, startedAt, repeat, attempts);
   const json = `${JSON.stringify(report, null, 2)}\n`;
   if (v.out) await Deno.writeTextFile(absolute(v.out, io.cwd), json);
   // Reasons quote what the model proposed: shown with control characters escaped.
