@@ -1,7 +1,9 @@
 /**
  * `accel-agent eval`: graded operator tasks on the simulated facility
- * against the configured model (or `--replay URL`, a server that answers
- * each attempt at `URL/<task>/<attempt>/v1`), and `eval compare A B`.
+ * against the configured model, and `eval compare A B`. With `--replay` the
+ * model's endpoint is a replay server that answers attempt N of task T at
+ * `<base URL>/T/N/v1`: its host is the configured one, so the launcher's
+ * network grant covers it.
  * A progress bar on stderr when it is a terminal; the report on stdout;
  * `--json` / `--out FILE` the whole record.
  *
@@ -21,7 +23,7 @@ import { untrusted } from "../util/untrusted_text.ts";
 
 export const EVAL_USAGE = `Usage:
   accel-agent eval [--model NAME] [--repeat N] [--tasks ID|GLOB|CATEGORY[,…]] [--concurrency K]
-                   [--tasks-dir DIR]… [--json] [--out FILE] [--replay URL]
+                   [--tasks-dir DIR]… [--json] [--out FILE] [--replay]
   accel-agent eval compare A.json B.json [--json]`;
 
 const OPTIONS = {
@@ -33,7 +35,7 @@ const OPTIONS = {
   concurrency: { type: "string" },
   json: { type: "boolean" },
   out: { type: "string" },
-  replay: { type: "string" },
+  replay: { type: "boolean" },
   "no-color": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -60,7 +62,12 @@ export async function runEvalCommand(args: string[], io: Io): Promise<number> {
   const loaded = await loadConfig({ path: v.config, env: { get: io.env }, cwd: io.cwd });
   const model = v.model ?? loaded.config.llm.default;
   const info = resolveModel(loaded.config, model);
-  const replay = v.replay?.replace(/\/+$/, "");
+  const replay = v.replay ? info.baseUrl.replace(/\/+$/, "") : undefined;
+  if (v.replay && !replay) {
+    throw new UsageError(
+      "--replay needs the replay server as the model's base URL (OPENAI_BASE_URL)",
+    );
+  }
   if (!replay) {
     const missing = missingModelSetup(info, { get: io.env });
     if (missing) throw new UsageError(missing);

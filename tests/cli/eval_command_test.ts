@@ -1,15 +1,41 @@
 import assert from "node:assert/strict";
 import type { EvalReport } from "../../src/eval/report.ts";
-import { runAgent } from "../support/run_agent.ts";
+import { childEnv, ROOT, runAgent } from "../support/run_agent.ts";
 import { type ReplayVariant, startScriptedEval } from "../support/scripted_eval_server.ts";
 import { shippedTasks } from "../eval/scripted_model.ts";
 
-/** Runs `eval` against the replay of the shipped tasks' transcripts, in a TMPDIR of its own. */
+/**
+ * Runs `eval --replay` through the launcher (the grants the configuration
+ * calls for: the network only to the model's host) against the replay of the
+ * shipped tasks' transcripts, in a TMPDIR of its own.
+ */
 async function evalRun(variant: ReplayVariant, args: string[]) {
   await using replay = await startScriptedEval(await shippedTasks(), variant);
   const tmp = await Deno.makeTempDir({ prefix: "eval-cli-" });
   try {
-    const r = await runAgent(["eval", "--replay", replay.url, ...args], { env: { TMPDIR: tmp } });
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-env",
+        "--allow-run",
+        `${ROOT}/launch.ts`,
+        "eval",
+        "--replay",
+        ...args,
+      ],
+      cwd: ROOT,
+      clearEnv: true,
+      env: childEnv({ TMPDIR: tmp, OPENAI_BASE_URL: replay.url }),
+      stdout: "piped",
+      stderr: "piped",
+    });
+    const out = await child.output();
+    const r = {
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+    };
     const left = [];
     for await (const e of Deno.readDir(tmp)) left.push(e.name);
     return { ...r, left, failures: replay.failures() };
@@ -84,10 +110,12 @@ Deno.test("eval compare shows per task what changed between two runs", async () 
 });
 
 Deno.test("eval refuses bad counts and selectors with a one-line usage error", async () => {
-  const r = await runAgent(["eval", "--repeat", "0", "--replay", "http://127.0.0.1:9"]);
+  const r = await runAgent(["eval", "--repeat", "0", "--replay"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--repeat needs a whole number from 1 to 1000, got "0"/);
-  const s = await runAgent(["eval", "--tasks", "no-such-*", "--replay", "http://127.0.0.1:9"]);
+  const s = await runAgent(["eval", "--tasks", "no-such-*", "--replay"], {
+    env: { OPENAI_BASE_URL: "http://127.0.0.1:9" },
+  });
   assert.equal(s.code, 2);
   assert.match(s.stderr, /--tasks "no-such-\*" matches no task id or category/);
 });
