@@ -55,6 +55,18 @@ export interface AttemptRecord {
   calls: RecordedCall[];
   plans: ObservedPlan[];
   written: string[];
+  /** The attempt's audit trail, compacted: each decision, who made it, and the outcome. */
+  audit: AuditLine[];
+}
+
+/** One audit entry of an attempt, as kept in its record. */
+export interface AuditLine {
+  planHash: string;
+  decision: string;
+  decidedBy: string;
+  status?: string;
+  /** Devices the plan may write, with their values before it (write-ahead entries). */
+  originals?: Record<string, unknown>;
 }
 
 /** An attempt that has done nothing yet; with a reason, one that could not start. */
@@ -77,6 +89,7 @@ export function failedAttempt(task: Task, attempt: number, reason?: string): Att
     calls: [],
     plans: [],
     written: [],
+    audit: [],
   };
 }
 
@@ -156,7 +169,8 @@ export async function runAttempt(
     if (m.priceIn !== undefined && m.priceOut !== undefined) {
       rec.costUsd = (rec.promptTokens * m.priceIn + rec.completionTokens * m.priceOut) / 1e6;
     }
-    rec.written = await writtenDevices(`${dir}/state/audit`);
+    rec.audit = await auditLines(`${dir}/state/audit`);
+    rec.written = [...new Set(rec.audit.flatMap((a) => Object.keys(a.originals ?? {})))].sort();
     if (!rec.error) {
       const obs: Observation = {
         calls: rec.calls,
@@ -304,9 +318,9 @@ function overLimits(task: Task, tokens: number, calls: number): string | undefin
   return undefined;
 }
 
-/** Devices that executed plans wrote, from the audit's write-ahead records. */
-async function writtenDevices(auditDir: string): Promise<string[]> {
-  const out = new Set<string>();
+/** The audit entries of an attempt, oldest first; written devices come from write-ahead entries. */
+async function auditLines(auditDir: string): Promise<AuditLine[]> {
+  const out: AuditLine[] = [];
   let names: string[] = [];
   try {
     for await (const e of Deno.readDir(auditDir)) if (e.name.endsWith(".jsonl")) names.push(e.name);
@@ -318,11 +332,17 @@ async function writtenDevices(auditDir: string): Promise<string[]> {
   for (const name of names) {
     for (const line of (await Deno.readTextFile(`${auditDir}/${name}`)).split("\n")) {
       if (!line.trim()) continue;
-      const entry = JSON.parse(line) as { originals?: Record<string, unknown> };
-      for (const d of Object.keys(entry.originals ?? {})) out.add(d);
+      const e = JSON.parse(line) as AuditLine;
+      out.push({
+        planHash: e.planHash,
+        decision: e.decision,
+        decidedBy: e.decidedBy,
+        ...(e.status ? { status: e.status } : {}),
+        ...(e.originals ? { originals: e.originals } : {}),
+      });
     }
   }
-  return [...out].sort();
+  return out;
 }
 
 function quietIo(env: (name: string) => string | undefined, cwd: string): Io {

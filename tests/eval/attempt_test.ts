@@ -53,12 +53,15 @@ Deno.test({
         }, { respond: { text: "done" } }],
       },
       "fine": reads,
+      "broken": reads,
     };
     const tasks = [
       task("bad-request"),
       task("slow", { limits: { seconds: 1 } }),
       task("greedy", { limits: { seconds: 60, tokens: 10_000 } }),
       task("fine"),
+      // A starting condition the simulator refuses: the harness itself fails.
+      task("broken", { conditions: { writes: { "NO:SUCH:DEVICE": 1 } } }),
     ];
     const before = await tempDirs();
     const recs = await runEval({
@@ -74,6 +77,7 @@ Deno.test({
     assert.match(by["slow"]?.reason ?? "", /timed out after 1 s/);
     assert.match(by["greedy"]?.reason ?? "", /budget exceeded: \d+ tokens > 10000/);
     assert.equal(by["fine"]?.passed, true, by["fine"]?.reason);
+    assert.match(by["broken"]?.reason ?? "", /^crashed: Unknown device "NO:SUCH:DEVICE"/);
     assert.ok(recs.slice(0, 3).every((r) => !r.passed));
     const after = await tempDirs();
     assert.deepEqual([...after].filter((d) => !before.has(d)), [], "attempt state left behind");
@@ -81,7 +85,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "attempts do not share state: a write in one is not seen by the next from the same seed",
+  name:
+    "attempts do not share state, and their plans are approved automatically as the audit records",
   ...opts,
   async fn() {
     const write: Scenario = {
@@ -133,5 +138,11 @@ Deno.test({
     });
     assert.equal(recs[0]?.passed, true, recs[0]?.reason);
     assert.equal(recs[1]?.passed, true, recs[1]?.reason);
+    // The eval's approvals are automatic, on the simulator only, and said so in the audit.
+    const approved = recs[0]?.audit.filter((a) => a.decision === "approved") ?? [];
+    assert.ok(approved.length >= 1);
+    assert.ok(approved.every((a) => a.decidedBy === "sim-eval auto-approval"));
+    assert.deepEqual(recs[0]?.written, ["LINAC:COR:H02:SETPT"]);
+    assert.deepEqual(recs[1]?.audit, []);
   },
 });
