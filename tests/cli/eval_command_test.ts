@@ -86,8 +86,8 @@ Deno.test("--repeat 3 --concurrency 4 finishes with intervals per task and categ
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.left, []);
   assert.match(r.stdout, /^read-ring-current\s+3\/3\s+100%\s+44%–100%/m);
-  assert.match(r.stdout, /^write-observe\s+12\/12\s+100%\s+76%–100%/m);
-  assert.match(r.stdout, /^all\s+39\/39\s+100%\s+91%–100%/m);
+  assert.match(r.stdout, /^write-observe\s+15\/15\s+100%\s+80%–100%/m);
+  assert.match(r.stdout, /^all\s+42\/42\s+100%\s+92%–100%/m);
 });
 
 Deno.test("eval compare shows per task what changed between two runs", async () => {
