@@ -123,7 +123,8 @@ export async function runAttempt(
     task.limits.seconds * 1000,
   );
   const onOuter = () => stop.abort(new AttemptStopped(reasonText(signal?.reason)));
-  signal?.addEventListener("abort", onOuter, { once: true });
+  if (signal?.aborted) onOuter();
+  else signal?.addEventListener("abort", onOuter, { once: true });
   const config = attemptConfig(task, base, model, dir);
   const sim = createSimulator({ seed: task.seed });
   let app: Awaited<ReturnType<typeof createApp>> | undefined;

@@ -53,7 +53,10 @@ export async function runEval(o: RunOptions): Promise<AttemptRecord[]> {
       const i = next++;
       const job = jobs[i];
       if (!job) break;
-      out[i] = await one(o, job.task, job.attempt);
+      // Once the run is cancelled, the attempts not started are recorded, not run.
+      out[i] = o.signal?.aborted
+        ? failedAttempt(job.task, job.attempt, `not run: ${stopText(o.signal.reason)}`)
+        : await one(o, job.task, job.attempt);
       done++;
       o.onAttempt?.(out[i], done, jobs.length);
     }
@@ -65,6 +68,10 @@ export async function runEval(o: RunOptions): Promise<AttemptRecord[]> {
     globalThis.removeEventListener("unhandledrejection", ignoreStops);
   }
   return out;
+}
+
+function stopText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason ?? "cancelled");
 }
 
 async function one(o: RunOptions, task: Task, attempt: number): Promise<AttemptRecord> {

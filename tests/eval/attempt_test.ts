@@ -146,3 +146,32 @@ Deno.test({
     assert.deepEqual(recs[1]?.audit, []);
   },
 });
+
+Deno.test({
+  name: "a cancelled run ends the attempt in flight and records the rest as not run",
+  ...opts,
+  async fn() {
+    const stop = new AbortController();
+    const slow: Scenario = {
+      loop: true,
+      turns: [{ respond: { fault: "delay", ms: 10_000, then: { text: "late" } } }],
+    };
+    const tasks = [task("first"), task("second"), task("third")];
+    setTimeout(() => stop.abort(new Error("cancelled by SIGINT")), 500);
+    const t0 = performance.now();
+    const recs = await runEval({
+      tasks,
+      base: await defaultConfig(),
+      model: "main",
+      endpoint: scriptedEndpoint(() => slow),
+      env: testEnv,
+      signal: stop.signal,
+    });
+    assert.ok(performance.now() - t0 < 5_000, "the run did not stop promptly");
+    assert.match(recs[0]?.reason ?? "", /cancelled by SIGINT/);
+    assert.deepEqual(recs.slice(1).map((r) => r.reason), [
+      "not run: cancelled by SIGINT",
+      "not run: cancelled by SIGINT",
+    ]);
+  },
+});
