@@ -175,3 +175,33 @@ Deno.test({
     ]);
   },
 });
+
+Deno.test({
+  name: "an attempt is priced at the model's configured prices",
+  ...opts,
+  async fn() {
+    const base = structuredClone(await defaultConfig());
+    base.config.llm.models["main"] = { model: "gpt-4o", price_in: 2.5, price_out: 10 };
+    const scenario: Scenario = {
+      turns: [
+        {
+          respond: {
+            toolCalls: [{ name: "get_parameter", arguments: { devices: ["RING:DCCT:CURRENT"] } }],
+            usage: { prompt_tokens: 1000, completion_tokens: 100 },
+          },
+        },
+        { respond: { text: "done", usage: { prompt_tokens: 2000, completion_tokens: 200 } } },
+      ],
+    };
+    const [rec] = await runEval({
+      tasks: [task("priced")],
+      base,
+      model: "main",
+      endpoint: scriptedEndpoint(() => scenario),
+      env: testEnv,
+    });
+    assert.equal(rec?.promptTokens, 3000);
+    assert.equal(rec?.completionTokens, 300);
+    assert.ok(Math.abs((rec?.costUsd ?? 0) - (3000 * 2.5 + 300 * 10) / 1e6) < 1e-12);
+  },
+});
