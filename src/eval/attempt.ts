@@ -10,7 +10,8 @@
  */
 import { createSimulator } from "../adapters/simulator/mod.ts";
 import type { AgentEvent } from "../agent/events.ts";
-import type { LoadedConfig } from "../config/mod.ts";
+import { type Config, type LoadedConfig, resolveModel } from "../config/mod.ts";
+import type { Usage } from "../llm/types.ts";
 import { createApp } from "../cli/app.ts";
 import type { Io } from "../cli/io.ts";
 import { withConditions } from "./conditions.ts";
@@ -166,10 +167,11 @@ export async function runAttempt(
     rec.completionTokens = usage.completionTokens +
       runs.reduce((s, r) => s + (r.usage?.completionTokens ?? 0), 0);
     rec.tokens = usage.totalTokens + runs.reduce((s, r) => s + r.tokens, 0);
-    const m = app.modelInfo;
-    if (m.priceIn !== undefined && m.priceOut !== undefined) {
-      rec.costUsd = (rec.promptTokens * m.priceIn + rec.completionTokens * m.priceOut) / 1e6;
-    }
+    const cost = priced(config, [
+      ...app.session.usageByModel,
+      ...runs.map((r) => [r.model, r.usage] as const),
+    ]);
+    if (cost !== undefined) rec.costUsd = cost;
     rec.audit = await auditLines(`${dir}/state/audit`);
     rec.written = [...new Set(rec.audit.flatMap((a) => Object.keys(a.originals ?? {})))].sort();
     if (!rec.error) {
@@ -298,6 +300,29 @@ export class AttemptStopped extends Error {
 /** True for the reason an attempt was stopped with. */
 export function isAttemptStop(reason: unknown): boolean {
   return reason instanceof AttemptStopped;
+}
+
+/**
+ * US dollars for the tokens of each configured model at its own prices;
+ * undefined when a model used has no prices (or a run kept no usage).
+ */
+function priced(
+  config: Config,
+  usages: (readonly [string, Usage | undefined])[],
+): number | undefined {
+  let sum = 0;
+  for (const [name, usage] of usages) {
+    if (!usage) return undefined;
+    let m;
+    try {
+      m = resolveModel(config, name);
+    } catch {
+      return undefined;
+    }
+    if (m.priceIn === undefined || m.priceOut === undefined) return undefined;
+    sum += (usage.promptTokens * m.priceIn + usage.completionTokens * m.priceOut) / 1e6;
+  }
+  return usages.length ? sum : undefined;
 }
 
 function reasonText(reason: unknown): string {

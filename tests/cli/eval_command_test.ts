@@ -3,14 +3,15 @@ import type { EvalReport } from "../../src/eval/report.ts";
 import { childEnv, ROOT, runAgent } from "../support/run_agent.ts";
 import { type ReplayVariant, startScriptedEval } from "../support/scripted_eval_server.ts";
 import { shippedTasks } from "../eval/scripted_model.ts";
+import { parseTask, type Task } from "../../src/eval/task.ts";
 
 /**
  * Runs `eval --replay` through the launcher (the grants the configuration
  * calls for: the network only to the model's host) against the replay of the
  * shipped tasks' transcripts, in a TMPDIR of its own.
  */
-async function evalRun(variant: ReplayVariant, args: string[]) {
-  await using replay = await startScriptedEval(await shippedTasks(), variant);
+async function evalRun(variant: ReplayVariant, args: string[], extra: Task[] = []) {
+  await using replay = await startScriptedEval([...await shippedTasks(), ...extra], variant);
   const tmp = await Deno.makeTempDir({ prefix: "eval-cli-" });
   try {
     const child = new Deno.Command(Deno.execPath(), {
@@ -118,4 +119,39 @@ Deno.test("eval refuses bad counts and selectors with a one-line usage error", a
   });
   assert.equal(s.code, 2);
   assert.match(s.stderr, /--tasks "no-such-\*" matches no task id or category/);
+});
+
+Deno.test("a facility's own task directory adds its tasks to the run", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const json = {
+      id: "facility-lifetime",
+      category: "facility",
+      title: "Our lifetime check",
+      turns: ["Lifetime?"],
+      grade: [{ check: "read", devices: ["RING:LIFETIME"] }],
+      scripted: {
+        solving: {
+          turns: [
+            {
+              respond: {
+                toolCalls: [{ name: "get_parameter", arguments: { devices: ["RING:LIFETIME"] } }],
+              },
+            },
+            { respond: { text: "{{last_tool_result.readings[0].value}} h" } },
+          ],
+        },
+        wrong: [{ turns: [{ respond: { text: "10 h" } }] }],
+      },
+    };
+    await Deno.writeTextFile(`${dir}/lifetime.json`, JSON.stringify(json));
+    const extra = [parseTask(json, "lifetime.json")];
+    const r = await evalRun("solving", ["--tasks-dir", dir, "--tasks", "facility"], extra);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^facility-lifetime\s+1\/1\s+100%/m);
+    const w = await evalRun("wrong", ["--tasks-dir", dir, "--tasks", "facility-*"], extra);
+    assert.match(w.stdout, /facility-lifetime: never read RING:LIFETIME/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
