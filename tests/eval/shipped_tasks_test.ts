@@ -45,6 +45,7 @@ Deno.test({
     const tasks = await shippedTasks();
     const most = Math.max(...tasks.map((t) => t.scripted?.wrong.length ?? 0));
     let runs = 0;
+    const failedKinds = new Set<string>();
     for (let i = 0; i < most; i++) {
       const some = tasks.filter((t) => (t.scripted?.wrong.length ?? 0) > i);
       const recs = await runEval({
@@ -58,9 +59,13 @@ Deno.test({
       for (const r of recs) {
         assert(!r.passed, `${r.task} passed against wrong[${i}]`);
         assert(r.reason && r.reason.length > 10, `${r.task} wrong[${i}] failed without a reason`);
+        for (const v of r.verdicts) if (!v.passed) failedKinds.add(v.check);
       }
       runs += recs.length;
     }
     assert(runs >= tasks.length, `${runs} wrong runs`);
+    // Every kind of check fails somewhere: none is a check that cannot fail.
+    const kinds = [...new Set(tasks.flatMap((t) => t.grade.map((c) => c.check)))].sort();
+    assert.deepEqual([...failedKinds].sort(), kinds);
   },
 });
