@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { EvalReport } from "../../src/eval/report.ts";
-import { childEnv, ROOT, runAgent } from "../support/run_agent.ts";
+import { AGENT_FLAGS, childEnv, MAIN, ROOT, runAgent } from "../support/run_agent.ts";
+import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
 import { type ReplayVariant, startScriptedEval } from "../support/scripted_eval_server.ts";
 import { shippedTasks } from "../eval/scripted_model.ts";
 import { parseTask, type Task } from "../../src/eval/task.ts";
@@ -154,4 +155,23 @@ Deno.test("a facility's own task directory adds its tasks to the run", async () 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "in a terminal, eval redraws one progress line on stderr as attempts end",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using replay = await startScriptedEval(await shippedTasks(), "solving");
+    const argv = [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN, "eval", "--replay"];
+    await using term = await TmuxSession.start(
+      [...argv, "--tasks", "read-values", "--repeat", "2"],
+      childEnv({ OPENAI_BASE_URL: replay.url }),
+      ROOT,
+    );
+    const screen = await term.waitFor(/\[exit 0\]/, 60_000);
+    // One bar, redrawn in place: the final state only, then the report.
+    assert.equal(screen.match(/^\[#+·*\]/gm)?.length, 1, screen);
+    assert.match(screen, /^\[#{20}\] 10\/10 {2}10 passed {2}last: read-/m);
+    assert.match(screen, /^all\s+10\/10\s+100%/m);
+  },
 });

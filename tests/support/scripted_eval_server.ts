@@ -74,7 +74,6 @@ export function startScriptedEval(
       method: req.method,
       headers: req.headers,
       body: req.method === "GET" ? undefined : await req.arrayBuffer(),
-      signal: req.signal,
     });
     return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
   });
