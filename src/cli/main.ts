@@ -8,6 +8,7 @@
  */
 import { ConfigError } from "../config/mod.ts";
 import { createApp } from "./app.ts";
+import { evalArgs } from "./eval_args.ts";
 import { parseInvocation, USAGE } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
 import { denoIo, type Io } from "./io.ts";
@@ -43,9 +44,8 @@ export async function main(args: string[]): Promise<number> {
   };
   try {
     // `eval` parses its own options and builds an app per attempt.
-    if (args[0] === "eval") {
-      return await (await import("./eval_command.ts")).runEvalCommand(args.slice(1), io);
-    }
+    const forEval = evalArgs(args);
+    if (forEval) return await (await import("./eval_command.ts")).runEvalCommand(forEval, io);
     const inv = parseInvocation(args, io.stdinIsTerminal);
     if (inv.command.kind === "help") {
       io.out(`${USAGE}\n`);
