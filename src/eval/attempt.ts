@@ -59,12 +59,12 @@ export async function runAttempt(
       { loaded: { ...base, config }, controlSystem: cs, profile: "sim-eval" },
       quietIo(env, base.baseDir),
     );
-    const plansByHash = new Map<string, ObservedPlan>();
+    const plansByCall = new Map<string, ObservedPlan>();
     for (const user of task.turns) {
       let answer = "";
       let modelStart = performance.now();
       for await (const ev of app.turn(user, stop.signal)) {
-        answer = observe(ev, rec, plansByHash, answer);
+        answer = observe(ev, rec, plansByCall, answer);
         if (ev.type === "tool_start" || ev.type === "turn_complete") {
           rec.modelMs += performance.now() - modelStart;
         }
@@ -81,7 +81,7 @@ export async function runAttempt(
       rec.transcript.push({ user, answer });
       if (rec.error) break;
     }
-    rec.plans = [...plansByHash.values()];
+    rec.plans = [...plansByCall.values()];
     const usage = app.session.usage;
     const runs = app.agents.list();
     // Sub-agents' model calls count too: delegation is not free.
