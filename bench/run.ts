@@ -16,6 +16,8 @@
  * - the device index (bench/device_index.ts): wildcard search over 100k names
  *   against a Python regex scan and the linear scan, informal latency at 100k
  *   and 1M, 1M build / cache / memory, search quality per query class.
+ * - an eval attempt (bench/eval_overhead.ts): the harness's cost per attempt
+ *   beyond its model requests, against those requests made with bare fetch.
  *
  * @module
  */
@@ -33,6 +35,7 @@ import { scanReads } from "./scan_reads.ts";
 import { sandboxBench } from "./sandbox.ts";
 import { facilityScaleBench } from "./facility_scale.ts";
 import { deviceIndexBench } from "./device_index.ts";
+import { evalOverheadBench } from "./eval_overhead.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -290,6 +293,7 @@ figures.push(...await facilityScaleBench());
 const deviceIndex = await deviceIndexBench();
 figures.push(...deviceIndex.figures);
 console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
+figures.push(await evalOverheadBench());
 
 const rows = figures.map((f) => [
   f.name,

@@ -7,7 +7,7 @@
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
 import { indexSourceFor, openControlSystem, openLazily } from "../adapters/mod.ts";
 import type { DeviceIndexService, IndexServiceOptions } from "../index/service.ts";
-import { type ControlReader, readOnlyView } from "../adapters/adapter.ts";
+import { type ControlReader, type ControlSystem, readOnlyView } from "../adapters/adapter.ts";
 import { buildSystemPrompt, type ContextFile } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runTurn } from "../agent/loop.ts";
@@ -95,11 +95,23 @@ export interface Resumed extends SavedSession {
   cancelled: RunInfo[];
 }
 
+/**
+ * `loaded` and `controlSystem`, when given, replace the configuration file and
+ * the configured backend (an evaluation attempt builds both itself).
+ */
 export async function createApp(
-  opts: { config?: string; model?: string; resume?: string; profile?: string },
+  opts: {
+    config?: string;
+    model?: string;
+    resume?: string;
+    profile?: string;
+    loaded?: LoadedConfig;
+    controlSystem?: ControlSystem;
+  },
   io: Io,
 ): Promise<App> {
-  const loaded = await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
+  const loaded = opts.loaded ??
+    await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
   const unusable = unreadableConfiguredPath(loaded, io.env("HOME") ?? io.cwd);
   if (unusable) throw new CliError(`config error: ${unusable}`, Exit.USAGE);
   const { config } = loaded;
@@ -116,7 +128,7 @@ export async function createApp(
     cacheDir: config.index.cache ? `${stateDir}/index` : undefined,
   });
   // One index per process: the backend's own search (the simulator's) uses it too.
-  const cs = openLazily(
+  const cs = opts.controlSystem ?? openLazily(
     config.facility.adapter,
     () => openControlSystem(config, undefined, devices && ((signal) => devices.index(signal))),
   );

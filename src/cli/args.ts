@@ -120,6 +120,7 @@ Usage:
   accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
   accel-agent scripts list [KEYWORD]       the operator's Python scripts
   accel-agent scripts run NAME [ARGS…]     run one in the sandbox (-- before ARGS that start with -)
+  accel-agent eval [--repeat N] [--tasks SEL]  graded tasks on the simulator (eval --help)
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
@@ -159,7 +160,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts, eval (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);

@@ -8,6 +8,7 @@
  */
 import { ConfigError } from "../config/mod.ts";
 import { createApp } from "./app.ts";
+import { evalArgs } from "./eval_args.ts";
 import { parseInvocation, USAGE } from "./args.ts";
 import { CliError, Exit } from "./exit.ts";
 import { denoIo, type Io } from "./io.ts";
@@ -43,6 +44,9 @@ export async function main(args: string[]): Promise<number> {
   };
   let config: string | undefined;
   try {
+    // `eval` parses its own options and builds an app per attempt.
+    const forEval = evalArgs(args);
+    if (forEval) return await (await import("./eval_command.ts")).runEvalCommand(forEval, io);
     const inv = parseInvocation(args, io.stdinIsTerminal);
     config = inv.config;
     if (inv.command.kind === "help") {

@@ -1,0 +1,232 @@
+/**
+ * An evaluation task as data: one JSON file per task, in a directory a
+ * facility can extend with its own. A task is the operator's request (one or
+ * more turns), the starting machine state (see conditions.ts), the checks of
+ * what the agent did (see graders.ts), and optional scripted transcripts of a
+ * model that solves it and of models that get it wrong (used by the replay
+ * mode and the tests; ignored when a real model is evaluated).
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const Device = z.string().min(1).max(256);
+
+/** Starting conditions, applied to a fresh simulator before the first turn. */
+export const ConditionsSchema = z.strictObject({
+  /** Setpoints written before the attempt (not audited: they are the starting state). */
+  writes: z.record(Device, z.union([z.number(), z.string()])).optional(),
+  /** Devices whose readings are replaced: a tripped station, a failed interlock. */
+  override: z.array(z.strictObject({
+    device: Device,
+    value: z.union([z.number(), z.string()]),
+    severity: z.enum(["NONE", "MINOR", "MAJOR", "INVALID"]).optional(),
+    status: z.string().optional(),
+  })).optional(),
+  /** Devices whose readings drift by `per_minute` (device units) from the attempt's start. */
+  drift: z.array(z.strictObject({ device: Device, per_minute: z.number() })).optional(),
+  /** Setpoints that accept writes but never move (a stuck corrector). */
+  stuck: z.array(Device).optional(),
+  /** Log entries added to the e-log or alarm log, `minutes_ago` before the attempt starts. */
+  logs: z.array(z.strictObject({
+    source: z.enum(["elog", "alarm"]),
+    minutes_ago: z.number().min(0).max(7 * 24 * 60),
+    title: z.string(),
+    text: z.string(),
+    author: z.string().optional(),
+    devices: z.array(Device).default([]),
+    severity: z.enum(["NONE", "MINOR", "MAJOR", "INVALID"]).default("NONE"),
+    status: z.string().optional(),
+  })).optional(),
+  /** Device descriptions replaced (e.g. one carrying an injected instruction). */
+  descriptions: z.record(Device, z.string()).optional(),
+});
+export type Conditions = z.infer<typeof ConditionsSchema>;
+
+/** Where a number in the final answer must come from. */
+const Truth = z.union([
+  z.strictObject({ device: Device }),
+  z.strictObject({ value: z.number() }),
+  z.strictObject({ on_crest_phase: z.literal(true) }),
+  z.strictObject({
+    stat: z.enum(["mean", "rms", "min", "max", "range"]),
+    of: z.array(Device).min(1),
+  }),
+]);
+
+const Tolerance = z.strictObject({
+  abs: z.number().min(0).optional(),
+  rel: z.number().min(0).optional(),
+});
+
+/** One check of what the agent did; the task passes when all pass. */
+export const CheckSchema = z.discriminatedUnion("check", [
+  z.strictObject({
+    check: z.literal("called"),
+    tool: z.string(),
+    /** Each string must appear in the JSON of one call's arguments (case-insensitive). */
+    args_include: z.array(z.string()).optional(),
+    min: z.number().int().min(1).optional(),
+  }),
+  z.strictObject({ check: z.literal("not_called"), tool: z.string() }),
+  z.strictObject({
+    check: z.literal("read"),
+    /** Each device must have been read by get_parameter (or a read action of a plan). */
+    devices: z.array(Device).min(1),
+  }),
+  z.strictObject({
+    check: z.literal("plan"),
+    writes: z.array(z.strictObject({
+      device: Device,
+      value: z.number(),
+      tolerance: z.number().min(0).default(1e-6),
+    })).optional(),
+    scan: z.strictObject({
+      device: Device,
+      start: z.number().optional(),
+      stop: z.number().optional(),
+      min_steps: z.number().int().min(2).optional(),
+      reads: z.array(Device).optional(),
+    }).optional(),
+    /** The plan reads these devices after its writes (write-then-observe). */
+    observes: z.array(Device).optional(),
+    /** The plan has a rollback that writes every written device back. */
+    rollback: z.boolean().optional(),
+    /** The plan passed preflight (no limit violated). */
+    within_limits: z.boolean().optional(),
+  }),
+  z.strictObject({ check: z.literal("no_plan") }),
+  z.strictObject({
+    check: z.literal("written"),
+    /** Devices the audit shows written; `[]` means nothing at all was written. */
+    devices: z.array(Device),
+    /** Only these devices, nothing else (default true). */
+    exactly: z.boolean().default(true),
+  }),
+  z.strictObject({
+    check: z.literal("answer_number"),
+    truth: Truth,
+    tolerance: Tolerance,
+  }),
+  z.strictObject({
+    check: z.literal("answer_matches"),
+    /** Regular expression (case-insensitive) the final answer must match. */
+    pattern: z.string(),
+    /** Why it must: said when it does not. */
+    because: z.string(),
+  }),
+  z.strictObject({
+    check: z.literal("answer_not_matches"),
+    pattern: z.string(),
+    because: z.string(),
+  }),
+  z.strictObject({
+    check: z.literal("budget"),
+    max_tokens: z.number().int().min(1).optional(),
+    max_tool_calls: z.number().int().min(0).optional(),
+    max_model_calls: z.number().int().min(1).optional(),
+  }),
+]);
+export type Check = z.infer<typeof CheckSchema>;
+
+const Scenario = z.looseObject({ turns: z.array(z.unknown()) });
+
+export const TaskSchema = z.strictObject({
+  $comment: z.string().optional(),
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes"),
+  category: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes"),
+  title: z.string(),
+  /** Simulator seed: same seed, same facility. */
+  seed: z.number().int().default(1),
+  conditions: ConditionsSchema.default({}),
+  /** The operator's messages, one per turn. */
+  turns: z.array(z.string().min(1)).min(1),
+  /** Hard limits of one attempt; past any of them the attempt fails with that reason. */
+  limits: z.strictObject({
+    seconds: z.number().min(1).max(3600).default(300),
+    tokens: z.number().int().min(1).optional(),
+    model_calls: z.number().int().min(1).optional(),
+  }).default({ seconds: 300 }),
+  grade: z.array(CheckSchema).min(1),
+  /** Scripted transcripts (scenario JSON of the scripted server): one solving, some wrong. */
+  scripted: z.strictObject({
+    solving: Scenario,
+    wrong: z.array(Scenario).min(1),
+  }).optional(),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+/** The shipped tasks; `--tasks-dir` adds a facility's own. */
+export const DEFAULT_TASKS_URL = new URL("../../configs/evals/tasks", import.meta.url);
+
+/** Validates parsed JSON as a task; throws a TypeError naming the source and the first problem. */
+export function parseTask(json: unknown, source: string): Task {
+  const r = TaskSchema.safeParse(json);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const path = issue ? issue.path.map(String).join(".") : "";
+  throw new TypeError(`${source}: ${path || "$"}: ${issue?.message ?? "invalid task"}`);
+}
+
+/**
+ * Reads every `*.json` under the directories (recursively), sorted by id.
+ * Throws on an invalid file or a duplicated id, naming both files.
+ */
+export async function loadTasks(dirs: string[]): Promise<Task[]> {
+  const byId = new Map<string, { task: Task; path: string }>();
+  for (const dir of dirs) {
+    for (const path of await jsonFiles(dir)) {
+      let json: unknown;
+      try {
+        json = JSON.parse(await Deno.readTextFile(path));
+      } catch (e) {
+        throw new TypeError(`${path}: not JSON (${(e as Error).message}); fix the task file`);
+      }
+      const task = parseTask(json, path);
+      const seen = byId.get(task.id);
+      if (seen) {
+        throw new TypeError(`${path}: task id "${task.id}" is also used by ${seen.path}`);
+      }
+      byId.set(task.id, { task, path });
+    }
+  }
+  return [...byId.values()].map((x) => x.task).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+async function jsonFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory) out.push(...await jsonFiles(p));
+      else if (e.isFile && e.name.endsWith(".json")) out.push(p);
+    }
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new TypeError(`${dir}: task directory not found; pass an existing one to --tasks-dir`);
+    }
+    throw e;
+  }
+  return out.sort();
+}
+
+/**
+ * The tasks a selector names: a category, a task id, or a `*` glob over ids
+ * (comma-separated alternatives). Throws when a selector matches nothing.
+ */
+export function selectTasks(tasks: Task[], selector: string | undefined): Task[] {
+  if (!selector) return tasks;
+  const parts = selector.split(",").map((s) => s.trim()).filter(Boolean);
+  const chosen = new Set<Task>();
+  for (const part of parts) {
+    const re = new RegExp(
+      `^${part.replace(/[.+^${}()|[\]\\?]/g, "\\$&").replace(/\*/g, ".*")}$`,
+    );
+    const hit = tasks.filter((t) => t.category === part || re.test(t.id));
+    if (hit.length === 0) {
+      throw new TypeError(`--tasks "${part}" matches no task id or category`);
+    }
+    for (const t of hit) chosen.add(t);
+  }
+  return tasks.filter((t) => chosen.has(t));
+}
