@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { commandFiles } from "./src/cli/command_files.ts";
+import { commandFiles, commandWrites } from "./src/cli/command_files.ts";
 import { computeGrants, fallbackGrants, GrantError, grantFlags } from "./src/cli/permissions.ts";
 import { loadConfig } from "./src/config/mod.ts";
 
@@ -29,7 +29,14 @@ const cwd = Deno.cwd();
 let flags: string[];
 try {
   const loaded = await loadConfig({ path: configArg(Deno.args), env: { get: env }, cwd });
-  flags = grantFlags(computeGrants(loaded, { env, cwd, extraRead: await commandFiles(Deno.args) }));
+  flags = grantFlags(
+    computeGrants(loaded, {
+      env,
+      cwd,
+      extraRead: await commandFiles(Deno.args),
+      extraWrite: await commandWrites(Deno.args),
+    }),
+  );
 } catch (e) {
   if (e instanceof GrantError) {
     // Said as main.ts says a config error: one line, and the JSON object under --json.

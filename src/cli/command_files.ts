@@ -11,6 +11,8 @@ const NAMING = new Set(["plan", "audit", "exec"]);
 
 /** The files the arguments name (none for a saved plan's ID, stdin or arguments that do not parse). */
 export async function commandFiles(args: string[]): Promise<string[]> {
+  const evaluation = await evalFiles(args);
+  if (evaluation) return evaluation.read;
   if (!args.some((a) => NAMING.has(a))) return [];
   const { parseInvocation } = await import("./args.ts");
   let cmd;
@@ -30,4 +32,51 @@ export async function commandFiles(args: string[]): Promise<string[]> {
     default:
       return [];
   }
+}
+
+/** The file `eval --out FILE` writes, granted for writing (none for other commands). */
+export async function commandWrites(args: string[]): Promise<string[]> {
+  return (await evalFiles(args))?.write ?? [];
+}
+
+/**
+ * What `eval` reads beyond the configuration (`--tasks-dir DIR`…, the two
+ * records of `eval compare A B`) and writes (`--out FILE`); undefined for
+ * other commands.
+ */
+async function evalFiles(args: string[]): Promise<{ read: string[]; write: string[] } | undefined> {
+  if (!args.includes("eval")) return undefined;
+  const { evalArgs } = await import("./eval_args.ts");
+  const rest = evalArgs(args);
+  if (rest === undefined) return undefined;
+  const read: string[] = [];
+  const write: string[] = [];
+  const positionals: string[] = [];
+  const VALUED = new Set([
+    "--config",
+    "-c",
+    "--model",
+    "-m",
+    "--repeat",
+    "--tasks",
+    "--concurrency",
+  ]);
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i] as string;
+    const [flag, inline] = a.startsWith("--") && a.includes("=")
+      ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]
+      : [a, undefined];
+    const value = () => inline ?? rest[++i];
+    if (flag === "--tasks-dir") {
+      const v = value();
+      if (v !== undefined) read.push(v);
+    } else if (flag === "--out") {
+      const v = value();
+      if (v !== undefined) write.push(v);
+    } else if (VALUED.has(flag)) {
+      if (inline === undefined) i++;
+    } else if (!a.startsWith("-")) positionals.push(a);
+  }
+  if (positionals[0] === "compare") read.push(...positionals.slice(1, 3));
+  return { read, write };
 }

@@ -55,6 +55,8 @@ const SITE_FILE = "/etc/accel-agent/site.toml";
 const OWN_FILES = [
   new URL("../../configs/agents/", import.meta.url),
   new URL("../../configs/skills/", import.meta.url),
+  // The evaluation's built-in tasks (src/eval/task.ts).
+  new URL("../../configs/evals/", import.meta.url),
   // The device index's built-in synonym table (src/index/synonyms.ts).
   new URL("../../configs/synonyms.toml", import.meta.url),
 ].filter((u) => u.protocol === "file:").map((u) => normalize(decodeURIComponent(u.pathname)));
@@ -86,6 +88,8 @@ export interface GrantContext {
   pyodideDir?: string;
   /** More files to read: those named on the command line (`plan show FILE`). */
   extraRead?: string[];
+  /** More files to write: those a command line names for output (`eval --out FILE`). */
+  extraWrite?: string[];
 }
 
 /** A grant that cannot be written as a Deno flag: a path with a comma, naming its setting. */
@@ -195,8 +199,13 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
       setting: "a file named on the command line",
     })),
   ].flatMap(({ path, setting }) => withRealPath(check(path, setting)));
-  const write = named.filter((p) => isWritableSetting(p.setting))
-    .flatMap(({ path, setting }) => withRealPath(check(path, setting)));
+  const write = [
+    ...named.filter((p) => isWritableSetting(p.setting)),
+    ...(ctx.extraWrite ?? []).map((p) => ({
+      path: resolveConfigPath(p, ctx.cwd, home),
+      setting: "an output file named on the command line",
+    })),
+  ].flatMap(({ path, setting }) => withRealPath(check(path, setting)));
   return {
     read: unique(read),
     write: unique(write),

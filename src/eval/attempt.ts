@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { resolveConfigPath } from "../config/paths.ts";
 import { createSimulator } from "../adapters/simulator/mod.ts";
 import { type Config, type LoadedConfig, resolveModel } from "../config/mod.ts";
 import type { Usage } from "../llm/types.ts";
@@ -38,7 +39,12 @@ export async function runAttempt(
   signal?: AbortSignal,
 ): Promise<AttemptRecord> {
   const started = performance.now();
-  const dir = await Deno.makeTempDir({ prefix: `accel-eval-${task.id}-` });
+  // Under the state directory: the one place the program's grants let it write.
+  const root = `${
+    resolveConfigPath(base.config.state.dir, base.baseDir, env("HOME") ?? base.baseDir)
+  }/eval`;
+  await Deno.mkdir(root, { recursive: true, mode: 0o700 });
+  const dir = await Deno.makeTempDir({ dir: root, prefix: `${task.id}-` });
   const rec = failedAttempt(task, attempt);
   delete rec.reason;
   delete rec.error;
