@@ -15,6 +15,14 @@ function move(from: number, to: number, distance: number): number {
   return from + Math.sign(to - from) * distance;
 }
 
+/**
+ * Where a device that slews at `ratePerS` stands `dtMs` after it set off,
+ * settled, from `from` towards `to`.
+ */
+export function slewedStep(from: number, to: number, ratePerS: number, dtMs: number): number {
+  return move(from, to, (ratePerS * Math.max(0, dtMs)) / 1000);
+}
+
 const starts = new WeakMap<readonly Change[], { length: number; at: number[] }>();
 
 /**

@@ -12,7 +12,7 @@ import { arcEnergy, arcOrbit } from "./arc_physics.ts";
 import { applyEffect } from "./effects.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import { HOUR_MS, IncidentBook } from "./incidents.ts";
-import { lagged, slewed } from "./dynamics.ts";
+import { lagged, slewed, slewedStep } from "./dynamics.ts";
 import { gauss, hashNumbers, smooth, uniform } from "./noise.ts";
 import { buildOptics, type Optics, termResponse } from "./optics.ts";
 import { rigidityTm, undulatorFieldT } from "./ring.ts";
@@ -28,6 +28,21 @@ export interface Setpoints {
   readonly revision?: number;
   /** Earliest time written at since `revision` (Infinity when nothing was). */
   earliestSince?(revision: number): number;
+  /**
+   * The setpoint's last change before the live writes (the crews' routine
+   * work) at or before `t`, from a settled value; absent or undefined: the
+   * past never moved it from its initial value.
+   */
+  pastStep?(def: DeviceDef, t: number): PastStep | undefined;
+  /** Names of the setpoints the past may have moved from their initial values at `t`. */
+  pastMoved?(t: number): ReadonlySet<string>;
+}
+
+/** A change of a setpoint in the facility's past: when, from which settled value, to which. */
+export interface PastStep {
+  readonly t: number;
+  readonly from: number;
+  readonly to: number;
 }
 
 /** An alarm state. */
@@ -153,13 +168,25 @@ export class Physics {
 
   /**
    * Where a setpoint's device actually is at `t`: magnets, RF and drives slew
-   * towards the written value at the rate in the device's `slew`.
+   * at the rate in the device's `slew`, first through the crews' routine
+   * changes (`pastStep`), then towards each live write from where those left it.
    */
   actual(def: DeviceDef, t: number, sp: Setpoints): number | string {
     const target = sp.at(def, t);
     const rate = def.spec.slew;
-    if (rate === undefined || typeof target !== "number" || sp.changes === undefined) return target;
-    return slewed(num(this.initial.get(def.name)), sp.changes(def), rate, t);
+    if (rate === undefined || typeof target !== "number") return target;
+    if (sp.changes === undefined && sp.pastStep === undefined) return target;
+    const writes = sp.changes?.(def) ?? [];
+    const first = writes[0];
+    if (first === undefined || t < first.t) return this.pastActual(def, t, sp, rate);
+    return slewed(this.pastActual(def, first.t, sp, rate), writes, rate, t);
+  }
+
+  /** Where the routine changes alone leave a slewing device at `t`. */
+  private pastActual(def: DeviceDef, t: number, sp: Setpoints, rate: number): number {
+    const step = sp.pastStep?.(def, t);
+    if (step === undefined) return num(this.initial.get(def.name));
+    return slewedStep(step.from, step.to, rate, t - step.t);
   }
 
   /** Change of a setpoint's actual value from its initial one. */
@@ -214,9 +241,11 @@ export class Physics {
     const section = at ? this.facility.spec.optics[at.section] : undefined;
     const ring = section?.kind === "ring";
     const nu = ring ? this.tunes(t, sp)[def.plane === "V" ? 1 : 0] ?? 0 : 0;
-    // Without writes every setting is where it started: no kick has changed.
+    // Without writes only the correctors the routine work moved can have changed their kicks.
     const written = (sp.revision ?? 0) > 0;
-    for (const term of written ? this.optics.terms.get(def.name) ?? [] : []) {
+    const moved = written ? undefined : sp.pastMoved?.(t);
+    for (const term of written || moved?.size ? this.optics.terms.get(def.name) ?? [] : []) {
+      if (moved !== undefined && !moved.has(term.corrector.name)) continue;
       const kick = this.delta(term.corrector, t, sp);
       if (kick !== 0) x += termResponse(term, ring, nu) * kick;
     }

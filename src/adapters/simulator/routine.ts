@@ -3,9 +3,11 @@
  * correction ends a slow orbit drift and moves a ring corrector, an
  * injection tuning ends a slow loss of injection efficiency and moves two
  * steering correctors, an RF phase scan steps `RF:PHASE:SETPT` through
- * ±10° and back. The drifts are effects on read-only signals; the
- * corrector moves are setpoint history ({@link PastSetpoints}), which the
- * physics turns into orbit. A corrector keeps its new kick until the next
+ * ±10° and back (never within minutes of an injection tuning, whose
+ * efficiency it would move). The drifts are effects on read-only signals;
+ * the corrector moves and phase steps are setpoint history
+ * ({@link PastSetpoints}), which the physics slews through and turns into
+ * orbit and energy. A corrector keeps its new kick until the next
  * action of the same kind, so the history is bounded and replayable from
  * (seed, shift) alone. The e-log narrates each action with numbers read
  * from the same physics, so the archive backs every entry.
@@ -15,6 +17,7 @@
 
 import type { Effect } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
+import type { PastStep, Setpoints } from "./physics.ts";
 import { hashNumbers, Rng } from "./noise.ts";
 
 const MIN_MS = 60_000;
@@ -24,6 +27,9 @@ export const RING_BPMS = 60;
 /** RF phase scan: offsets from the operating point, and the dwell at each. */
 export const SCAN_HALF_RANGE_DEG = 10;
 export const SCAN_DWELL_MS = 30_000;
+const SCAN_MS = (2 * SCAN_HALF_RANGE_DEG + 1) * SCAN_DWELL_MS;
+/** An RF phase scan keeps this far from an injection tuning (its before and after readings). */
+const SCAN_CLEAR_MS = 10 * MIN_MS;
 
 interface RoutineBase {
   readonly id: string;
@@ -118,14 +124,19 @@ export function routineActions(seed: number, k: number, start: number): RoutineA
     });
   }
   if (rng.chance(0.12)) {
-    const t = when();
+    // The scan moves the linac energy, hence the injection efficiency: not while injection is tuned.
+    const tuning = out.find((a) => a.kind === "injection");
+    let t = when();
+    if (tuning && t < tuning.end + SCAN_CLEAR_MS && t + SCAN_MS > tuning.t - SCAN_CLEAR_MS) {
+      t = tuning.end + SCAN_CLEAR_MS;
+    }
     const steps = 2 * SCAN_HALF_RANGE_DEG + 1;
     out.push({
       kind: "rf-scan",
       id: `${k}.r${out.length}`,
       t,
       start: t,
-      end: t + steps * SCAN_DWELL_MS,
+      end: t + SCAN_MS,
       effects: [],
       // The beam energy, its spread and the injection follow the phase: their alarms are logged.
       watch: ["DIAG:ENERGY:MEAS", "DIAG:ENERGY:SPREAD", "DIAG:INJ:EFF"],
@@ -142,6 +153,13 @@ function kindOf(name: string): RoutineAction["kind"] | null {
   if (name.startsWith("RING:COR:")) return "orbit";
   if (name.startsWith("LINAC:COR:H") || name.startsWith("BTS:COR:V")) return "injection";
   return null;
+}
+
+/** The kick an orbit correction or injection tuning left on a corrector (0: not moved). */
+function kickOf(a: RoutineAction, name: string): number {
+  if (a.kind === "orbit") return a.corrector === name ? a.kick : 0;
+  if (a.kind === "injection") return a.h === name ? a.hKick : a.v === name ? a.vKick : 0;
+  return 0;
 }
 
 function round(x: number, digits: number): number {
@@ -162,7 +180,7 @@ const SHIFT_MS = 8 * HOUR_MS;
  * of the last orbit correction and injection tuning and the steps of an RF
  * phase scan in progress. Live writes go on top (`SetpointStore`).
  */
-export class PastSetpoints {
+export class PastSetpoints implements Setpoints {
   readonly #last = new Map<string, RoutineAction | null>();
   readonly #recent: Record<RoutineAction["kind"], { t: number; action?: RoutineAction }> = {
     "orbit": { t: NaN },
@@ -170,6 +188,8 @@ export class PastSetpoints {
     "rf-scan": { t: NaN },
   };
   readonly #kindOf = new Map<string, RoutineAction["kind"] | null>();
+  readonly #previous = new WeakMap<RoutineAction, RoutineAction | null>();
+  #moved: { t: number; names: ReadonlySet<string> } = { t: NaN, names: new Set() };
 
   constructor(
     private readonly source: RoutineSource,
@@ -195,9 +215,76 @@ export class PastSetpoints {
       return Math.floor((t - scan.t) / SCAN_DWELL_MS) - SCAN_HALF_RANGE_DEG;
     }
     const a = this.lastBefore(kind, t);
-    if (a?.kind === "orbit") return a.corrector === name ? a.kick : 0;
-    if (a?.kind === "injection") return a.h === name ? a.hKick : a.v === name ? a.vKick : 0;
-    return 0;
+    return a === undefined ? 0 : kickOf(a, name);
+  }
+
+  /**
+   * The last routine change of a setpoint at or before `t`, from the value
+   * the change before it left (settled: actions of a kind are hours apart,
+   * scan steps 30 s); undefined when no action in force moved it.
+   */
+  pastStep(def: DeviceDef, t: number): PastStep | undefined {
+    let kind = this.#kindOf.get(def.name);
+    if (kind === undefined) this.#kindOf.set(def.name, kind = kindOf(def.name));
+    if (kind === null) return undefined;
+    const initial = this.initial.get(def.name);
+    if (typeof initial !== "number") return undefined;
+    if (kind === "rf-scan") {
+      // The steps, then the return to the operating point at the scan's end.
+      const scan = this.#scanAround(t);
+      if (scan === undefined) return undefined;
+      if (t >= scan.end) {
+        return { t: scan.end, from: initial + SCAN_HALF_RANGE_DEG, to: initial };
+      }
+      const i = Math.floor((t - scan.t) / SCAN_DWELL_MS);
+      const offset = (j: number) => j - SCAN_HALF_RANGE_DEG;
+      return {
+        t: scan.t + i * SCAN_DWELL_MS,
+        from: i === 0 ? initial : initial + offset(i - 1),
+        to: initial + offset(i),
+      };
+    }
+    const a = this.lastBefore(kind, t);
+    if (a === undefined) return undefined;
+    const to = kickOf(a, def.name);
+    const previous = this.#previousOf(a);
+    const from = previous === undefined ? 0 : kickOf(previous, def.name);
+    if (to === 0 && from === 0) return undefined;
+    return { t: a.t, from: initial + from, to: initial + to };
+  }
+
+  /** The correctors (and RF phase) the actions in force at `t`, or just before them, moved. */
+  pastMoved(t: number): ReadonlySet<string> {
+    if (this.#moved.t === t) return this.#moved.names;
+    const names = new Set<string>();
+    for (const kind of ["orbit", "injection"] as const) {
+      const a = this.lastBefore(kind, t);
+      for (const action of a === undefined ? [] : [a, this.#previousOf(a)]) {
+        if (action?.kind === "orbit") names.add(action.corrector);
+        if (action?.kind === "injection") names.add(action.h).add(action.v);
+      }
+    }
+    if (this.#scanAround(t) !== undefined) names.add("RF:PHASE:SETPT");
+    this.#moved = { t, names };
+    return names;
+  }
+
+  /** The RF phase scan whose steps, or return to the operating point, may still move the phase at `t`. */
+  #scanAround(t: number): RoutineAction | undefined {
+    return this.source.routine(Math.floor(t / SHIFT_MS)).find((a) =>
+      a.kind === "rf-scan" && t >= a.t && t < a.end + SCAN_DWELL_MS
+    );
+  }
+
+  /** The action of the same kind before `a`. */
+  #previousOf(a: RoutineAction): RoutineAction | undefined {
+    const known = this.#previous.get(a);
+    if (known !== undefined) return known ?? undefined;
+    const k = Math.floor(a.t / SHIFT_MS);
+    const found = this.source.routine(k).findLast((b) => b.kind === a.kind && b.t < a.t) ??
+      this.#lastThrough(a.kind, k - 1);
+    this.#previous.set(a, found ?? null);
+    return found;
   }
 
   /** The last action of `kind` at or before `t`. */

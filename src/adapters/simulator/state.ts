@@ -8,13 +8,15 @@
 
 import type { Value } from "../adapter.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
-import type { Setpoints } from "./physics.ts";
+import type { PastStep, Setpoints } from "./physics.ts";
 
 /** One write: the time (epoch ms) and the value written. */
 export interface Change {
   readonly t: number;
   readonly value: number | string;
 }
+
+const NOTHING: ReadonlySet<string> = new Set();
 
 /** Writes in time order per device, on top of the initial setpoints. */
 export class SetpointStore implements Setpoints {
@@ -46,6 +48,16 @@ export class SetpointStore implements Setpoints {
     private readonly initial: ReadonlyMap<string, number | string>,
     private readonly past?: Setpoints,
   ) {}
+
+  /** The past's last change of a setpoint at or before `t` (see {@link Setpoints.pastStep}). */
+  pastStep(def: DeviceDef, t: number): PastStep | undefined {
+    return this.past?.pastStep?.(def, t);
+  }
+
+  /** Setpoints the past may have moved at `t` (see {@link Setpoints.pastMoved}). */
+  pastMoved(t: number): ReadonlySet<string> {
+    return this.past?.pastMoved?.(t) ?? NOTHING;
+  }
 
   at(def: DeviceDef, t: number): number | string {
     const changes = this.history.get(def.name);

@@ -259,3 +259,45 @@ Deno.test("no e-log entry reports a time after it was written", async () => {
     }
   }
 });
+
+Deno.test("readbacks follow the crews' routine setpoints: the correctors they moved and the phase they scanned", async () => {
+  const { sim } = simAt();
+  // Readbacks scatter by 0.5 µrad around a fixed offset of at most half that.
+  const [tuning] = await routine(sim, "Injection tuning");
+  const [correction] = await routine(sim, "Orbit correction");
+  const moved = [
+    .../with (\S+):SETPT \(.*\) and (\S+):SETPT/.exec(tuning?.text ?? "")?.slice(1) ?? [],
+    .../Largest kick change on (\S+):SETPT/.exec(correction?.text ?? "")?.slice(1) ?? [],
+  ];
+  assert.equal(moved.length, 3, `${tuning?.text} ${correction?.text}`);
+  for (const name of moved) {
+    const [setpoint, readback] = await sim.read([`${name}:SETPT`, `${name}:RDBK`]);
+    const [s, r] = [Number(setpoint?.value), Number(readback?.value)];
+    assert.ok(Math.abs(r - s) < 0.003, `${name}: setpoint ${s}, readback ${r}`);
+  }
+  // The phase readback steps with the scan (10°/s: a step settles within a second).
+  const [scan] = await routine(sim, "Linac RF phase scan");
+  assert.ok(scan);
+  const t = actionMinute(scan);
+  const [setpoint, readback] = await sim.archive({
+    devices: ["RF:PHASE:SETPT", "RF:PHASE:RDBK"],
+    from: iso(t),
+    to: iso(t + 15 * MIN),
+    maxPoints: 100_000,
+  });
+  const setAt = new Map((setpoint?.samples ?? []).map((p) => [Date.parse(p.time), p.value]));
+  let compared = 0;
+  const phases = new Set<number>();
+  for (const p of readback?.samples ?? []) {
+    const at = Date.parse(p.time);
+    const now = setAt.get(at);
+    if (typeof now !== "number" || setAt.get(at - 1000) !== now) continue;
+    assert.ok(
+      Math.abs(Number(p.value) - now) < 0.2,
+      `${p.time}: setpoint ${now}, readback ${p.value}`,
+    );
+    phases.add(now);
+    compared++;
+  }
+  assert.ok(phases.size === 21 && compared > 300, `${compared} samples at ${phases.size} phases`);
+});
