@@ -21,11 +21,12 @@ import type {
   Value,
 } from "../adapters/adapter.ts";
 import { wildcardToRegExp } from "../adapters/adapter.ts";
+import type { Simulator } from "../adapters/simulator/mod.ts";
 import type { Conditions } from "./task.ts";
 
 /** Applies `conditions` to `sim` (which it then owns) as of `startMs`. */
 export async function withConditions(
-  sim: ControlSystem,
+  sim: Simulator,
   conditions: Conditions,
   startMs: number,
   now: () => number = Date.now,
@@ -42,7 +43,7 @@ class ConditionedSystem implements ControlSystem {
   readonly #stuck: Set<string>;
 
   constructor(
-    readonly inner: ControlSystem,
+    readonly inner: Simulator,
     readonly c: Conditions,
     readonly startMs: number,
     readonly now: () => number,

@@ -19,6 +19,11 @@ const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
   "util/whole_append.ts: file.write(": "appends to an audit or session file",
   "plan/run_journal.ts: file.write(": "writes a running plan's marker file",
   "index/cache.ts: file.write(": "writes the device index's cache file",
+  // Typed Simulator, never a facility's control system: an evaluation attempt's own fresh one.
+  "eval/conditions.ts: sim.write(":
+    "sets a fresh simulator's starting state before the attempt runs",
+  "eval/conditions.ts: write(": "the definition of that wrapper's write method",
+  "eval/conditions.ts: this.inner.write(": "passes the executor's write to the attempt's simulator",
   "cli/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
   "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",
