@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Change } from "./state.ts";
+import type { Change } from "./setpoints.ts";
 
 /** Moves `from` towards `to` by at most `distance`. */
 function move(from: number, to: number, distance: number): number {

@@ -17,7 +17,7 @@
 
 import type { Effect } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
-import type { PastStep, Setpoints } from "./physics.ts";
+import type { PastStep, Setpoints } from "./setpoints.ts";
 import { hashNumbers, Rng } from "./noise.ts";
 
 const MIN_MS = 60_000;

@@ -8,13 +8,9 @@
 
 import type { Value } from "../adapter.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
-import type { PastStep, Setpoints } from "./physics.ts";
+import type { Change, PastStep, Setpoints } from "./setpoints.ts";
 
-/** One write: the time (epoch ms) and the value written. */
-export interface Change {
-  readonly t: number;
-  readonly value: number | string;
-}
+export type { Change } from "./setpoints.ts";
 
 const NOTHING: ReadonlySet<string> = new Set();
 
