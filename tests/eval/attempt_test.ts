@@ -96,11 +96,11 @@ Deno.test({
             toolCalls: [{
               name: "propose_plan",
               arguments: {
-                description: "H02 to 0.4",
+                description: "H02 to 0.28",
                 actions: [{
                   type: "write",
                   device: "LINAC:COR:H02:SETPT",
-                  value: 0.4,
+                  value: 0.28,
                   reason: "test",
                 }],
               },
