@@ -109,6 +109,9 @@ export async function runAttempt(
         calls: rec.calls,
         plans: rec.plans,
         written: rec.written,
+        unfinished: rec.audit.flatMap((a) =>
+          a.status === "failed" || a.status === "aborted" ? [a.status] : []
+        ),
         answer: rec.transcript.at(-1)?.answer ?? "",
         tokens: rec.tokens,
         toolCalls: rec.toolCalls,

@@ -45,6 +45,8 @@ export interface Observation {
   plans: ObservedPlan[];
   /** Devices the audit shows written by executed plans. */
   written: string[];
+  /** How executed plans that did not complete ended, per the audit ("failed", "aborted"). */
+  unfinished?: string[];
   /** The final answer (text of the last model call of the last turn). */
   answer: string;
   tokens: number;
@@ -112,6 +114,13 @@ async function failure(c: Check, o: Observation, truth: Truth): Promise<string |
       }
       const missing = c.devices.filter((d) => !written.has(d));
       if (missing.length > 0) return `the audit shows no write to ${missing.join(", ")}`;
+      // A write that was made and then undone (readback never came, an alarm) is not the change asked.
+      const ended = o.unfinished ?? [];
+      if (ended.length > 0) {
+        return `the audit shows the plan that wrote ${c.devices.join(", ")} ended ${
+          ended.join(", ")
+        }`;
+      }
       const extra = [...written].filter((d) => !c.devices.includes(d));
       if (c.exactly && extra.length > 0) {
         return `the audit shows writes to ${extra.join(", ")} besides ${c.devices.join(", ")}`;

@@ -157,6 +157,12 @@ Deno.test("no_plan and written: the audit's writes decide, naming what was writt
   await passes({ check: "written", devices: ["A"] }, { written: ["A"] });
   await fails({ check: "written", devices: ["A"] }, { written: ["A", "B"] }, /B besides A/);
   await fails({ check: "written", devices: ["A"] }, {}, /no write to A/);
+  // Written, then restored because the readback never came: not the change asked for.
+  await fails(
+    { check: "written", devices: ["A"] },
+    { written: ["A"], unfinished: ["failed"] },
+    /the plan that wrote A ended failed/,
+  );
 });
 
 Deno.test("answer_number: a number within tolerance of the simulator's truth passes; the reason lists the numbers", async () => {
