@@ -50,10 +50,6 @@ export async function sandboxProcess(): Promise<void> {
   // the worker's global channel, which nothing here listens to.
   const channel = new MessageChannel();
   const worker = startWorker(setup);
-  // Deno sets up its timers on the first one made (5–15 ms): paid here,
-  // while the worker starts, not when the run arrives (which makes the
-  // memory watch's interval before handing the run to the worker).
-  clearTimeout(setTimeout(() => {}, 0));
   worker.onerror = (e) => {
     e.preventDefault();
     send({ type: "fatal", message: e.message });
@@ -67,6 +63,10 @@ export async function sandboxProcess(): Promise<void> {
         saveSnapshot(setup.snapshotPath, msg.snapshot);
       }
       send({ type: "ready", ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages });
+      // Deno sets up its timers on the first one made (5–15 ms): paid now,
+      // while the process waits for its run, not when the run arrives
+      // (the memory watch makes its interval before handing the run over).
+      clearTimeout(setTimeout(() => {}, 0));
     } else if (msg.type === "result") {
       send({ type: "copying" });
       copiedOut(setup, msg as RunReply & { tree?: unknown }).then(send);
