@@ -181,10 +181,11 @@ Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and th
   assert.match(result.errors[0], /aborted: cancelled by SIGINT/);
   assert.equal(result.restored.length, 1);
   assert.equal(result.restored[0].device, H01);
-  // Confirmed by the corrector's readback device, which reads the original within the 0.001 tolerance.
+  // Confirmed by the corrector's readback device, which reads the original within the shipped
+  // limits' tolerance for linac correctors (0.003 mrad: calibration offset plus noise).
   assert.equal(result.restored[0].readbackDevice, H01.replace(":SETPT", ":RDBK"));
   assert.ok(
-    Math.abs(result.restored[0].readback - live) <= 0.001,
+    Math.abs(result.restored[0].readback - live) <= 0.003,
     String(result.restored[0].readback),
   );
   assert.equal(result.csv_files.length, 1);

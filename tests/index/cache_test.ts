@@ -104,16 +104,25 @@ Deno.test("a cached index older than the source's refresh interval is read again
     );
     assert.equal(reads, 1);
     // The same cache, with a source that wants a re-read every millisecond, is read again.
-    const eager: IndexSource = { ...hourly, refreshMs: 1 };
+    const eager: IndexSource & { refreshMs: number } = { ...hourly, refreshMs: 1 };
     await new Promise((r) => setTimeout(r, 5));
     const service = new IndexService({ source: eager, cacheDir: `${dir}/index` });
     assert.equal((await service.stats()).origin, "built");
     assert.equal(reads, 2);
-    // A running process keeps answering from the index it has while the re-read runs.
+    // A running process keeps answering from the index it has while the re-read runs,
+    // and answers from the new one once it is built.
     await new Promise((r) => setTimeout(r, 5));
     const before = await service.index();
     assert.ok(before.size > 0);
     while (reads < 3) await new Promise((r) => setTimeout(r, 5));
+    eager.refreshMs = 0; // no further re-reads
+    let after = before;
+    while (after === before) {
+      await new Promise((r) => setTimeout(r, 5));
+      after = await service.index();
+    }
+    assert.equal(after.size, before.size);
+    assert.equal(reads, 3);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

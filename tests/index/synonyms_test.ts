@@ -16,11 +16,13 @@ Deno.test("a facility's synonym file adds its own words to the built-in table", 
     const plain = await buildIndex(source, await loadSynonyms());
     const extended = await buildIndex(source, await loadSynonyms(site));
     const page = rankedSearch(extended, "linac wobblers", { limit: 100 });
-    assert.equal(page.total, 60);
-    assert.ok(page.devices.every((d) => d.name.startsWith("LINAC:BPM:")));
+    // The 60 linac BPM signals first; the linac-to-booster line's BPMs may follow, ranked lower.
+    assert.ok(page.total >= 60, String(page.total));
+    assert.ok(page.devices.slice(0, 60).every((d) => d.name.startsWith("LINAC:BPM:")));
+    assert.ok(page.devices.slice(60).every((d) => d.name.startsWith("LTB:BPM:")));
     const before = rankedSearch(plain, "linac wobblers", { limit: 100 });
     assert.ok(
-      before.unmatched.length > 0 || before.total !== 60,
+      before.unmatched.length > 0 || before.total !== page.total,
       "the word means nothing without the site file",
     );
     assert.ok(
