@@ -6,7 +6,6 @@
 import type { Config } from "../config/schema.ts";
 import type { ControlSystem } from "./adapter.ts";
 import type { Clock } from "./clock.ts";
-import { createSimulator } from "./simulator/mod.ts";
 import { defaultFacility } from "./simulator/facility.ts";
 import { scaledFacility } from "./simulator/scale.ts";
 import { simulatorIndexSource } from "./simulator/index_source.ts";
@@ -27,7 +26,8 @@ export async function openControlSystem(
 ): Promise<ControlSystem> {
   switch (config.facility.adapter) {
     case "simulator":
-      return createSimulator({
+      // Loaded here, not at start-up: the physics, logs and archive are many modules.
+      return (await import("./simulator/mod.ts")).createSimulator({
         seed: config.simulator.seed,
         latencyMs: config.simulator.latency_ms,
         ...(config.simulator.devices === undefined ? {} : { devices: config.simulator.devices }),
