@@ -1,6 +1,6 @@
 /**
  * `deno task agent|start`: runs `main.ts` with the grants the configuration
- * calls for (see `src/cli/permissions.ts`): reads of the files and
+ * calls for (see `src/app/permissions.ts`): reads of the files and
  * directories it names, writes of its state, cache and work directories,
  * its own environment variables, its hosts, its own runtime, and nothing
  * else. Arguments, stdin, the terminal and the exit code pass through; the
@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { commandFiles, commandWrites } from "./src/cli/command_files.ts";
-import { computeGrants, fallbackGrants, GrantError, grantFlags } from "./src/cli/permissions.ts";
+import { commandFiles, commandWrites } from "./src/cli/args/command_files.ts";
+import { computeGrants, fallbackGrants, GrantError, grantFlags } from "./src/app/permissions.ts";
 import { loadConfig } from "./src/config/mod.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
@@ -42,7 +42,7 @@ try {
     // Said as main.ts says a config error: one line, and the JSON object under --json.
     const message = `config error: ${e.message}`;
     console.error(`accel-agent: ${message}`);
-    const { errorJson, wantsJson } = await import("./src/cli/json_error.ts");
+    const { errorJson, wantsJson } = await import("./src/cli/term/json_error.ts");
     const asked = wantsJson(Deno.args);
     if (asked.json) {
       await Deno.stdout.write(

@@ -128,7 +128,7 @@ function informalSamples(index: DeviceIndex, reps: number): number[] {
 
 const RSS_CHILD = `
 // The agent's own modules (CLI, agent loop, tools, adapters), so the figure is the agent's footprint.
-import "./src/cli/app.ts";
+import "./src/app/app.ts";
 import "./src/tools/mod.ts";
 import { loadIndex } from "./src/index/cache.ts";
 import { DeviceIndex, Lexicon, rankedSearch } from "./src/index/mod.ts";

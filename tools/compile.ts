@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { computeGrants, GrantError, grantFlags, type Grants } from "../src/cli/permissions.ts";
+import { computeGrants, GrantError, grantFlags, type Grants } from "../src/app/permissions.ts";
 import { loadConfig } from "../src/config/mod.ts";
 import { v8Flags } from "../src/sandbox/sandbox_process.ts";
 
@@ -97,7 +97,7 @@ async function runtimeProblem(): Promise<string | undefined> {
 
 /**
  * The `deno compile` arguments for a configuration: its grants exactly as
- * `accel-agent permissions` prints them (see `src/cli/permissions.ts`), with
+ * `accel-agent permissions` prints them (see `src/app/permissions.ts`), with
  * the executable itself as the one program it may run.
  */
 export function compileArgs(

@@ -7,14 +7,14 @@
  * @module
  */
 import { ConfigError } from "../config/mod.ts";
-import { createApp } from "./app.ts";
-import { evalArgs } from "./eval_args.ts";
-import { parseInvocation, USAGE } from "./args.ts";
-import { CliError, Exit } from "./exit.ts";
-import { denoIo, type Io } from "./io.ts";
-import { errorJson, type ErrorKind, wantsJson } from "./json_error.ts";
+import { createApp } from "../app/app.ts";
+import { evalArgs } from "./args/eval_args.ts";
+import { parseInvocation, USAGE } from "./args/args.ts";
+import { CliError, Exit } from "../app/exit.ts";
+import { denoIo, type Io } from "../app/io.ts";
+import { errorJson, type ErrorKind, wantsJson } from "./term/json_error.ts";
 import { untrusted } from "../util/untrusted_text.ts";
-import { warnUnfinished } from "./unfinished_notice.ts";
+import { warnUnfinished } from "./term/unfinished_notice.ts";
 
 /**
  * Runs the program; returns the exit code. Each command's module is loaded
@@ -46,7 +46,7 @@ export async function main(args: string[]): Promise<number> {
   try {
     // `eval` parses its own options and builds an app per attempt.
     const forEval = evalArgs(args);
-    if (forEval) return await (await import("./eval_command.ts")).runEvalCommand(forEval, io);
+    if (forEval) return await (await import("./commands/eval.ts")).runEvalCommand(forEval, io);
     const inv = parseInvocation(args, io.stdinIsTerminal);
     config = inv.config;
     if (inv.command.kind === "help") {
@@ -54,7 +54,7 @@ export async function main(args: string[]): Promise<number> {
       return Exit.OK;
     }
     if (inv.command.kind === "permissions") {
-      return await (await import("./permissions_command.ts")).runPermissions(inv, io);
+      return await (await import("./commands/permissions.ts")).runPermissions(inv, io);
     }
     const app = await createApp(
       { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile },
@@ -72,19 +72,26 @@ export async function main(args: string[]): Promise<number> {
           app.checkModel();
           // After the prompt is drawn; an operator types far slower than it starts.
           if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm(200);
-          if (!io.stdinIsTerminal) return await (await import("./ask.ts")).runAsk(app, inv, io);
-          return await (await import("./repl.ts")).runRepl(app, io);
+          if (!io.stdinIsTerminal) {
+            return await (await import("./commands/ask.ts")).runAsk(app, inv, io);
+          }
+          return await (await import("./repl/repl.ts")).runRepl(app, io);
         case "ask":
           if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm();
-          return await (await import("./ask.ts")).runAsk(app, inv, io, cmd.question);
+          return await (await import("./commands/ask.ts")).runAsk(app, inv, io, cmd.question);
         case "get":
         case "search":
         case "logs":
-          return await (await import("./direct.ts")).runDirect(app, cmd, inv.json, io);
+          return await (await import("./commands/direct.ts")).runDirect(app, cmd, inv.json, io);
         case "index":
-          return await (await import("./index_command.ts")).runIndex(app, cmd.action, inv.json, io);
+          return await (await import("./commands/device_index.ts")).runIndex(
+            app,
+            cmd.action,
+            inv.json,
+            io,
+          );
         case "plan_show":
-          return await (await import("./plan_commands.ts")).runPlanShow(
+          return await (await import("./commands/plan.ts")).runPlanShow(
             app,
             cmd.file,
             inv.json,
@@ -95,7 +102,7 @@ export async function main(args: string[]): Promise<number> {
           if (!app.profile.plans) {
             throw new CliError(`the ${app.profile.name} profile runs no plans`, Exit.USAGE);
           }
-          return await (await import("./plan_commands.ts")).runPlanRun(
+          return await (await import("./commands/plan.ts")).runPlanRun(
             app,
             cmd.file,
             cmd.approvedHash,
@@ -106,7 +113,7 @@ export async function main(args: string[]): Promise<number> {
           if (!app.profile.plans) {
             throw new CliError(`the ${app.profile.name} profile runs no plans`, Exit.USAGE);
           }
-          return await (await import("./recover_command.ts")).runPlanRecover(
+          return await (await import("./commands/recover.ts")).runPlanRecover(
             app,
             cmd.run,
             cmd.dismiss,
@@ -114,7 +121,7 @@ export async function main(args: string[]): Promise<number> {
             io,
           );
         case "audit_verify":
-          return await (await import("./audit_command.ts")).runAuditVerify(
+          return await (await import("./commands/audit.ts")).runAuditVerify(
             app,
             cmd.file,
             inv.json,
@@ -122,14 +129,19 @@ export async function main(args: string[]): Promise<number> {
           );
         case "exec":
         case "scripts":
-          return await (await import("./sandbox_cmd.ts")).runSandboxCommand(app, cmd, inv.json, io);
+          return await (await import("./commands/sandbox.ts")).runSandboxCommand(
+            app,
+            cmd,
+            inv.json,
+            io,
+          );
       }
     } finally {
       await app.close();
     }
   } catch (e) {
     // A path the config names that cannot be used: say which setting, not the OS error alone.
-    const problem = await (await import("./path_problems.ts")).pathProblem(e, config, io);
+    const problem = await (await import("../app/path_problems.ts")).pathProblem(e, config, io);
     if (problem) return fail(`config error: ${problem}`, "config", Exit.USAGE);
     if (e instanceof CliError) {
       const kind = e.code === Exit.USAGE

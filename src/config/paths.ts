@@ -2,7 +2,7 @@
  * Every file and directory a configuration names, resolved as the program
  * resolves them (`~` is the home directory, a relative path is relative to
  * the config file), each with the setting that names it: what the grants of
- * `src/cli/permissions.ts` are computed from, and what a message names when
+ * `src/app/permissions.ts` are computed from, and what a message names when
  * one of them cannot be used.
  *
  * Paths are found by key name, not by a list of today's keys: a key named

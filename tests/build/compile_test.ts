@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { compileArgs, runGrantPaths } from "../../tools/compile.ts";
-import { computeGrants, type Grants, isGrantFlag } from "../../src/cli/permissions.ts";
+import { computeGrants, type Grants, isGrantFlag } from "../../src/app/permissions.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { startFakeEpics } from "../support/facility/fake_epics.ts";
 import { childEnv, ROOT, runAgent } from "../support/run_agent.ts";

@@ -1,6 +1,6 @@
 /** `ask --json` says when a plan's outcome or the session was not recorded. */
 import assert from "node:assert/strict";
-import { AskResultBuilder } from "../../src/cli/ask_result.ts";
+import { AskResultBuilder } from "../../src/cli/commands/ask_result.ts";
 
 function answered(result: unknown) {
   const b = new AskResultBuilder("main", "m", 0);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { commandFiles, commandWrites } from "../../src/cli/command_files.ts";
+import { commandFiles, commandWrites } from "../../src/cli/args/command_files.ts";
 
 Deno.test("the launcher grants reading the files a command names, and nothing for other commands", async () => {
   assert.deepEqual(await commandFiles(["plan", "show", "p.json"]), ["p.json"]);

@@ -4,7 +4,7 @@
  * session is resumed (old session files, with a total only, still load).
  */
 import assert from "node:assert/strict";
-import { runSlash } from "../../src/cli/slash.ts";
+import { runSlash } from "../../src/cli/repl/slash.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { ask, savedRun, testApps } from "../support/test_app.ts";
 import { call, routed } from "../agent/subagents/harness.ts";

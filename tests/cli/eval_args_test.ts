@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { evalArgs } from "../../src/cli/eval_args.ts";
+import { evalArgs } from "../../src/cli/args/eval_args.ts";
 
 Deno.test("eval is found after global options, which it then receives", () => {
   assert.deepEqual(evalArgs(["eval", "--repeat", "3"]), ["--repeat", "3"]);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { progressLine } from "../../src/cli/eval_progress.ts";
+import { progressLine } from "../../src/cli/term/eval_progress.ts";
 
 Deno.test("the eval progress bar fills with finished attempts and fits the terminal", () => {
   const half = progressLine(22, 44, 20, "read-ring-current", 100);

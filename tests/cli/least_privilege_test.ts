@@ -9,7 +9,7 @@
  * `NotCapable`, while the normal command run in the same process works.
  */
 import assert from "node:assert/strict";
-import { computeGrants, isGrantFlag } from "../../src/cli/permissions.ts";
+import { computeGrants, isGrantFlag } from "../../src/app/permissions.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { compileArgs, runGrantPaths } from "../../tools/compile.ts";
 import type { Outcome, Probe } from "../support/grant_probe.ts";

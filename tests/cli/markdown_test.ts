@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { MarkdownStream } from "../../src/cli/markdown.ts";
-import { summarizeResult } from "../../src/cli/render.ts";
-import { stripAnsi, style } from "../../src/cli/style.ts";
+import { MarkdownStream } from "../../src/cli/term/markdown.ts";
+import { summarizeResult } from "../../src/cli/term/render.ts";
+import { stripAnsi, style } from "../../src/cli/term/style.ts";
 
 function render(pieces: string[], color = false): string {
   let out = "";

@@ -5,7 +5,7 @@
  * with the computed grants).
  */
 import assert from "node:assert/strict";
-import { describePathProblem } from "../../src/cli/path_problems.ts";
+import { describePathProblem } from "../../src/app/path_problems.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { canMount, mountTmpfs } from "../support/full_disk.ts";
 import { childEnv, MAIN, ROOT } from "../support/run_agent.ts";

@@ -5,8 +5,8 @@ import {
   planColumns,
   planColumnWidths,
   renderPlan,
-} from "../../src/cli/plan_table.ts";
-import { stripAnsi, style } from "../../src/cli/style.ts";
+} from "../../src/cli/term/plan_table.ts";
+import { stripAnsi, style } from "../../src/cli/term/style.ts";
 import { parsePlan } from "../../src/plan/model.ts";
 import { fixture } from "../plan/fixture.ts";
 

@@ -1,6 +1,6 @@
 /** What each profile offers the operator's agent, from the tools actually registered. */
 import assert from "node:assert/strict";
-import { createApp } from "../../src/cli/app.ts";
+import { createApp } from "../../src/app/app.ts";
 import { captureIo } from "../support/capture_io.ts";
 import { tempConfig } from "../support/run_agent.ts";
 import { fileTempDir } from "../support/temp.ts";

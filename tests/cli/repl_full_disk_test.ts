@@ -4,7 +4,7 @@
  * the next turn writes them with its own.
  */
 import assert from "node:assert/strict";
-import { SessionStore } from "../../src/cli/session_store.ts";
+import { SessionStore } from "../../src/app/session_store.ts";
 import { canMount, fill, mountTmpfs } from "../support/full_disk.ts";
 import { startRepl } from "../support/repl_session.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";

@@ -193,7 +193,7 @@ Deno.test("ask: the model's execute_code call runs in the sandbox and its output
 });
 
 Deno.test("sandbox results are summarised by their first output line and files written", async () => {
-  const { summarizeResult } = await import("../../src/cli/render.ts");
+  const { summarizeResult } = await import("../../src/cli/term/render.ts");
   assert.equal(
     summarizeResult({ ok: true, stdout: "rms 0.19 mm\nmore\n", files: [{}, {}] }),
     "rms 0.19 mm (+2 files)",
@@ -207,7 +207,7 @@ Deno.test("sandbox results are summarised by their first output line and files w
 });
 
 Deno.test("scripts run takes arguments that look like options after --", async () => {
-  const { parseInvocation } = await import("../../src/cli/args.ts");
+  const { parseInvocation } = await import("../../src/cli/args/args.ts");
   const inv = parseInvocation(["scripts", "run", "scan_fit", "--", "--x", "-1"], false);
   assert.deepEqual(inv.command, {
     kind: "scripts",

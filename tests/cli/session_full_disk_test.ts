@@ -1,7 +1,7 @@
 /** Session saves on a full disk, and torn last lines found on resume. */
 import assert from "node:assert/strict";
 import { Session } from "../../src/agent/session.ts";
-import { SessionSaveError, SessionStore } from "../../src/cli/session_store.ts";
+import { SessionSaveError, SessionStore } from "../../src/app/session_store.ts";
 import { FullDisk } from "../support/full_disk.ts";
 import { tempDir } from "../support/temp.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Session } from "../../src/agent/session.ts";
 import type { RunInfo } from "../../src/agent/subagents/manager.ts";
-import { parseInvocation } from "../../src/cli/args.ts";
-import { SessionStore } from "../../src/cli/session_store.ts";
+import { parseInvocation } from "../../src/cli/args/args.ts";
+import { SessionStore } from "../../src/app/session_store.ts";
 import { tempDir } from "../support/temp.ts";
 
 const RUN: RunInfo = {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runSlash } from "../../src/cli/slash.ts";
+import { runSlash } from "../../src/cli/repl/slash.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { waitFor } from "../support/run_agent.ts";
 import { ask, savedRun, testApps } from "../support/test_app.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createApp } from "../../src/cli/app.ts";
-import { runSlash } from "../../src/cli/slash.ts";
+import { createApp } from "../../src/app/app.ts";
+import { runSlash } from "../../src/cli/repl/slash.ts";
 import { tempConfig } from "../support/run_agent.ts";
 import { captureIo } from "../support/capture_io.ts";
 import { tempDir } from "../support/temp.ts";

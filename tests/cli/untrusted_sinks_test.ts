@@ -6,10 +6,10 @@
  * survive while nothing else reaches the terminal.
  */
 import assert from "node:assert/strict";
-import type { Io } from "../../src/cli/io.ts";
-import { renderPlan } from "../../src/cli/plan_table.ts";
-import { summarizeResult, TerminalRenderer } from "../../src/cli/render.ts";
-import { style } from "../../src/cli/style.ts";
+import type { Io } from "../../src/app/io.ts";
+import { renderPlan } from "../../src/cli/term/plan_table.ts";
+import { summarizeResult, TerminalRenderer } from "../../src/cli/term/render.ts";
+import { style } from "../../src/cli/term/style.ts";
 import type { Plan } from "../../src/plan/model.ts";
 import { fixture } from "../plan/fixture.ts";
 

@@ -3,8 +3,8 @@
  * calls ControlSystem.write. Adapters implement write; nothing else calls it.
  */
 import assert from "node:assert/strict";
-import type { App } from "../../src/cli/app.ts";
-import type { FeatureDeps } from "../../src/cli/app_features.ts";
+import type { App } from "../../src/app/app.ts";
+import type { FeatureDeps } from "../../src/app/features.ts";
 import type { ExecuteDeps } from "../../src/plan/executor.ts";
 import type { PreflightDeps } from "../../src/plan/preflight.ts";
 import type { ToolDeps } from "../../src/tools/define.ts";
@@ -24,7 +24,7 @@ const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
     "sets a fresh simulator's starting state before the attempt runs",
   "eval/conditions.ts: write(": "the definition of that wrapper's write method",
   "eval/conditions.ts: this.inner.write(": "passes the executor's write to the attempt's simulator",
-  "cli/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
+  "cli/repl/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
   "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",
 };

@@ -12,8 +12,8 @@ import { type Plan, planHash } from "../../src/plan/model.ts";
 import { preflight } from "../../src/plan/preflight.ts";
 import { conventionCandidates } from "../../src/plan/readback.ts";
 import { type Limit, LimitsError, LimitsTable, parseLimits } from "../../src/safety/limits.ts";
-import { renderPlan } from "../../src/cli/plan_table.ts";
-import { style } from "../../src/cli/style.ts";
+import { renderPlan } from "../../src/cli/term/plan_table.ts";
+import { style } from "../../src/cli/term/style.ts";
 import { ClockTimers } from "../support/clock_timers.ts";
 import { type Follower, LaggingControlSystem } from "../support/lagging_cs.ts";
 

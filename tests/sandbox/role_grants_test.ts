@@ -6,7 +6,7 @@
  * agent's own grants are in tests/cli/least_privilege_test.ts.
  */
 import assert from "node:assert/strict";
-import { computeGrants, isGrantFlag } from "../../src/cli/permissions.ts";
+import { computeGrants, isGrantFlag } from "../../src/app/permissions.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { defaultPyodideDir, SANDBOX_ROLE_ARG } from "../../src/sandbox/mod.ts";
 import type { ProcessSetup } from "../../src/sandbox/protocol.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { loadSkills } from "../../src/cli/skill_wiring.ts";
-import { CliError } from "../../src/cli/exit.ts";
+import { loadSkills } from "../../src/app/skill_wiring.ts";
+import { CliError } from "../../src/app/exit.ts";
 import { parsePlan } from "../../src/plan/model.ts";
 import { matchSkills, parseSkill } from "../../src/skills/skill.ts";
 import { fixture } from "../plan/fixture.ts";

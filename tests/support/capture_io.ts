@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Io } from "../../src/cli/io.ts";
+import type { Io } from "../../src/app/io.ts";
 
 /** `text()` returns what was written since the last call (stdout and stderr together). */
 export function captureIo(

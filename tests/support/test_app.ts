@@ -6,7 +6,7 @@
  * @module
  */
 import type { RunInfo } from "../../src/agent/subagents/manager.ts";
-import { type App, createApp } from "../../src/cli/app.ts";
+import { type App, createApp } from "../../src/app/app.ts";
 import { captureIo } from "./capture_io.ts";
 import { tempConfig } from "./run_agent.ts";
 import { tempDir } from "./temp.ts";

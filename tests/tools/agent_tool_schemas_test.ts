@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { TreeBudget } from "../../src/agent/subagents/budget.ts";
 import { SubagentManager } from "../../src/agent/subagents/manager.ts";
-import { loadAgentDefinitions } from "../../src/cli/subagent_wiring.ts";
+import { loadAgentDefinitions } from "../../src/app/subagent_wiring.ts";
 import { agentTools } from "../../src/tools/agent_tools.ts";
 import { askUserTool } from "../../src/tools/ask_user.ts";
 import { ALL_TOOLS } from "../../src/tools/mod.ts";

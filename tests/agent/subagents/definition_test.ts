@@ -3,8 +3,8 @@ import { parseAgentDefinition } from "../../../src/agent/subagents/definition.ts
 import { parseFrontMatter } from "../../../src/agent/subagents/frontmatter.ts";
 import { narrowTools } from "../../../src/agent/subagents/manager.ts";
 import { parseSignature, validateSignature } from "../../../src/agent/subagents/signature.ts";
-import { loadAgentDefinitions } from "../../../src/cli/subagent_wiring.ts";
-import { CliError } from "../../../src/cli/exit.ts";
+import { loadAgentDefinitions } from "../../../src/app/subagent_wiring.ts";
+import { CliError } from "../../../src/app/exit.ts";
 import { ALL_TOOLS } from "../../../src/tools/mod.ts";
 import { AGENTS_DIR } from "./harness.ts";
 import { tempDir } from "../../support/temp.ts";

@@ -10,7 +10,7 @@ import type { AgentEvent } from "../../../src/agent/events.ts";
 import { runTurn } from "../../../src/agent/loop.ts";
 import { Session } from "../../../src/agent/session.ts";
 import { SubagentManager } from "../../../src/agent/subagents/manager.ts";
-import { createSubagentManager, loadAgentDefinitions } from "../../../src/cli/subagent_wiring.ts";
+import { createSubagentManager, loadAgentDefinitions } from "../../../src/app/subagent_wiring.ts";
 import { createOpenAiClient } from "../../../src/llm/openai_client.ts";
 import type { ModelClient } from "../../../src/llm/types.ts";
 import { agentTools } from "../../../src/tools/agent_tools.ts";

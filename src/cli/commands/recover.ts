@@ -7,14 +7,14 @@
  *
  * @module
  */
-import { savePlan } from "../plan/plan_file.ts";
-import { terminalJson, untrusted } from "../util/untrusted_text.ts";
-import type { App } from "./app.ts";
-import { CliError, Exit } from "./exit.ts";
-import type { Io } from "./io.ts";
-import { runPlanRun } from "./plan_commands.ts";
-import { style } from "./style.ts";
-import { unfinishedText } from "./unfinished_notice.ts";
+import { savePlan } from "../../plan/plan_file.ts";
+import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
+import type { App } from "../../app/app.ts";
+import { CliError, Exit } from "../../app/exit.ts";
+import type { Io } from "../../app/io.ts";
+import { runPlanRun } from "./plan.ts";
+import { style } from "../term/style.ts";
+import { unfinishedText } from "../term/unfinished_notice.ts";
 
 export async function runPlanRecover(
   app: App,

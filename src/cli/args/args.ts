@@ -5,7 +5,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { UsageError } from "./exit.ts";
+import { UsageError } from "../../app/exit.ts";
 
 export type Command =
   | { kind: "repl" }

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { Io } from "./io.ts";
-import { CliError, type ExitCode } from "./exit.ts";
-import { terminalJson } from "../util/untrusted_text.ts";
+import type { Io } from "../../app/io.ts";
+import { CliError, type ExitCode } from "../../app/exit.ts";
+import { terminalJson } from "../../util/untrusted_text.ts";
 
 /** Prints `{status, error, exit_code, …}` under --json, then ends with the one-line message. */
 export function fail(

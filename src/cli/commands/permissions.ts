@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { loadConfig } from "../config/mod.ts";
-import type { Invocation } from "./args.ts";
-import { CliError, Exit } from "./exit.ts";
-import type { Io } from "./io.ts";
-import { computeGrants, GrantError, grantFlags } from "./permissions.ts";
+import { loadConfig } from "../../config/mod.ts";
+import type { Invocation } from "../args/args.ts";
+import { CliError, Exit } from "../../app/exit.ts";
+import type { Io } from "../../app/io.ts";
+import { computeGrants, GrantError, grantFlags } from "../../app/permissions.ts";
 
 export async function runPermissions(inv: Invocation, io: Io): Promise<number> {
   const loaded = await loadConfig({ path: inv.config, env: { get: io.env }, cwd: io.cwd });

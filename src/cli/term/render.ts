@@ -6,13 +6,13 @@
  *
  * @module
  */
-import { type AgentEvent, assertNever } from "../agent/events.ts";
-import type { PreflightedPlan } from "../plan/preflight.ts";
-import type { Io } from "./io.ts";
+import { type AgentEvent, assertNever } from "../../agent/events.ts";
+import type { PreflightedPlan } from "../../plan/preflight.ts";
+import type { Io } from "../../app/io.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./spinner.ts";
 import { type Style, style } from "./style.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 export class TerminalRenderer {
   readonly #io: Io;

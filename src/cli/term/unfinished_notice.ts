@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { RunMarker } from "../plan/run_journal.ts";
-import { untrusted } from "../util/untrusted_text.ts";
-import type { App } from "./app.ts";
-import type { Io } from "./io.ts";
+import type { RunMarker } from "../../plan/run_journal.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
+import type { App } from "../../app/app.ts";
+import type { Io } from "../../app/io.ts";
 import { style } from "./style.ts";
 
 /** One line per unfinished plan on stderr, saying what may still be changed and the command. */

@@ -9,22 +9,28 @@
  *
  * @module
  */
-import { PlanFileError, readPlanFile } from "../plan/plan_file.ts";
-import { type Plan, planHash } from "../plan/model.ts";
-import type { PreflightedPlan } from "../plan/preflight.ts";
-import type { ProposeOutcome } from "../plan/service.ts";
-import type { Restore } from "../plan/executor.ts";
-import { TokenApprover, usedText } from "../safety/approval.ts";
-import { forModel } from "../tools/propose_plan.ts";
-import type { App } from "./app.ts";
-import { TerminalApprover } from "./approval_prompt.ts";
-import { CliError, Exit, type ExitCode } from "./exit.ts";
+import { PlanFileError, readPlanFile } from "../../plan/plan_file.ts";
+import { type Plan, planHash } from "../../plan/model.ts";
+import type { PreflightedPlan } from "../../plan/preflight.ts";
+import type { ProposeOutcome } from "../../plan/service.ts";
+import type { Restore } from "../../plan/executor.ts";
+import { TokenApprover, usedText } from "../../safety/approval.ts";
+import { forModel } from "../../tools/propose_plan.ts";
+import type { App } from "../../app/app.ts";
+import { TerminalApprover } from "../term/approval_prompt.ts";
+import { CliError, Exit, type ExitCode } from "../../app/exit.ts";
 import { fail } from "./fail.ts";
-import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
-import { planColumns, renderPlan } from "./plan_table.ts";
-import { TerminalRenderer } from "./render.ts";
-import { style } from "./style.ts";
-import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+import {
+  abortOnSignals,
+  cancelledBy,
+  type Io,
+  SIGNAL_EXIT,
+  type StopSignal,
+} from "../../app/io.ts";
+import { planColumns, renderPlan } from "../term/plan_table.ts";
+import { TerminalRenderer } from "../term/render.ts";
+import { style } from "../term/style.ts";
+import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 
 /** A plan named on the command line: a file, or the ID of a saved plan. */
 export interface PlanRef {

@@ -3,13 +3,13 @@
  *
  * @module
  */
-import type { App } from "./app.ts";
-import { ConfigError } from "../config/mod.ts";
-import { savePlan } from "../plan/plan_file.ts";
-import { planIdOf } from "../safety/approval.ts";
-import type { Io } from "./io.ts";
-import { style } from "./style.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import type { App } from "../../app/app.ts";
+import { ConfigError } from "../../config/mod.ts";
+import { savePlan } from "../../plan/plan_file.ts";
+import { planIdOf } from "../../safety/approval.ts";
+import type { Io } from "../../app/io.ts";
+import { style } from "../term/style.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 import { costText } from "./cost.ts";
 import { runSessionSlash, SESSION_SLASH_HELP, skillsLine } from "./slash_sessions.ts";
 

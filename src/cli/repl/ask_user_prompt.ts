@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { OperatorChannel } from "../tools/ask_user.ts";
-import type { Io } from "./io.ts";
-import { style } from "./style.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import type { OperatorChannel } from "../../tools/ask_user.ts";
+import type { Io } from "../../app/io.ts";
+import { style } from "../term/style.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 export class TerminalOperator implements OperatorChannel {
   constructor(readonly io: Io, readonly beforePrompt: () => void = () => {}) {}

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { type AgentEvent, assertNever } from "../agent/events.ts";
-import { Exit, type ExitCode } from "./exit.ts";
+import { type AgentEvent, assertNever } from "../../agent/events.ts";
+import { Exit, type ExitCode } from "../../app/exit.ts";
 
 export const ASK_SCHEMA = "accel-agent.ask/1";
 

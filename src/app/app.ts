@@ -29,7 +29,7 @@ import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
 import type { Profile } from "../profiles/profile.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { OperatorChannel } from "../tools/ask_user.ts";
-import { checkProfile, createFeatures, createModelClient } from "./app_features.ts";
+import { checkProfile, createFeatures, createModelClient } from "./features.ts";
 import { type SavedSession, SessionSaveError, type SessionStore } from "./session_store.ts";
 import { skillsSection } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import type { Style } from "./style.ts";
-import { UntrustedStream } from "../util/untrusted_text.ts";
+import { UntrustedStream } from "../../util/untrusted_text.ts";
 
 export class MarkdownStream {
   #buffer = "";

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { Session } from "../agent/session.ts";
-import type { RunInfo } from "../agent/subagents/manager.ts";
-import { type Config, ConfigError, resolveModel } from "../config/mod.ts";
-import { addUsage, type Usage, ZERO_USAGE } from "../llm/types.ts";
-import type { App } from "./app.ts";
+import type { Session } from "../../agent/session.ts";
+import type { RunInfo } from "../../agent/subagents/manager.ts";
+import { type Config, ConfigError, resolveModel } from "../../config/mod.ts";
+import { addUsage, type Usage, ZERO_USAGE } from "../../llm/types.ts";
+import type { App } from "../../app/app.ts";
 import { sessionCostText } from "./slash_sessions.ts";
 
 /** Tokens of the session and its sub-agents, by configured model name. */

@@ -8,14 +8,14 @@
  * @module
  */
 import Table from "cli-table3";
-import { analyse } from "../sandbox/analysis.ts";
-import { shapeRun } from "../tools/sandbox_result.ts";
-import type { App } from "./app.ts";
-import type { Command } from "./args.ts";
-import { CliError, Exit } from "./exit.ts";
-import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT } from "./io.ts";
-import { style } from "./style.ts";
-import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+import { analyse } from "../../sandbox/analysis.ts";
+import { shapeRun } from "../../tools/sandbox_result.ts";
+import type { App } from "../../app/app.ts";
+import type { Command } from "../args/args.ts";
+import { CliError, Exit } from "../../app/exit.ts";
+import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT } from "../../app/io.ts";
+import { style } from "../term/style.ts";
+import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 
 type SandboxCommand = Extract<Command, { kind: "exec" | "scripts" }>;
 type Row = Record<string, unknown>;

@@ -9,12 +9,18 @@
  * @module
  */
 import Table from "cli-table3";
-import type { App } from "./app.ts";
-import type { Command } from "./args.ts";
-import { CliError, Exit } from "./exit.ts";
-import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
-import { type Style, style } from "./style.ts";
-import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+import type { App } from "../../app/app.ts";
+import type { Command } from "../args/args.ts";
+import { CliError, Exit } from "../../app/exit.ts";
+import {
+  abortOnSignals,
+  cancelledBy,
+  type Io,
+  SIGNAL_EXIT,
+  type StopSignal,
+} from "../../app/io.ts";
+import { type Style, style } from "../term/style.ts";
+import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 
 /** One line of a service's text, as a cell shows it. */
 const one = (x: unknown): string => untrusted(String(x ?? ""));

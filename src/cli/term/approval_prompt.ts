@@ -7,12 +7,12 @@
  *
  * @module
  */
-import type { Action, Plan } from "../plan/model.ts";
-import type { PreflightedPlan } from "../plan/preflight.ts";
-import type { ApprovalContext, Approver, Decision } from "../safety/approval.ts";
-import type { Io } from "./io.ts";
+import type { Action, Plan } from "../../plan/model.ts";
+import type { PreflightedPlan } from "../../plan/preflight.ts";
+import type { ApprovalContext, Approver, Decision } from "../../safety/approval.ts";
+import type { Io } from "../../app/io.ts";
 import { style } from "./style.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 type Choice = "all" | "none" | "modify" | "choose";
 

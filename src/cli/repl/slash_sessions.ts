@@ -4,11 +4,11 @@
  *
  * @module
  */
-import type { App } from "./app.ts";
-import { CliError } from "./exit.ts";
-import type { Io } from "./io.ts";
-import { style } from "./style.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import type { App } from "../../app/app.ts";
+import { CliError } from "../../app/exit.ts";
+import type { Io } from "../../app/io.ts";
+import { style } from "../term/style.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 export const SESSION_SLASH_HELP: [string, string][] = [
   ["/compact", "summarise the older conversation now (also automatic near the context limit)"],

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { App } from "./app.ts";
-import { CliError, Exit } from "./exit.ts";
-import type { Io } from "./io.ts";
-import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+import type { App } from "../../app/app.ts";
+import { CliError, Exit } from "../../app/exit.ts";
+import type { Io } from "../../app/io.ts";
+import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 
 export async function runIndex(
   app: App,

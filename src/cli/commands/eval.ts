@@ -10,16 +10,16 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { loadConfig, resolveModel } from "../config/mod.ts";
-import { compareReports, comparisonText, parseReport } from "../eval/compare.ts";
-import { buildReport, reportText } from "../eval/report.ts";
-import { runEval } from "../eval/runner.ts";
-import { DEFAULT_TASKS_URL, loadTasks, selectTasks } from "../eval/task.ts";
-import { missingModelSetup } from "../config/mod.ts";
-import { Exit, UsageError } from "./exit.ts";
-import { abortOnSignals, cancelledBy, type Io } from "./io.ts";
-import { progressLine } from "./eval_progress.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import { loadConfig, resolveModel } from "../../config/mod.ts";
+import { compareReports, comparisonText, parseReport } from "../../eval/compare.ts";
+import { buildReport, reportText } from "../../eval/report.ts";
+import { runEval } from "../../eval/runner.ts";
+import { DEFAULT_TASKS_URL, loadTasks, selectTasks } from "../../eval/task.ts";
+import { missingModelSetup } from "../../config/mod.ts";
+import { Exit, UsageError } from "../../app/exit.ts";
+import { abortOnSignals, cancelledBy, type Io } from "../../app/io.ts";
+import { progressLine } from "../term/eval_progress.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 export const EVAL_USAGE = `Usage:
   accel-agent eval [--model NAME] [--repeat N] [--tasks ID|GLOB|CATEGORY[,…]] [--concurrency K]

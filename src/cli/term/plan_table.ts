@@ -9,13 +9,13 @@
  * @module
  */
 import Table from "cli-table3";
-import type { Value } from "../adapters/adapter.ts";
-import type { Action } from "../plan/model.ts";
-import type { PlannedChange, PreflightedPlan } from "../plan/preflight.ts";
-import { partnerText } from "../plan/readback.ts";
+import type { Value } from "../../adapters/adapter.ts";
+import type { Action } from "../../plan/model.ts";
+import type { PlannedChange, PreflightedPlan } from "../../plan/preflight.ts";
+import { partnerText } from "../../plan/readback.ts";
 import type { Style } from "./style.ts";
-import { round6 } from "../util/misc.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import { round6 } from "../../util/misc.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 /** The table's width when output is not a terminal (a file, a pipe). */
 export const PLAN_TABLE_COLUMNS = 120;

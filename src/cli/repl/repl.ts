@@ -10,17 +10,17 @@
  */
 import * as readline from "node:readline";
 import process from "node:process";
-import { VERSION } from "../version.ts";
-import type { App } from "./app.ts";
-import { Exit } from "./exit.ts";
+import { VERSION } from "../../version.ts";
+import type { App } from "../../app/app.ts";
+import { Exit } from "../../app/exit.ts";
 import { History } from "./history.ts";
-import { abortOnSignals, type Io, SIGNAL_EXIT, type StopSignal } from "./io.ts";
-import { TerminalApprover } from "./approval_prompt.ts";
+import { abortOnSignals, type Io, SIGNAL_EXIT, type StopSignal } from "../../app/io.ts";
+import { TerminalApprover } from "../term/approval_prompt.ts";
 import { TerminalOperator } from "./ask_user_prompt.ts";
-import { subagentLine, TerminalRenderer } from "./render.ts";
+import { subagentLine, TerminalRenderer } from "../term/render.ts";
 import { runSlash } from "./slash.ts";
-import { style } from "./style.ts";
-import { untrusted } from "../util/untrusted_text.ts";
+import { style } from "../term/style.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolean } | {
   kind: "eof";

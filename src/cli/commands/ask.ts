@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { App } from "./app.ts";
-import type { Invocation } from "./args.ts";
+import type { App } from "../../app/app.ts";
+import type { Invocation } from "../args/args.ts";
 import { AskResultBuilder } from "./ask_result.ts";
-import { CliError, UsageError } from "./exit.ts";
-import { abortOnSignals, cancelledBy, type Io, readStdin, SIGNAL_EXIT } from "./io.ts";
-import { TerminalRenderer } from "./render.ts";
-import { style } from "./style.ts";
+import { CliError, UsageError } from "../../app/exit.ts";
+import { abortOnSignals, cancelledBy, type Io, readStdin, SIGNAL_EXIT } from "../../app/io.ts";
+import { TerminalRenderer } from "../term/render.ts";
+import { style } from "../term/style.ts";
 
 export async function runAsk(
   app: App,
@@ -49,7 +49,7 @@ export async function runAsk(
   // The table library costs tens of milliseconds to load: only the human mode needs it.
   const renderer = mode === "human"
     ? await (async () => {
-      const { planColumns, renderPlan } = await import("./plan_table.ts");
+      const { planColumns, renderPlan } = await import("../term/plan_table.ts");
       return new TerminalRenderer(io, {
         showUsage: false,
         showPlan: (p) => renderPlan(p, style(io.color), planColumns(io)),

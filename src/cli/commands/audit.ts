@@ -4,17 +4,17 @@
  *
  * @module
  */
-import { AuditLog, readHead } from "../safety/audit.ts";
+import { AuditLog, readHead } from "../../safety/audit.ts";
 import {
   type UnfinishedRun,
   unfinishedRuns,
   verifyAudit,
   verifyAuditDir,
-} from "../safety/audit_verify.ts";
-import { terminalJson, untrusted } from "../util/untrusted_text.ts";
-import type { App } from "./app.ts";
-import { CliError, Exit } from "./exit.ts";
-import type { Io } from "./io.ts";
+} from "../../safety/audit_verify.ts";
+import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
+import type { App } from "../../app/app.ts";
+import { CliError, Exit } from "../../app/exit.ts";
+import type { Io } from "../../app/io.ts";
 import { fail } from "./fail.ts";
 
 /**
