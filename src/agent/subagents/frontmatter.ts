@@ -1,11 +1,12 @@
 /**
- * A small reader for the YAML-style front matter of agent and skill files:
- * `key: value` scalars (plain, quoted, numbers, booleans), inline lists
- * `[a, b]`, block lists (`- item` lines) and block text (`key: |`). Nothing
- * else of YAML is supported; anything else is an error naming the line.
+ * The YAML front matter of agent and skill files, read with `js-yaml` (core
+ * schema: no dates, no custom tags). A field is text, a number, a boolean or
+ * a list of text; anything else (a nested mapping, a list of mappings) is an
+ * error naming the field, and a YAML syntax error names the file's line.
  *
  * @module
  */
+import { CORE_SCHEMA, load, YAMLException } from "js-yaml";
 
 /** A front-matter value: text, a number, a boolean, or a list of text. */
 export type FrontValue = string | number | boolean | string[];
@@ -31,76 +32,51 @@ export function parseFrontMatter(text: string, source: string): FrontMatter {
   if (lines[0]?.trim() !== "---") throw new SyntaxError(`${source}: must start with a --- line`);
   const end = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
   if (end < 0) throw new SyntaxError(`${source}: the front matter has no closing --- line`);
+  const doc = readYaml(lines.slice(1, end).join("\n"), source);
+  if (doc === null || doc === undefined) return { fields: {}, body: bodyOf(lines, end) };
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new SyntaxError(`${source}:2: expected "key: value" lines, got ${describe(doc)}`);
+  }
   const fields: Record<string, FrontValue> = {};
-  for (let i = 1; i < end; i++) {
-    const line = lines[i] as string;
-    if (!line.trim() || line.trimStart().startsWith("#")) continue;
-    const m = /^([A-Za-z_][\w-]*):\s*(.*)$/.exec(line);
-    if (!m) throw new SyntaxError(`${source}:${i + 1}: expected "key: value", got "${line}"`);
-    const key = m[1] as string;
-    const rest = (m[2] as string).trim();
-    if (rest === "|" || rest === ">") {
-      const block: string[] = [];
-      while (i + 1 < end && (/^\s/.test(lines[i + 1] as string) || !lines[i + 1]?.trim())) {
-        block.push(lines[++i] as string);
-      }
-      fields[key] = dedent(block).join(rest === "|" ? "\n" : " ").trim();
-    } else if (rest === "") {
-      const items: string[] = [];
-      while (i + 1 < end && /^\s*-\s/.test(lines[i + 1] as string)) {
-        items.push(unquote((lines[++i] as string).replace(/^\s*-\s/, "").trim()));
-      }
-      fields[key] = items;
-    } else if (rest.startsWith("[")) {
-      if (!rest.endsWith("]")) throw new SyntaxError(`${source}:${i + 1}: unclosed list`);
-      const inner = rest.slice(1, -1).trim();
-      fields[key] = inner ? splitList(inner).map((s) => unquote(s.trim())) : [];
-    } else {
-      fields[key] = scalar(rest);
-    }
+  for (const [key, value] of Object.entries(doc)) fields[key] = field(value, key, source);
+  return { fields, body: bodyOf(lines, end) };
+}
+
+function bodyOf(lines: string[], end: number): string {
+  return lines.slice(end + 1).join("\n").trim();
+}
+
+function readYaml(yaml: string, source: string): unknown {
+  try {
+    return load(yaml, { schema: CORE_SCHEMA });
+  } catch (e) {
+    if (!(e instanceof YAMLException)) throw e;
+    // The front matter starts on the file's second line.
+    const at = e.mark ? `:${e.mark.line + 2}:${e.mark.column + 1}` : "";
+    throw new SyntaxError(`${source}${at}: ${e.reason}`);
   }
-  return { fields, body: lines.slice(end + 1).join("\n").trim() };
 }
 
-function dedent(lines: string[]): string[] {
-  const indents = lines.filter((l) => l.trim()).map((l) => /^\s*/.exec(l)?.[0].length ?? 0);
-  const n = indents.length ? Math.min(...indents) : 0;
-  return lines.map((l) => l.slice(n));
-}
-
-/** Splits on commas outside quotes. */
-function splitList(s: string): string[] {
-  const out: string[] = [];
-  let cur = "";
-  let quote = "";
-  for (const ch of s) {
-    if (quote) {
-      if (ch === quote) quote = "";
-      cur += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      cur += ch;
-    } else if (ch === ",") {
-      out.push(cur);
-      cur = "";
-    } else {
-      cur += ch;
-    }
+function field(value: unknown, key: string, source: string): FrontValue {
+  if (value === null) return [];
+  if (typeof value === "string") return value.trim();
+  if (typeof value === "number" || typeof value === "boolean") return value;
+  if (Array.isArray(value) && value.every(isScalar)) {
+    return value.map((v) => String(v).trim());
   }
-  out.push(cur);
-  return out;
+  throw new SyntaxError(
+    `${source}: "${key}" must be text, a number, true/false or a list of text, got ${
+      describe(value)
+    }`,
+  );
 }
 
-function unquote(s: string): string {
-  if (s.length >= 2 && (s[0] === '"' || s[0] === "'") && s.at(-1) === s[0]) {
-    return s[0] === '"' ? JSON.parse(s) as string : s.slice(1, -1);
-  }
-  return s;
+function isScalar(v: unknown): v is string | number | boolean {
+  return typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 }
 
-function scalar(s: string): FrontValue {
-  if (s === "true") return true;
-  if (s === "false") return false;
-  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s);
-  return unquote(s);
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return "a list of mappings";
+  if (typeof v === "object" && v !== null) return "a mapping";
+  return `the ${typeof v} ${JSON.stringify(v)}`;
 }

@@ -31,6 +31,25 @@ Deno.test("front matter reads scalars, inline and block lists, and block text", 
   assert.throws(() => parseFrontMatter("---\nname x\n---\n", "f"), /f:2: expected "key: value"/);
 });
 
+Deno.test("front matter is YAML: comments, folded text and quoted colons read as YAML says", () => {
+  const { fields } = parseFrontMatter(
+    `---\n# who\nname: 'rf-trip'  # trailing comment\ndescription: >\n  Reads the RF\n  alarm log.\nempty:\n---\n`,
+    "f",
+  );
+  assert.deepEqual(fields, { name: "rf-trip", description: "Reads the RF alarm log.", empty: [] });
+});
+
+Deno.test("front matter refuses nested mappings and names the line of a YAML error", () => {
+  assert.throws(
+    () => parseFrontMatter("---\nname: x\nmodel:\n  id: a\n---\n", "a.md"),
+    /a\.md: "model" must be text, a number, true\/false or a list of text, got a mapping/,
+  );
+  assert.throws(
+    () => parseFrontMatter('---\nname: x\ntools: [a, "b\n---\n', "a.md"),
+    /^SyntaxError: a\.md:3:\d+: /,
+  );
+});
+
 Deno.test("signatures in compact form and JSON schema validate results with a path per error", () => {
   const compact = parseSignature(
     "{devices: string[], total: integer, note?: string, m: {a: number}[]}",
