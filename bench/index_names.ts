@@ -26,115 +26,57 @@ const PS: Family["signals"] = [
   ["PS:TEMP", "power supply temperature", "degC", false],
 ];
 
+const SECTIONS: Record<string, string> = {
+  SR: "Storage ring",
+  CW: "Cooling water",
+  BR: "Booster ring",
+  TIMING: "Timing",
+};
+
+function family(
+  section: string,
+  name: string,
+  desc: string,
+  perCell: number,
+  signals: Family["signals"],
+  idLetters = [""],
+): Family {
+  const sectionDesc = SECTIONS[section] ?? section;
+  return { section, sectionDesc, family: name, desc, idLetters, perCell, signals };
+}
+
 const FAMILIES: Family[] = [
-  {
-    section: "SR",
-    sectionDesc: "Storage ring",
-    family: "BPM",
-    desc: "BPM",
-    idLetters: [""],
-    perCell: 8,
-    signals: [
-      ["X", "horizontal position", "mm", false],
-      ["Y", "vertical position", "mm", false],
-      ["SUM", "sum signal", "a.u.", false],
-      ["TBT:X", "horizontal turn-by-turn position", "mm", false],
-      ["TBT:Y", "vertical turn-by-turn position", "mm", false],
-    ],
-  },
-  {
-    section: "SR",
-    sectionDesc: "Storage ring",
-    family: "COR",
-    desc: "{plane} corrector",
-    idLetters: ["H", "V"],
-    perCell: 6,
-    signals: PS,
-  },
-  {
-    section: "SR",
-    sectionDesc: "Storage ring",
-    family: "QUAD",
-    desc: "quadrupole",
-    idLetters: [""],
-    perCell: 10,
-    signals: PS,
-  },
-  {
-    section: "SR",
-    sectionDesc: "Storage ring",
-    family: "SEXT",
-    desc: "sextupole",
-    idLetters: [""],
-    perCell: 7,
-    signals: PS,
-  },
-  {
-    section: "SR",
-    sectionDesc: "Storage ring",
-    family: "VAC:IP",
-    desc: "ion pump",
-    idLetters: [""],
-    perCell: 8,
-    signals: [
-      ["PRES", "pressure", "mbar", false],
-      ["CURRENT", "pump current", "uA", false],
-      ["VOLT", "high voltage", "kV", false],
-      ["STATUS", "controller state", "", false],
-    ],
-  },
-  {
-    section: "SR",
-    sectionDesc: "Storage ring",
-    family: "VAC:IG",
-    desc: "ion gauge",
-    idLetters: [""],
-    perCell: 4,
-    signals: [["PRES", "pressure", "mbar", false]],
-  },
-  {
-    section: "SR",
-    sectionDesc: "Storage ring",
-    family: "BLM",
-    desc: "beam-loss monitor",
-    idLetters: [""],
-    perCell: 8,
-    signals: [["LOSS", "loss rate", "cts/s", false]],
-  },
-  {
-    section: "CW",
-    sectionDesc: "Cooling water",
-    family: "MAG",
-    desc: "magnet cooling circuit",
-    idLetters: [""],
-    perCell: 12,
-    signals: [
-      ["FLOW", "flow", "l/min", false],
-      ["TEMP:RET", "return temperature", "degC", false],
-    ],
-  },
-  {
-    section: "BR",
-    sectionDesc: "Booster ring",
-    family: "BPM",
-    desc: "BPM",
-    idLetters: [""],
-    perCell: 2,
-    signals: [["X", "horizontal position", "mm", false], ["Y", "vertical position", "mm", false]],
-  },
-  {
-    section: "TIMING",
-    sectionDesc: "Timing",
-    family: "EVR",
-    desc: "event receiver",
-    idLetters: [""],
-    perCell: 1,
-    signals: [
-      ["OUT0:DELAY", "output 0 delay", "ns", true],
-      ["OUT1:DELAY", "output 1 delay", "ns", true],
-      ["STATUS", "link state", "", false],
-    ],
-  },
+  family("SR", "BPM", "BPM", 8, [
+    ["X", "horizontal position", "mm", false],
+    ["Y", "vertical position", "mm", false],
+    ["SUM", "sum signal", "a.u.", false],
+    ["TBT:X", "horizontal turn-by-turn position", "mm", false],
+    ["TBT:Y", "vertical turn-by-turn position", "mm", false],
+  ]),
+  family("SR", "COR", "{plane} corrector", 6, PS, ["H", "V"]),
+  family("SR", "QUAD", "quadrupole", 10, PS),
+  family("SR", "SEXT", "sextupole", 7, PS),
+  family("SR", "VAC:IP", "ion pump", 8, [
+    ["PRES", "pressure", "mbar", false],
+    ["CURRENT", "pump current", "uA", false],
+    ["VOLT", "high voltage", "kV", false],
+    ["STATUS", "controller state", "", false],
+  ]),
+  family("SR", "VAC:IG", "ion gauge", 4, [["PRES", "pressure", "mbar", false]]),
+  family("SR", "BLM", "beam-loss monitor", 8, [["LOSS", "loss rate", "cts/s", false]]),
+  family("CW", "MAG", "magnet cooling circuit", 12, [
+    ["FLOW", "flow", "l/min", false],
+    ["TEMP:RET", "return temperature", "degC", false],
+  ]),
+  family("BR", "BPM", "BPM", 2, [
+    ["X", "horizontal position", "mm", false],
+    ["Y", "vertical position", "mm", false],
+  ]),
+  family("TIMING", "EVR", "event receiver", 1, [
+    ["OUT0:DELAY", "output 0 delay", "ns", true],
+    ["OUT1:DELAY", "output 1 delay", "ns", true],
+    ["STATUS", "link state", "", false],
+  ]),
 ];
 
 /** Devices one cell holds over all families. */

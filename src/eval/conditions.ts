@@ -8,14 +8,11 @@
  *
  * @module
  */
+import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapters/adapter.ts";
 import type {
-  ArchiveQuery,
-  ControlSystem,
   DeviceInfo,
   DevicePage,
-  DeviceQuery,
   LogEntry,
-  LogQuery,
   Reading,
   Series,
   Value,

@@ -15,18 +15,8 @@
  *
  * @module
  */
-import type {
-  ArchiveQuery,
-  ControlSystem,
-  DeviceInfo,
-  DevicePage,
-  DeviceQuery,
-  LogEntry,
-  LogQuery,
-  Reading,
-  Series,
-  Value,
-} from "../adapter.ts";
+import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapter.ts";
+import type { DeviceInfo, DevicePage, LogEntry, Reading, Series, Value } from "../adapter.ts";
 import { wildcardToRegExp } from "../adapter.ts";
 import { type HttpService, HttpStatusError, httpText, trimBase } from "../http.ts";
 import { jsonReply, shaped } from "../reply.ts";

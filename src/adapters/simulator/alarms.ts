@@ -7,9 +7,9 @@
  */
 
 import type { LogEntry, Value } from "../adapter.ts";
-import { effectEnd } from "./effects.ts";
+import { effectEnd, type Happening } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
-import type { Happening } from "./incidents.ts";
+
 import { type Alarm, alarmOf, type Physics, type Setpoints } from "./physics.ts";
 
 /** Coarse samples per incident before refining each transition by bisection. */

@@ -78,3 +78,15 @@ function ramp(level: number, t: number, start: number, durationMs: number): numb
   if (t < start) return level;
   return level + (1 - level) * Math.min(1, (t - start) / durationMs);
 }
+
+/** What the alarm log needs of anything that changes signals: an incident or a routine action. */
+export interface Happening {
+  readonly id: string;
+  /** First moment any effect applies. */
+  readonly start: number;
+  /** When every effect is over. */
+  readonly end: number;
+  readonly effects: readonly Effect[];
+  /** Devices whose alarms follow from the effects without being changed directly. */
+  readonly watch: readonly string[];
+}

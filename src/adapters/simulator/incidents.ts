@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Effect, effectActive, effectEnd } from "./effects.ts";
+import { type Effect, effectActive, effectEnd, type Happening } from "./effects.ts";
 import { hashNumbers, Rng } from "./noise.ts";
 import { type RoutineAction, routineActions } from "./routine.ts";
 
@@ -29,29 +29,9 @@ export type RfCause = "REFL_PWR" | "ARC" | "WATER" | "KLYSTRON" | "VACUUM";
 /** What broke when injection fails. */
 export type InjectionCause = "kicker" | "gun" | "timing" | "septum";
 
-/** What the alarm log needs of anything that changes signals: an incident or a routine action. */
-export interface Happening {
-  readonly id: string;
-  readonly start: number;
-  readonly end: number;
-  readonly effects: readonly Effect[];
-  readonly watch: readonly string[];
-}
-
-interface IncidentBase {
-  readonly id: string;
-  /** First moment any effect applies. */
-  readonly start: number;
-  /** When every effect is over. */
-  readonly end: number;
-  readonly effects: readonly Effect[];
-  /** Devices whose alarms follow from the effects without being changed directly. */
-  readonly watch: readonly string[];
-}
-
 /** One incident, with the facts the logs narrate. */
 export type Incident =
-  & IncidentBase
+  & Happening
   & (
     | {
       kind: "rf-trip";

@@ -18,18 +18,8 @@
  * @module
  */
 
-import type {
-  ArchiveQuery,
-  ControlSystem,
-  DeviceInfo,
-  DevicePage,
-  DeviceQuery,
-  LogEntry,
-  LogQuery,
-  Reading,
-  Series,
-  Value,
-} from "../adapter.ts";
+import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapter.ts";
+import type { DeviceInfo, DevicePage, LogEntry, Reading, Series, Value } from "../adapter.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { arcResponse } from "./arc_physics.ts";
 import { archiveSeries, DEFAULT_MAX_POINTS } from "./archive.ts";

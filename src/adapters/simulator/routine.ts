@@ -15,7 +15,7 @@
  * @module
  */
 
-import type { Effect } from "./effects.ts";
+import type { Effect, Happening } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
 import type { PastStep, Setpoints } from "./setpoints.ts";
 import { hashNumbers, Rng } from "./noise.ts";
@@ -31,15 +31,9 @@ const SCAN_MS = (2 * SCAN_HALF_RANGE_DEG + 1) * SCAN_DWELL_MS;
 /** An RF phase scan keeps this far from an injection tuning (its before and after readings). */
 const SCAN_CLEAR_MS = 10 * MIN_MS;
 
-interface RoutineBase {
-  readonly id: string;
+interface RoutineBase extends Happening {
   /** When the action takes effect (the correction, the scan's first step). */
   readonly t: number;
-  /** First moment any effect applies, and when all are over (for the alarm log). */
-  readonly start: number;
-  readonly end: number;
-  readonly effects: readonly Effect[];
-  readonly watch: readonly string[];
 }
 
 /** One routine action of a shift. */

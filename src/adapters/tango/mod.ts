@@ -15,14 +15,11 @@
  *
  * @module
  */
+import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapter.ts";
 import type {
-  ArchiveQuery,
-  ControlSystem,
   DeviceInfo,
   DevicePage,
-  DeviceQuery,
   LogEntry,
-  LogQuery,
   Reading,
   Series,
   Severity,
