@@ -198,7 +198,7 @@ export class ElogWriter implements Narrator {
           text: `Scanned RF:PHASE:SETPT over +/-${SCAN_HALF_RANGE_DEG} deg in 1 deg steps from ${
             hm(a.t)
           } UTC: DIAG:ENERGY:MEAS peaks at ${
-            this.physics.onCrestDeg.toFixed(1)
+            this.physics.injection.onCrestDeg.toFixed(1)
           } deg (on crest). Operating point left at ${init} deg, off crest for energy-spread control.`,
           author: this.expert(rng, "Physics", plan),
           logbook: "Operations",

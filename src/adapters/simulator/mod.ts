@@ -97,7 +97,7 @@ export class Simulator implements ControlSystem {
 
   /** RF phase (deg) at which DIAG:ENERGY:MEAS peaks for this seed: the answer to a phase scan. */
   get onCrestPhaseDeg(): number {
-    return this.physics.onCrestDeg;
+    return this.physics.injection.onCrestDeg;
   }
 
   /**

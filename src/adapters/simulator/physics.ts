@@ -7,61 +7,44 @@
  * @module
  */
 
-import type { Severity, Value } from "../adapter.ts";
+import type { Value } from "../adapter.ts";
 import { arcEnergy, arcOrbit } from "./arc_physics.ts";
 import { applyEffect } from "./effects.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import { HOUR_MS, IncidentBook } from "./incidents.ts";
 import { lagged, slewed, slewedStep } from "./dynamics.ts";
-import { gauss, hashNumbers, smooth, uniform } from "./noise.ts";
+import { gauss, smooth } from "./noise.ts";
 import { buildOptics, type Optics, termResponse } from "./optics.ts";
 import { rigidityTm, undulatorFieldT } from "./ring.ts";
 import type { Setpoints } from "./setpoints.ts";
 import { StoredBeam } from "./storage.ts";
+import { Injection } from "./injection.ts";
+import { alarmOf, initialSetpoints, num, plus, probeWave, turnByTurnWave } from "./signals.ts";
 
 export type { Change, PastStep, Setpoints } from "./setpoints.ts";
-
-/** An alarm state. */
-export interface Alarm {
-  severity: Severity;
-  status: string;
-}
+export { type Alarm, alarmOf } from "./signals.ts";
+import type { Alarm } from "./signals.ts";
 
 const DAY_MS = 24 * HOUR_MS;
 const DEG = Math.PI / 180;
-const TBT_AMPLITUDE_MM = 0.3;
-/** Relative kicker-voltage and septum-current errors that cost 63 % of the injected beam. */
-const KICKER_TOLERANCE = 0.03;
-const SEPTUM_TOLERANCE = 0.01;
 
 /** The simulated machine's physics for one seed. */
 export class Physics {
   readonly optics: Optics;
-  /** RF phase (deg) of maximum energy gain; the initial setpoint sits a few degrees off it. */
-  readonly onCrestDeg: number;
   readonly initial: ReadonlyMap<string, number | string>;
   /** The stored beam: current, lifetime, losses. */
   readonly beam: StoredBeam;
-  private readonly phase: DeviceDef;
-  private readonly amplitude: DeviceDef;
-  private readonly energy: DeviceDef;
-  private readonly dcct: DeviceDef;
-  private readonly boosterDipole: DeviceDef | undefined;
-  private readonly moFreq: DeviceDef | undefined;
-  private readonly injectionBpms: readonly DeviceDef[];
+  /** The linac's energy, each section's energy error, the injection efficiency. */
+  readonly injection: Injection;
   private readonly tunnel: readonly DeviceDef[];
   private readonly gaps: readonly { gap: DeviceDef; betaY: number }[];
   private readonly ringBpmCount: number;
-  private readonly screens: readonly DeviceDef[];
-  private readonly pulsed: readonly { def: DeviceDef; tolerance: number }[];
   /** Fixed calibration offset of each readback. */
   private readonly calibration = new Map<DeviceDef, number>();
   private readonly tuneMemo = new WeakMap<
     Setpoints,
     { t: number; revision: number; nu: readonly [number, number] }
   >();
-  /** Linac energy with the initial settings, MeV: the reference of the dispersion downstream. */
-  private readonly linacEnergy0: number;
 
   constructor(
     readonly facility: Facility,
@@ -70,36 +53,13 @@ export class Physics {
   ) {
     this.optics = buildOptics(facility, seed);
     this.initial = initialSetpoints(facility, seed);
-    const need = (name: string) => {
-      const def = facility.byName.get(name);
-      if (def === undefined) throw new Error(`The facility definition lacks ${name}`);
-      return def;
-    };
-    this.phase = need("RF:PHASE:SETPT");
-    this.amplitude = need("RF:AMPL:SETPT");
-    this.energy = need("DIAG:ENERGY:MEAS");
-    this.dcct = need("RING:DCCT:CURRENT");
-    this.boosterDipole = facility.byName.get("BOOSTER:DIPOLE:CURRENT");
-    this.moFreq = facility.byName.get("RF:MO:FREQ");
-    this.injectionBpms = facility.spec.injector.injectionBpms.map(need);
     this.tunnel = facility.devices.filter((d) => d.prefix.startsWith("RING:TUNNEL:TEMP:"));
     this.ringBpmCount =
       facility.devices.filter((d) => d.role === "bpm" && d.section === "RING" && d.suffix === "X")
         .length;
     this.gaps = facility.devices.filter((d) => d.role === "insertion" && d.suffix === "GAP:SETPT")
       .map((gap) => ({ gap, betaY: this.optics.lattice.of(gap)?.beta[1] ?? 0 }));
-    const [lo = 3, hi = 5] = facility.spec.linac.detuneDeg;
-    const detune = lo + (hi - lo) * uniform(seed, 0xc2e57);
-    this.onCrestDeg = round(num(this.initial.get(this.phase.name)) - detune, 2);
-    this.linacEnergy0 = facility.spec.linac.energyMeV * Math.cos(detune * DEG);
-    this.screens = facility.devices.filter((d) => /^DIAG:SCREEN:\d+:POS$/.test(d.name));
-    this.pulsed = facility.devices.flatMap((d) =>
-      /^BTS:KICKER:\d+:VOLT:SETPT$/.test(d.name)
-        ? [{ def: d, tolerance: KICKER_TOLERANCE }]
-        : d.name === "BTS:SEPTUM:CURRENT"
-        ? [{ def: d, tolerance: SEPTUM_TOLERANCE }]
-        : []
-    );
+    this.injection = new Injection(this);
     this.beam = new StoredBeam(this);
   }
 
@@ -166,7 +126,7 @@ export class Physics {
   }
 
   /** Change of a setpoint's actual value from its initial one. */
-  private delta(def: DeviceDef, t: number, sp: Setpoints): number {
+  delta(def: DeviceDef, t: number, sp: Setpoints): number {
     return num(this.actual(def, t, sp)) - num(this.initial.get(def.name));
   }
 
@@ -239,25 +199,9 @@ export class Physics {
       if (slow) x += this.thermalOrbit(def, t, sp);
     }
     if (slow && at !== undefined && at.eta !== 0 && def.plane === "H") {
-      x += 1000 * at.eta * this.energyError(section?.energySource, t, sp);
+      x += 1000 * at.eta * this.injection.energyError(section?.energySource, t, sp);
     }
     return x;
-  }
-
-  /** Relative energy error δ of the beam a section sees. */
-  energyError(source: string | undefined, t: number, sp: Setpoints): number {
-    if (source === "linac") return this.beamEnergy(t, sp) / this.linacEnergy0 - 1;
-    if (source === "booster" && this.boosterDipole !== undefined) {
-      return this.delta(this.boosterDipole, t, sp) /
-        (num(this.initial.get(this.boosterDipole.name)) || 1);
-    }
-    if (source === "ring" && this.moFreq !== undefined) {
-      // δ = −(Δf/f)/α: a higher RF frequency pulls the beam onto a shorter, lower-energy orbit.
-      const f0 = this.moFreq.spec.nom ?? 1;
-      const df = this.level(this.moFreq, t, sp) / f0 - 1;
-      return -df / this.facility.spec.ring.momentumCompaction;
-    }
-    return 0;
   }
 
   /** Girders move with the tunnel temperature: a few µm per kelvin at each ring BPM. */
@@ -320,20 +264,28 @@ export class Physics {
         ) +
           noise;
       case "tbt":
-        return this.turnByTurn(def, t, sp, source(), noisy);
+        return turnByTurnWave(
+          def,
+          this.seed,
+          t,
+          this.tunes(t, sp)[def.plane === "V" ? 1 : 0] ?? 0.25,
+          source(),
+          noisy,
+        );
       case "probe":
-        return this.probe(def, t, source(), noisy);
+        return probeWave(def, this.seed, t, source(), noisy);
       case "blm":
         return this.beam.loss(def, t, sp) + noise;
       case "energy":
-        return this.beamEnergy(t, sp) + this.drift(def, t) +
+        return this.injection.beamEnergy(t, sp) + this.drift(def, t) +
           (noisy ? this.facility.spec.linac.energyNoiseMeV * gauss(this.seed, def.key, t) : 0);
       case "espread":
-        return (s.nom ?? 0) + (s.gain ?? 0) * Math.abs(Math.sin(this.offCrest(t, sp) * DEG)) +
+        return (s.nom ?? 0) +
+          (s.gain ?? 0) * Math.abs(Math.sin(this.injection.offCrest(t, sp) * DEG)) +
           noise;
       case "injeff": {
         const stores = this.beam.conditions(t, sp).lossReason === undefined;
-        return stores ? this.injectionEfficiency(t, sp) + noise : 0;
+        return stores ? this.injection.injectionEfficiency(t, sp) + noise : 0;
       }
       case "dcct":
         return this.beam.current(t, sp) + noise;
@@ -351,7 +303,7 @@ export class Physics {
         return this.beam.bunchLengthPs(t, sp) + this.drift(def, t) + noise;
       case "booster": {
         const e = this.facility.spec.injector.boosterEnergyMeV;
-        return e * (1 + this.energyError("booster", t, sp)) + noise;
+        return e * (1 + this.injection.energyError("booster", t, sp)) + noise;
       }
       case "moving": {
         const gap = def.source;
@@ -390,75 +342,6 @@ export class Physics {
     return plus(this.value(src, t, sp, noisy), offset + noise);
   }
 
-  /** Phase distance from crest (deg), from where the RF actually is. */
-  private offCrest(t: number, sp: Setpoints): number {
-    return num(this.actual(this.phase, t, sp)) - this.onCrestDeg;
-  }
-
-  /** E = E0 · A/A0 · cos(φ − φ_crest), without noise or drift. */
-  beamEnergy(t: number, sp: Setpoints): number {
-    const linac = this.facility.spec.linac;
-    const a = num(this.actual(this.amplitude, t, sp)) / linac.amplitudePct;
-    return linac.energyMeV * a * Math.cos(this.offCrest(t, sp) * DEG);
-  }
-
-  /**
-   * Linac-to-ring efficiency, %: booster capture (linac energy within the
-   * booster acceptance, trajectory at the injection BPMs) times ring capture
-   * (booster energy within the ring acceptance, kickers and septum at their
-   * settings, no screen in the beam). The gun charge sets the fill rate, not this.
-   */
-  injectionEfficiency(t: number, sp: Setpoints): number {
-    const linac = this.facility.spec.linac;
-    const inj = this.facility.spec.injector;
-    const dE = this.level(this.energy, t, sp) - linac.energyMeV;
-    const dRing = 100 * this.energyError("booster", t, sp);
-    let sumSq = 0;
-    for (const bpm of this.injectionBpms) sumSq += this.orbit(bpm, t, sp) ** 2;
-    // A screen in the beam intercepts it; kickers and septum must match the stored orbit.
-    if (this.screens.some((d) => sp.at(d, t) === "IN")) return 0;
-    let pulsed = 0;
-    for (const { def, tolerance } of this.pulsed) {
-      const rel = this.delta(def, t, sp) / (num(this.initial.get(def.name)) || 1);
-      pulsed += (rel / tolerance) ** 2;
-    }
-    return linac.injectionEfficiencyPct * Math.exp(-((dE / linac.energyAcceptanceMeV) ** 2)) *
-      Math.exp(-((dRing / inj.ringEnergyAcceptancePct) ** 2)) *
-      Math.exp(-sumSq / (2 * inj.orbitToleranceMm ** 2)) * Math.exp(-pulsed);
-  }
-
-  private turnByTurn(
-    def: DeviceDef,
-    t: number,
-    sp: Setpoints,
-    closed: number,
-    noisy: boolean,
-  ): number[] {
-    const nu = this.tunes(t, sp)[def.plane === "V" ? 1 : 0] ?? 0.25;
-    const phase = 2 * Math.PI * uniform(this.seed, def.key, t, 0x7b7);
-    const sigma = def.spec.sigma ?? 0;
-    const out: number[] = [];
-    for (let i = 0; i < (def.spec.len ?? 256); i++) {
-      const beat = TBT_AMPLITUDE_MM * Math.exp(-i / 120) * Math.cos(2 * Math.PI * nu * i + phase);
-      out.push(closed + beat + (noisy ? sigma * gauss(this.seed, hashNumbers(def.key, i), t) : 0));
-    }
-    return out;
-  }
-
-  private probe(def: DeviceDef, t: number, voltage: number, noisy: boolean): number[] {
-    const phase = 2 * Math.PI * uniform(this.seed, def.key, t, 0x9b0);
-    const sigma = def.spec.sigma ?? 0;
-    const out: number[] = [];
-    for (let i = 0; i < (def.spec.len ?? 256); i++) {
-      // Klystron power-supply ripple shows as a slow modulation of the field envelope.
-      const ripple = 1 + 0.004 * Math.sin((2 * Math.PI * i) / 64 + phase);
-      out.push(
-        voltage * ripple + (noisy ? sigma * gauss(this.seed, hashNumbers(def.key, i), t) : 0),
-      );
-    }
-    return out;
-  }
-
   /** Slow wander plus a day-night cycle that peaks mid-afternoon. */
   drift(def: DeviceDef, t: number): number {
     const s = def.spec;
@@ -471,48 +354,4 @@ export class Physics {
   private wander(def: DeviceDef, t: number): number {
     return smooth(this.seed, def.key, t, 4 * HOUR_MS);
   }
-}
-
-/** Alarm severity and status of a value against the device's thresholds or enum states. */
-export function alarmOf(def: DeviceDef, value: Value | null): Alarm {
-  if (typeof value === "string") {
-    const severity = def.labelSeverity.get(value) ?? "NONE";
-    return { severity, status: severity === "NONE" ? "NO_ALARM" : "STATE" };
-  }
-  const a = def.info.alarm;
-  if (typeof value !== "number" || a === undefined) return { severity: "NONE", status: "NO_ALARM" };
-  if (a.hihi !== undefined && value >= a.hihi) return { severity: "MAJOR", status: "HIHI" };
-  if (a.lolo !== undefined && value <= a.lolo) return { severity: "MAJOR", status: "LOLO" };
-  if (a.high !== undefined && value >= a.high) return { severity: "MINOR", status: "HIGH" };
-  if (a.low !== undefined && value <= a.low) return { severity: "MINOR", status: "LOW" };
-  return { severity: "NONE", status: "NO_ALARM" };
-}
-
-function initialSetpoints(facility: Facility, seed: number): Map<string, number | string> {
-  const out = new Map<string, number | string>();
-  for (const def of facility.devices) {
-    if (def.model !== "set") continue;
-    const init = def.spec.init ?? 0;
-    if (typeof init === "string") {
-      out.set(def.name, init);
-      continue;
-    }
-    const spread = def.spec.initSpread ?? 0;
-    const value = init + spread * (2 * uniform(seed, def.key, 0x1417) - 1);
-    out.set(def.name, round(value, def.info.precision ?? 3));
-  }
-  return out;
-}
-
-function num(v: Value | null | undefined): number {
-  return typeof v === "number" ? v : 0;
-}
-
-function plus(v: Value, delta: number): Value {
-  return typeof v === "number" ? v + delta : v;
-}
-
-function round(v: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(v * f) / f;
 }

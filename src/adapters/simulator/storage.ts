@@ -9,7 +9,6 @@
 
 import { type BeamConditions, type BeamEnv, BeamTrack, closedFormCurrent } from "./beam.ts";
 import type { DeviceDef } from "./facility.ts";
-import { IncidentBook } from "./incidents.ts";
 import type { LatticePoint } from "./lattice.ts";
 import { gauss } from "./noise.ts";
 import type { Physics, Setpoints } from "./physics.ts";
@@ -21,13 +20,13 @@ import {
   type LifetimeInputs,
   ringLifetime,
 } from "./ring.ts";
+import { RingVacuum } from "./vacuum.ts";
 
 /** Orbit excursion (mm) at which losses in the linac and transfer lines double. */
 const LOSS_APERTURE_MM = 1;
 /** Loss-monitor counts per mA lost at one monitor, and how fast the burst fades. */
 const LOSS_COUNTS_PER_MA = 5000;
 const LOSS_FADE_MS = 3000;
-const PRESSURE_GRID_MS = 600_000;
 
 /** Full conditions: what {@link BeamConditions} says plus the inputs behind it. */
 export interface RingConditions extends BeamConditions {
@@ -53,8 +52,7 @@ interface Aperture {
 /** The stored beam of one {@link Physics}. */
 export class StoredBeam {
   private readonly stations: readonly DeviceDef[];
-  private readonly gauges: readonly DeviceDef[];
-  private readonly pressureRef: number;
+  private readonly vacuum: RingVacuum;
   private readonly ringBpms: readonly { def: DeviceDef; at: LatticePoint; blm?: DeviceDef }[];
   private readonly ringBlms: readonly { def: DeviceDef; at: LatticePoint }[];
   private readonly gaps: readonly { def: DeviceDef; at: LatticePoint }[];
@@ -63,10 +61,8 @@ export class StoredBeam {
   private readonly circumference: number;
   private readonly ringName: string;
   private fixedAperture: Aperture | undefined;
-  private readonly pressures = new Map<number, number>();
   private readonly timing = new Map<string, DeviceDef>();
   private readonly lifetimeDef: DeviceDef | undefined;
-  private readonly bursts = new Map<number, readonly DeviceDef[]>();
   /** Lifetime with the initial settings at the target current, h: the loss monitors' baseline. */
   readonly nominalLifetimeH: number;
 
@@ -74,11 +70,7 @@ export class StoredBeam {
     const facility = physics.facility;
     const lattice = physics.optics.lattice;
     this.stations = facility.devices.filter((d) => /^RF:STN:\d+:CAV:VOLT$/.test(d.name));
-    this.gauges = facility.devices.filter((d) => /^RING:VAC:IG:\d+:PRES$/.test(d.name));
-    this.pressureRef = mean(this.gauges.map((d) => {
-      const s = d.spec;
-      return (s.nom ?? 1) * 10 ** ((s.spread ?? 0) * gauss(physics.seed, d.key, 0x5ca7));
-    }));
+    this.vacuum = new RingVacuum(physics);
     const ring = [...lattice.sections.values()].find((s) => s.spec.kind === "ring");
     this.circumference = ring?.spec.lengthM ?? 1;
     this.ringName = ring?.name ?? "";
@@ -251,7 +243,7 @@ export class StoredBeam {
     // deno-lint-ignore no-this-alias
     const self = this;
     const voltMV = this.totalVoltMV(t, sp);
-    const pressureRatio = this.pressureRatio(t, sp);
+    const pressureRatio = this.vacuum.pressureRatio(t, sp);
     const setting = (name: string) => {
       const def = this.timing.get(name);
       return def === undefined ? undefined : sp.at(def, t);
@@ -300,7 +292,7 @@ export class StoredBeam {
     const effDef = physics.facility.byName.get("DIAG:INJ:EFF");
     const revolutionUs = (this.circumference / C_LIGHT) * 1e6;
     const q = charge ? physics.level(charge, t, sp) : 0;
-    const effRaw = physics.injectionEfficiency(t, sp);
+    const effRaw = physics.injection.injectionEfficiency(t, sp);
     const eff = effDef ? Number(physics.withEffects(effDef, effRaw, t)) : effRaw;
     return (repHz * q * (eff / 100)) / revolutionUs;
   }
@@ -344,51 +336,6 @@ export class StoredBeam {
       return { reason: "beam permit denied", monitor: this.nearestBlm(0)?.name };
     }
     return { reason: undefined, monitor: undefined };
-  }
-
-  /**
-   * Average ring pressure over its reference. The gauges' slow wander is
-   * averaged on a ten-minute grid (interpolated); incident bursts are added
-   * at the exact time for the few gauges they touch.
-   */
-  private pressureRatio(t: number, sp: Setpoints): number {
-    const n = this.gauges.length;
-    if (n === 0) return 1;
-    const physics = this.physics;
-    const at = (k: number) => {
-      let p = this.pressures.get(k);
-      if (p === undefined) {
-        const time = k * PRESSURE_GRID_MS;
-        p = mean(this.gauges.map((g) => physics.baseLevel(g, time, sp)));
-        if (this.pressures.size >= MEMO_SIZE) this.pressures.clear();
-        this.pressures.set(k, p);
-      }
-      return p;
-    };
-    const x = t / PRESSURE_GRID_MS;
-    const k = Math.floor(x);
-    let sum = at(k) + (x - k) * (at(k + 1) - at(k));
-    for (const g of this.burstGauges(t)) {
-      if (physics.book.effectsAt(g.name, t).length === 0) continue;
-      const base = physics.baseLevel(g, t, sp);
-      sum += (Number(physics.withEffects(g, base, t)) - base) / n;
-    }
-    return sum / this.pressureRef;
-  }
-
-  /** The gauges an incident of this shift or the one before touches. */
-  private burstGauges(t: number): readonly DeviceDef[] {
-    const k = IncidentBook.shiftOf(t);
-    let list = this.bursts.get(k);
-    if (list === undefined) {
-      const book = this.physics.book;
-      list = this.gauges.filter((g) =>
-        book.plan(k).byDevice.has(g.name) || book.plan(k - 1).byDevice.has(g.name)
-      );
-      if (this.bursts.size >= MEMO_SIZE) this.bursts.clear();
-      this.bursts.set(k, list);
-    }
-    return list;
   }
 
   /**
@@ -441,8 +388,4 @@ export class StoredBeam {
     }
     return best;
   }
-}
-
-function mean(values: readonly number[]): number {
-  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }
