@@ -26,6 +26,9 @@ import { agentTools } from "../tools/agent_tools.ts";
 import { askUserTool, type OperatorChannel } from "../tools/ask_user.ts";
 import type { Tool, ToolDeps } from "../tools/define.ts";
 import { ALL_TOOLS, SANDBOX_TOOLS } from "../tools/mod.ts";
+import { launchDisplayTool } from "../tools/launch_display.ts";
+import { DisplayCatalogue } from "../displays/catalogue.ts";
+import { spawnDetached } from "../displays/launch.ts";
 import type { SandboxDeps } from "../sandbox/types.ts";
 import type { RegistryOptions } from "../tools/registry.ts";
 import { CliError, Exit } from "./exit.ts";
@@ -166,6 +169,10 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       ...(config.skills.dir ? [d.resolve(config.skills.dir)] : []),
     ])
     : [];
+  const displays = {
+    catalogue: new DisplayCatalogue(config.displays, config.launchers, d.resolve),
+    spawn: spawnDetached,
+  };
   return {
     agents,
     skills,
@@ -177,6 +184,7 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       ...(d.sandbox ? SANDBOX_TOOLS.filter((t) => profile.sandboxWrites || t.readOnly) : []),
       ...agentTools(agents, { id: "operator", level: 1, model: d.model }),
       askUserTool(d.operator),
+      launchDisplayTool(() => displays),
     ],
     activeSkills: (input) =>
       matchSkills(skills, [...d.session().userInputs(), ...(input ? [input] : [])]),

@@ -40,7 +40,8 @@ export type Command =
   | { kind: "help" }
   | { kind: "exec"; file: string; timeoutS?: number }
   | { kind: "scripts"; action: "list"; keyword?: string }
-  | { kind: "scripts"; action: "run"; name: string; args: string[] };
+  | { kind: "scripts"; action: "run"; name: string; args: string[] }
+  | { kind: "display"; name?: string; macros: string[] };
 
 export interface Invocation {
   command: Command;
@@ -99,6 +100,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   permissions: [],
   exec: ["timeout"],
   scripts: [],
+  display: [],
 };
 const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help", "profile"];
 
@@ -120,12 +122,13 @@ Usage:
   accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
   accel-agent scripts list [KEYWORD]       the operator's Python scripts
   accel-agent scripts run NAME [ARGS…]     run one in the sandbox (-- before ARGS that start with -)
+  accel-agent display [NAME [MACRO=VALUE…]]  open a facility display (list them without NAME)
   accel-agent eval [--repeat N] [--tasks SEL]  graded tasks on the simulator (eval --help)
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
   -m, --model NAME      named model from [llm.models] (env ACCEL_AGENT_MODEL)
-      --json            one JSON object on stdout (ask, get, search, index, logs)
+      --json            one JSON object on stdout (ask, get, search, index, logs, display)
       --stream-json     ask: one JSON line per event, then the result
       --no-color        plain output (also NO_COLOR=1)
       --resume [ID]     start, ask: continue a saved session (default: the newest)
@@ -160,7 +163,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts, eval (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts, display, eval (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
@@ -202,6 +205,10 @@ function toCommand(name: string, rest: string[], v: Values): Command {
     case "exec":
     case "scripts":
       return sandboxCommand(name, rest, v.timeout);
+    case "display": {
+      const [display, ...macros] = rest;
+      return { kind: "display", ...(display !== undefined ? { name: display } : {}), macros };
+    }
     case "get":
       if (!rest.length) {
         throw new UsageError(

@@ -218,6 +218,11 @@ function summary(result: unknown, width: number): string {
     const violations = Array.isArray(r.violations) ? `: ${r.violations.length} violations` : "";
     return clip(`plan ${r.status.replaceAll("_", " ")}${violations}${restored}`);
   }
+  if (r.launched && typeof r.launched === "object") {
+    const l = r.launched as Record<string, unknown>;
+    const argv = Array.isArray(l.argv) ? l.argv.join(" ") : "";
+    return clip(`opened ${l.display} (${l.kind}), pid ${l.pid}: ${argv}`);
+  }
   const parts: string[] = [];
   if (Array.isArray(r.readings)) {
     for (const x of r.readings.slice(0, 3) as Record<string, unknown>[]) {
