@@ -27,6 +27,7 @@ import { askUserTool, type OperatorChannel } from "../tools/ask_user.ts";
 import type { Tool, ToolDeps } from "../tools/define.ts";
 import { ALL_TOOLS, SANDBOX_TOOLS } from "../tools/mod.ts";
 import { launchDisplayTool } from "../tools/launch_display.ts";
+import { plotTool } from "../tools/plot.ts";
 import { DisplayCatalogue } from "../displays/catalogue.ts";
 import { spawnDetached } from "../displays/launch.ts";
 import type { SandboxDeps } from "../sandbox/types.ts";
@@ -185,6 +186,7 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       ...agentTools(agents, { id: "operator", level: 1, model: d.model }),
       askUserTool(d.operator),
       launchDisplayTool(() => displays),
+      plotTool(() => ({ workDir: d.resolve(config.sandbox.work_dir), scansDir: d.plans.scansDir })),
     ],
     activeSkills: (input) =>
       matchSkills(skills, [...d.session().userInputs(), ...(input ? [input] : [])]),

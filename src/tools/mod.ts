@@ -13,6 +13,7 @@ import { readLog } from "./read_log.ts";
 import { type RegistryOptions, ToolRegistry } from "./registry.ts";
 import { searchDevice } from "./search_device.ts";
 import { launchDisplayTool } from "./launch_display.ts";
+import { plotTool } from "./plot.ts";
 
 export { defineTool, ToolError } from "./define.ts";
 export type { Tool, ToolContext, ToolDeps } from "./define.ts";
@@ -30,6 +31,7 @@ export const EVERY_TOOL: readonly Tool[] = [
   ...SANDBOX_TOOLS,
   // The operator's console tools; the app builds them over its catalogue (src/app/features.ts).
   launchDisplayTool(),
+  plotTool(),
 ];
 
 /** The registry of all tools over one control system. */
