@@ -29,6 +29,7 @@ import { ALL_TOOLS, SANDBOX_TOOLS } from "../tools/mod.ts";
 import { launchDisplayTool } from "../tools/launch_display.ts";
 import { plotTool } from "../tools/plot.ts";
 import { DisplayCatalogue } from "../displays/catalogue.ts";
+import { normalize } from "../config/paths.ts";
 import { spawnDetached } from "../displays/launch.ts";
 import type { SandboxDeps } from "../sandbox/types.ts";
 import type { RegistryOptions } from "../tools/registry.ts";
@@ -171,7 +172,11 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
     ])
     : [];
   const displays = {
-    catalogue: new DisplayCatalogue(config.displays, config.launchers, d.resolve),
+    catalogue: new DisplayCatalogue(
+      config.displays,
+      config.launchers,
+      (p) => normalize(d.resolve(p)),
+    ),
     spawn: spawnDetached,
   };
   return {

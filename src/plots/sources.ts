@@ -9,6 +9,7 @@
  */
 import type { ControlReader } from "../adapters/adapter.ts";
 import { readRegularText } from "../util/bounded_read.ts";
+import { normalize } from "../config/paths.ts";
 import { sleep, type Timers } from "../util/misc.ts";
 import { resolveRange } from "../tools/time.ts";
 import type { PlotData, PlotSeries } from "./data.ts";
@@ -178,7 +179,10 @@ export async function csvData(
   path: string,
   columns?: string[],
 ): Promise<PlotData> {
-  const full = path.startsWith("/") ? path : `${workDir}/${path}`;
+  const outside = () =>
+    new PlotError(`${path}: not inside the work directory ${workDir}; plot files from there`);
+  const full = normalize(path.startsWith("/") ? path : `${workDir}/${path}`);
+  if (!full.startsWith(`${normalize(workDir)}/`)) throw outside();
   let real: string;
   let root: string;
   try {
@@ -188,11 +192,13 @@ export async function csvData(
     if (e instanceof Deno.errors.NotFound) {
       throw new PlotError(`${path}: no such file in the work directory ${workDir}`);
     }
-    throw new PlotError(`${path}: cannot be read (${(e as Error).message})`);
+    // A link that leads where the program may not read is outside by definition.
+    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+      throw outside();
+    }
+    throw new PlotError(`${path}: cannot be read (${(e as Error).message.split("\n")[0]})`);
   }
-  if (!real.startsWith(`${root}/`)) {
-    throw new PlotError(`${path}: not inside the work directory ${workDir}; plot files from there`);
-  }
+  if (!real.startsWith(`${root}/`)) throw outside();
   return await csvText(real, path, { columns });
 }
 
