@@ -361,12 +361,15 @@ function plotArgs(devices: string[], v: Values): Record<string, unknown> {
     };
   }
   if (timeRange) throw new UsageError("--live reads now; --from and --to go with archived series");
-  return {
-    source: "live",
-    devices,
-    seconds: duration("live", v.live),
-    ...(v.every !== undefined ? { every: duration("every", v.every) } : {}),
-  };
+  const seconds = duration("live", v.live);
+  const every = v.every === undefined ? undefined : duration("every", v.every);
+  if (!(seconds > 0 && seconds <= 50)) {
+    throw new UsageError("--live is more than 0 s and at most 50 s");
+  }
+  if (every !== undefined && !(every >= 0.1 && every <= seconds)) {
+    throw new UsageError("--every is at least 100ms and at most the --live duration");
+  }
+  return { source: "live", devices, seconds, ...(every !== undefined ? { every } : {}) };
 }
 
 /** `10s`, `500ms`, `2m` or a number of seconds, in seconds. */

@@ -45,7 +45,10 @@ export async function runDisplay(
   if (!outcome.ok) {
     if (json) io.out(`${terminalJson(result)}\n`);
     const e = typeof result?.error === "string" ? result.error : "the display could not be opened";
-    throw new CliError(e.replace(/^launch_display failed: /, ""), Exit.FAILURE);
+    throw new CliError(
+      e.replace(/^launch_display failed: /, "").split(". Schema: ")[0] as string,
+      Exit.FAILURE,
+    );
   }
   if (json) {
     io.out(`${terminalJson(result)}\n`);

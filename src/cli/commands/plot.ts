@@ -43,7 +43,10 @@ export async function runPlot(
   if (!outcome.ok) {
     if (json) io.out(`${terminalJson(result)}\n`);
     const e = typeof result?.error === "string" ? result.error : "the plot failed";
-    throw new CliError(e.replace(/^plot failed: /, ""), Exit.FAILURE);
+    throw new CliError(
+      e.replace(/^plot failed: /, "").split(". Schema: ")[0] as string,
+      Exit.FAILURE,
+    );
   }
   const errors = (result.errors ?? []) as { device: string; error: string }[];
   if (json) {
