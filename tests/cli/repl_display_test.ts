@@ -68,6 +68,11 @@ Deno.test({
       const written = (await Deno.readTextFile(out)).trimEnd().split("\n");
       assert.deepEqual(written, [String(pid), "-resource", resource]);
       assert.ok(await running(pid), "the launcher is still running while the prompt is back");
+      assert.equal(
+        await ps("sid", pid),
+        String(pid),
+        "in a session of its own: no Ctrl-C reaches it",
+      );
 
       await term.type("/display");
       await term.send("Enter");
@@ -83,12 +88,16 @@ Deno.test({
   },
 });
 
-async function running(pid: number): Promise<boolean> {
+/** `ps -o FIELD= -p PID`: "" when the process is gone. */
+async function ps(field: string, pid: number): Promise<string> {
   const out = await new Deno.Command("ps", {
-    args: ["-o", "stat=", "-p", String(pid)],
+    args: ["-o", `${field}=`, "-p", String(pid)],
     stdout: "piped",
-  })
-    .output();
-  const stat = new TextDecoder().decode(out.stdout).trim();
+  }).output();
+  return new TextDecoder().decode(out.stdout).trim();
+}
+
+async function running(pid: number): Promise<boolean> {
+  const stat = await ps("stat", pid);
   return stat !== "" && !stat.startsWith("Z");
 }
