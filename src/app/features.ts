@@ -26,6 +26,11 @@ import { agentTools } from "../tools/agent_tools.ts";
 import { askUserTool, type OperatorChannel } from "../tools/ask_user.ts";
 import type { Tool, ToolDeps } from "../tools/define.ts";
 import { ALL_TOOLS, SANDBOX_TOOLS } from "../tools/mod.ts";
+import { launchDisplayTool } from "../tools/launch_display.ts";
+import { plotTool } from "../tools/plot.ts";
+import { DisplayCatalogue } from "../displays/catalogue.ts";
+import { normalize } from "../config/paths.ts";
+import { spawnDetached } from "../displays/launch.ts";
 import type { SandboxDeps } from "../sandbox/types.ts";
 import type { RegistryOptions } from "../tools/registry.ts";
 import { CliError, Exit } from "./exit.ts";
@@ -166,6 +171,14 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       ...(config.skills.dir ? [d.resolve(config.skills.dir)] : []),
     ])
     : [];
+  const displays = {
+    catalogue: new DisplayCatalogue(
+      config.displays,
+      config.launchers,
+      (p) => normalize(d.resolve(p)),
+    ),
+    spawn: spawnDetached,
+  };
   return {
     agents,
     skills,
@@ -177,6 +190,8 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       ...(d.sandbox ? SANDBOX_TOOLS.filter((t) => profile.sandboxWrites || t.readOnly) : []),
       ...agentTools(agents, { id: "operator", level: 1, model: d.model }),
       askUserTool(d.operator),
+      launchDisplayTool(() => displays),
+      plotTool(() => ({ workDir: d.resolve(config.sandbox.work_dir), scansDir: d.plans.scansDir })),
     ],
     activeSkills: (input) =>
       matchSkills(skills, [...d.session().userInputs(), ...(input ? [input] : [])]),

@@ -3,7 +3,8 @@
  * reads only the files and directories its configuration names (and its own
  * assets), writes only its state, cache, work and scripts directories, sees
  * only the environment variables it uses, contacts only the configured
- * hosts, and runs only its own runtime (the Python sandbox). Anything else is
+ * hosts, and runs only its own runtime (the Python sandbox) and the launchers
+ * of the configured displays. Anything else is
  * refused by Deno itself (`NotCapable`), whatever our code does.
  *
  * `accel-agent permissions` prints these flags; the launcher (`launch.ts`,
@@ -15,6 +16,7 @@
 import type { LoadedConfig } from "../config/load.ts";
 import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
+import { launcherPrograms } from "../displays/catalogue.ts";
 
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
@@ -211,7 +213,11 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     write: unique(write),
     env: unique([...BASE_ENV, ...configuredEnv(config).filter((n) => !coveredByBase(n))]),
     sys: [...SYS],
-    run: unique(ctx.run ?? [Deno.execPath()]),
+    // This runtime (the sandbox), and the launchers of the kinds of display the catalogue holds.
+    run: unique([
+      ...(ctx.run ?? [Deno.execPath()]),
+      ...launcherPrograms(config, loaded.baseDir, home).map((p) => check(p, "[launchers]")),
+    ]),
     net: netHosts(config),
   };
 }

@@ -127,6 +127,12 @@ export async function main(args: string[]): Promise<number> {
             inv.json,
             io,
           );
+        case "plot":
+          return await (await import("./commands/plot.ts")).runPlot(app, cmd.args, inv.json, io);
+        case "display": {
+          const m = await import("./commands/display.ts");
+          return await m.runDisplay(app, cmd.name, m.macroArgs(cmd.macros), inv.json, io);
+        }
         case "exec":
         case "scripts":
           return await (await import("./commands/sandbox.ts")).runSandboxCommand(

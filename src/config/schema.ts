@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { EpicsConfigSchema, TangoConfigSchema } from "./facility_schema.ts";
 import { SandboxConfigSchema } from "./sandbox_schema.ts";
+import { DisplaySchema, LaunchersSchema } from "./displays_schema.ts";
 
 const positiveInt = z.int().positive();
 
@@ -119,6 +120,9 @@ export const ConfigSchema = z.strictObject({
     cache: z.boolean().default(true),
   }).prefault({}),
   sandbox: SandboxConfigSchema,
+  /** The facility's operator screens, opened by launch_display (see displays_schema.ts). */
+  displays: z.array(DisplaySchema).default([]),
+  launchers: LaunchersSchema,
   operator: z.string().optional(),
   profile: z.strictObject({
     /** observer (reads only), operator (plans with approval), sim-eval (simulator only). */

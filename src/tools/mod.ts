@@ -12,6 +12,8 @@ import { runScript } from "./run_script.ts";
 import { readLog } from "./read_log.ts";
 import { type RegistryOptions, ToolRegistry } from "./registry.ts";
 import { searchDevice } from "./search_device.ts";
+import { launchDisplayTool } from "./launch_display.ts";
+import { plotTool } from "./plot.ts";
 
 export { defineTool, ToolError } from "./define.ts";
 export type { Tool, ToolContext, ToolDeps } from "./define.ts";
@@ -24,7 +26,13 @@ export const ALL_TOOLS: readonly Tool[] = [getParameter, searchDevice, readLog, 
 export const SANDBOX_TOOLS: readonly Tool[] = [executeCode, runScript, listScriptsTool];
 
 /** Every tool including the sandbox's, for the schema snapshot. */
-export const EVERY_TOOL: readonly Tool[] = [...ALL_TOOLS, ...SANDBOX_TOOLS];
+export const EVERY_TOOL: readonly Tool[] = [
+  ...ALL_TOOLS,
+  ...SANDBOX_TOOLS,
+  // The operator's console tools; the app builds them over its catalogue (src/app/features.ts).
+  launchDisplayTool(),
+  plotTool(),
+];
 
 /** The registry of all tools over one control system. */
 export function createRegistry(deps: ToolDeps, opts: RegistryOptions): ToolRegistry {

@@ -30,6 +30,8 @@ const READ_BPM: Scenario = {
           "agent_list",
           "agent_cancel",
           "ask_user",
+          "launch_display",
+          "plot",
         ],
       },
       respond: {

@@ -40,7 +40,9 @@ export type Command =
   | { kind: "help" }
   | { kind: "exec"; file: string; timeoutS?: number }
   | { kind: "scripts"; action: "list"; keyword?: string }
-  | { kind: "scripts"; action: "run"; name: string; args: string[] };
+  | { kind: "scripts"; action: "run"; name: string; args: string[] }
+  | { kind: "display"; name?: string; macros: string[] }
+  | { kind: "plot"; args: Record<string, unknown> };
 
 export interface Invocation {
   command: Command;
@@ -81,6 +83,11 @@ const OPTIONS = {
   timeout: { type: "string" },
   resume: { type: "string" },
   profile: { type: "string" },
+  live: { type: "string" },
+  every: { type: "string" },
+  scan: { type: "string" },
+  csv: { type: "string" },
+  column: { type: "string", multiple: true },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -99,6 +106,8 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   permissions: [],
   exec: ["timeout"],
   scripts: [],
+  display: [],
+  plot: ["from", "to", "live", "every", "scan", "csv", "column"],
 };
 const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help", "profile"];
 
@@ -120,12 +129,16 @@ Usage:
   accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
   accel-agent scripts list [KEYWORD]       the operator's Python scripts
   accel-agent scripts run NAME [ARGS…]     run one in the sandbox (-- before ARGS that start with -)
+  accel-agent display [NAME [MACRO=VALUE…]]  open a facility display (list them without NAME)
+  accel-agent plot DEVICE… [--from T] [--to T]  a chart of archived series (SVG saved too)
+  accel-agent plot DEVICE… --live 10s [--every 1s]  a chart of live values read for a while
+  accel-agent plot --scan FILE|HASH | --csv FILE  a chart of a plan's scan, or of a work-directory CSV
   accel-agent eval [--repeat N] [--tasks SEL]  graded tasks on the simulator (eval --help)
 
 Options:
   -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
   -m, --model NAME      named model from [llm.models] (env ACCEL_AGENT_MODEL)
-      --json            one JSON object on stdout (ask, get, search, index, logs)
+      --json            one JSON object on stdout (ask, get, search, index, logs, display, plot)
       --stream-json     ask: one JSON line per event, then the result
       --no-color        plain output (also NO_COLOR=1)
       --resume [ID]     start, ask: continue a saved session (default: the newest)
@@ -134,6 +147,8 @@ Options:
            --pattern | --words (read the text as a pattern, or as words; default: decide by the text)
   logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
            --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
+  plot:    --from/--to (archive, default the last 24 h) | --live DURATION --every DURATION
+           (10s, 500ms, 1m) | --scan FILE|PLAN-HASH | --csv FILE [--column NAME]…
   exec:    --timeout SECONDS (default [sandbox] timeout_s)
   plan:    run --approved-hash TOKEN (or --approval TOKEN), from plan show;
            show --reusable: a token without expiry for a procedure (recorded in the audit)
@@ -160,7 +175,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   if (!(name in COMMAND_OPTIONS)) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts, eval (see --help)`,
+      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts, display, plot, eval (see --help)`,
     );
   }
   const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
@@ -202,6 +217,12 @@ function toCommand(name: string, rest: string[], v: Values): Command {
     case "exec":
     case "scripts":
       return sandboxCommand(name, rest, v.timeout);
+    case "plot":
+      return { kind: "plot", args: plotArgs(rest, v) };
+    case "display": {
+      const [display, ...macros] = rest;
+      return { kind: "display", ...(display !== undefined ? { name: display } : {}), macros };
+    }
     case "get":
       if (!rest.length) {
         throw new UsageError(
@@ -306,6 +327,57 @@ function toCommand(name: string, rest: string[], v: Values): Command {
     }
   }
   throw new UsageError(`unknown command "${name}"`);
+}
+
+/** The `plot` tool's arguments from the command line: one source, its options only. */
+function plotArgs(devices: string[], v: Values): Record<string, unknown> {
+  const sources = [v.live !== undefined, v.scan !== undefined, v.csv !== undefined];
+  if (sources.filter(Boolean).length > 1) {
+    throw new UsageError("plot takes one source: devices (archive), --live, --scan or --csv");
+  }
+  const timeRange = v.from !== undefined || v.to !== undefined;
+  if (v.scan !== undefined || v.csv !== undefined) {
+    if (devices.length || timeRange || v.live !== undefined || v.every !== undefined) {
+      throw new UsageError("--scan and --csv take no devices, --from, --to, --live or --every");
+    }
+    if (v.column && v.csv === undefined) throw new UsageError("--column goes with --csv");
+    return v.scan !== undefined
+      ? { source: "scan", scan: v.scan }
+      : { source: "csv", file: v.csv, ...(v.column ? { columns: v.column } : {}) };
+  }
+  if (!devices.length) {
+    throw new UsageError(
+      "plot needs devices, --scan or --csv, e.g. accel-agent plot RING:DCCT:CURRENT --from -8h",
+    );
+  }
+  if (v.column) throw new UsageError("--column goes with --csv");
+  if (v.live === undefined) {
+    if (v.every !== undefined) throw new UsageError("--every goes with --live");
+    return {
+      source: "archive",
+      devices,
+      ...(v.from ? { from: v.from } : {}),
+      ...(v.to ? { to: v.to } : {}),
+    };
+  }
+  if (timeRange) throw new UsageError("--live reads now; --from and --to go with archived series");
+  const seconds = duration("live", v.live);
+  const every = v.every === undefined ? undefined : duration("every", v.every);
+  if (!(seconds > 0 && seconds <= 50)) {
+    throw new UsageError("--live is more than 0 s and at most 50 s");
+  }
+  if (every !== undefined && !(every >= 0.1 && every <= seconds)) {
+    throw new UsageError("--every is at least 100ms and at most the --live duration");
+  }
+  return { source: "live", devices, seconds, ...(every !== undefined ? { every } : {}) };
+}
+
+/** `10s`, `500ms`, `2m` or a number of seconds, in seconds. */
+function duration(name: string, raw: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(raw.trim());
+  if (!m) throw new UsageError(`--${name} "${raw}" is not a duration; use e.g. 10s, 500ms or 1m`);
+  const n = Number(m[1]);
+  return m[2] === "ms" ? n / 1000 : m[2] === "m" ? n * 60 : n;
 }
 
 /** `--from -8h` would read "-8h" as an option; bind such values to their option. */

@@ -5,6 +5,7 @@
  */
 import type { App } from "../../app/app.ts";
 import { ConfigError } from "../../config/mod.ts";
+import { CliError } from "../../app/exit.ts";
 import { savePlan } from "../../plan/plan_file.ts";
 import { planIdOf } from "../../safety/approval.ts";
 import type { Io } from "../../app/io.ts";
@@ -22,6 +23,10 @@ export const SLASH_HELP: [string, string][] = [
   ["/cost", "tokens used in this session by model (and cost when prices are configured)"],
   ["/clear", "start a new conversation (the cost so far is kept)"],
   ...SESSION_SLASH_HELP,
+  [
+    "/display [NAME …]",
+    "open a facility display (MACRO=VALUE after the name); list them without one",
+  ],
   ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
@@ -103,6 +108,17 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
         io.err(s.red(`${untrusted(e.message)}\n`));
       }
       return;
+    case "/display": {
+      const { macroArgs, runDisplay } = await import("../commands/display.ts");
+      try {
+        const [name, ...macros] = rest;
+        await runDisplay(app, name || undefined, macroArgs(macros), false, io);
+      } catch (e) {
+        if (!(e instanceof CliError)) throw e;
+        io.err(s.red(`${untrusted(e.message)}\n`));
+      }
+      return;
+    }
     default:
       if (await runSessionSlash(cmd, arg, app, io)) return;
       io.err(s.red(`unknown command ${untrusted(cmd)}; /help lists the commands\n`));

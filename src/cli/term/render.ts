@@ -13,6 +13,8 @@ import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./spinner.ts";
 import { type Style, style } from "./style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
+import { renderChart } from "./chart.ts";
+import { readPlotData } from "../../plots/write.ts";
 
 export class TerminalRenderer {
   readonly #io: Io;
@@ -83,6 +85,7 @@ export class TerminalRenderer {
             summary ? ` ${ev.ok ? s.dim("→") : s.red("→")} ${ev.ok ? summary : s.red(summary)}` : ""
           }\n`,
         );
+        if (ev.ok && ev.name === "plot") this.#chart(ev.result);
         this.#spinner.start("thinking…");
         return;
       }
@@ -182,6 +185,19 @@ export class TerminalRenderer {
     }
   }
 
+  /** The chart of a `plot` result, from the data file the tool saved beside the SVG. */
+  #chart(result: unknown): void {
+    const path = (result as { data_file?: unknown } | null)?.data_file;
+    const data = typeof path === "string" ? readPlotData(path) : undefined;
+    if (!data) return;
+    const text = renderChart(data, { columns: this.#io.columns(), color: this.#io.color });
+    this.#io.err(
+      `${text.replace(/^/gm, "  ")}  ${
+        this.#s.dim(`svg: ${untrusted(String((result as { svg?: unknown }).svg))}`)
+      }\n`,
+    );
+  }
+
   /** Stops the spinner and flushes the answer; safe to call twice. */
   end(): void {
     this.pause();
@@ -218,6 +234,11 @@ function summary(result: unknown, width: number): string {
     const violations = Array.isArray(r.violations) ? `: ${r.violations.length} violations` : "";
     return clip(`plan ${r.status.replaceAll("_", " ")}${violations}${restored}`);
   }
+  if (r.launched && typeof r.launched === "object") {
+    const l = r.launched as Record<string, unknown>;
+    const argv = Array.isArray(l.argv) ? l.argv.join(" ") : "";
+    return clip(`opened ${l.display} (${l.kind}), pid ${l.pid}: ${argv}`);
+  }
   const parts: string[] = [];
   if (Array.isArray(r.readings)) {
     for (const x of r.readings.slice(0, 3) as Record<string, unknown>[]) {
@@ -236,6 +257,9 @@ function summary(result: unknown, width: number): string {
   }
   if (Array.isArray(r.entries)) {
     return `${r.entries.length} ${r.source ?? ""} entries`.replace("  ", " ");
+  }
+  if (typeof r.svg === "string" && Array.isArray(r.series)) {
+    return clip(`chart of ${r.series.length} series, ${r.svg}`);
   }
   if (Array.isArray(r.series)) return `${r.series.length} archived series`;
   if (typeof r.stdout === "string") {

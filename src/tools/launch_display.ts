@@ -1,0 +1,90 @@
+/**
+ * `launch_display`: opens one of the facility's operator screens from the
+ * configured catalogue, with its macros checked, through the configured
+ * launcher, detached. It changes nothing on the machine, so it needs no
+ * plan; the result says exactly what was started (argv and pid). Without a
+ * display it lists the catalogue.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { type Display, type DisplayCatalogue, DisplayError } from "../displays/catalogue.ts";
+import type { Spawn } from "../displays/launch.ts";
+import { defineTool, type Tool, ToolError } from "./define.ts";
+
+/** The catalogue and the way to start a launcher. */
+export interface DisplayDeps {
+  catalogue: DisplayCatalogue;
+  spawn: Spawn;
+}
+
+const Parameters = z.strictObject({
+  display: z.string().max(200).optional().describe(
+    'The display\'s name, or words from its keywords or description (e.g. "orbit", "rf cavity"); ' +
+      "omit to list the catalogue",
+  ),
+  macros: z.record(z.string(), z.string().max(256)).optional().describe(
+    'Macro values, e.g. {"SECTOR": "03"}; only the macros the catalogue lists for the display, ' +
+      "within their allowed values; others take their defaults",
+  ),
+});
+
+/** What the model and `--json` read of a display. */
+export function displayView(d: Display) {
+  return {
+    name: d.name,
+    kind: d.kind,
+    target: d.target,
+    description: d.description,
+    keywords: d.keywords,
+    macros: Object.fromEntries(
+      Object.entries(d.macros).map(([k, m]) => [k, {
+        ...(m.description ? { description: m.description } : {}),
+        ...(m.values ? { values: m.values } : {}),
+        ...(m.pattern ? { pattern: m.pattern } : {}),
+        ...(m.default !== undefined ? { default: m.default } : {}),
+      }]),
+    ),
+  };
+}
+
+/** The tool over the catalogue `deps()` returns at call time (none: no displays configured). */
+export function launchDisplayTool(deps: () => DisplayDeps | undefined = () => undefined): Tool {
+  return defineTool({
+    name: "launch_display",
+    description:
+      "Open one of the facility's operator screens (Phoebus, EDM, caQtDM or web) on the operator's " +
+      "console, by name or keyword, with its macros. It changes nothing on the machine and needs no " +
+      "plan. Call it without a display to list the catalogue and each display's macros. An ambiguous " +
+      "keyword returns the matching names: ask or pick one, never guess.",
+    parameters: Parameters,
+    readOnly: true,
+    execute({ display, macros }) {
+      const d = deps();
+      if (!d || !d.catalogue.displays.length) {
+        throw new ToolError("no displays are configured; add [[displays]] to the config file");
+      }
+      try {
+        if (display === undefined || display.trim() === "") {
+          return Promise.resolve({ displays: d.catalogue.displays.map(displayView) });
+        }
+        const found = d.catalogue.find(display);
+        const spec = d.catalogue.plan(found, macros ?? {});
+        const launched = d.spawn(spec.argv);
+        return Promise.resolve({
+          launched: {
+            display: found.name,
+            kind: found.kind,
+            target: found.target,
+            macros: spec.macros,
+            argv: launched.argv,
+            pid: launched.pid,
+          },
+        });
+      } catch (e) {
+        if (e instanceof DisplayError) throw new ToolError(e.message);
+        throw e;
+      }
+    },
+  });
+}
