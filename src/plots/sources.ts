@@ -11,7 +11,7 @@ import type { ControlReader } from "../adapters/adapter.ts";
 import { readRegularText } from "../util/bounded_read.ts";
 import { normalize } from "../config/paths.ts";
 import { sleep, type Timers } from "../util/misc.ts";
-import { resolveRange } from "../tools/time.ts";
+import { resolveRange } from "../util/time_range.ts";
 import type { PlotData, PlotSeries } from "./data.ts";
 import { parseCsv, PlotError } from "./csv.ts";
 

@@ -8,7 +8,7 @@ import { DeviceName } from "../plan/model.ts";
 import { z } from "zod";
 import type { LogEntry, Sample, Series, Severity } from "../adapters/adapter.ts";
 import { defineTool, ToolError } from "./define.ts";
-import { resolveRange } from "./time.ts";
+import { resolveRange } from "../util/time_range.ts";
 import { round6 } from "../util/misc.ts";
 
 const SEVERITIES = ["NONE", "MINOR", "MAJOR", "INVALID"] as const satisfies readonly Severity[];
