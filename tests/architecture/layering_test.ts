@@ -16,7 +16,8 @@ import { dirname, join, relative, resolve } from "node:path";
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
-  ["cli/commands", "cli/repl"],
+  ["cli/repl"],
+  ["cli/commands"],
   ["cli/args", "cli/term"],
   ["eval"],
   ["app"],
