@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ToolHooks } from "../agent/hooks.ts";
 import type { ControlReader } from "../adapters/adapter.ts";
 import { type CompactionOptions, DEFAULT_COMPACTION } from "../agent/compaction.ts";
 import type { Session } from "../agent/session.ts";
@@ -108,6 +109,8 @@ export interface FeatureDeps {
   operator(): OperatorChannel | undefined;
   /** The Python sandbox, when it is on. */
   sandbox?: SandboxDeps;
+  /** The facility's hooks around tool calls, for sub-agents' calls too. */
+  hooks?: ToolHooks;
 }
 
 export interface Features {
@@ -148,6 +151,7 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       return c;
     },
     boundModel: config.agents.model,
+    hooks: d.hooks,
     maxTreeTurns: config.agents.max_tree_turns,
     maxTreeTokens: config.agents.max_tree_tokens,
   });

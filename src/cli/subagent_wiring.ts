@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ToolHooks } from "../agent/hooks.ts";
 import { type AgentDefinition, parseAgentDefinition } from "../agent/subagents/definition.ts";
 import { TreeBudget } from "../agent/subagents/budget.ts";
 import { SubagentManager } from "../agent/subagents/manager.ts";
@@ -67,6 +68,7 @@ export interface SubagentWiring {
   registry: RegistryOptions;
   modelFor(name: string): Promise<ModelClient>;
   boundModel?: string;
+  hooks?: ToolHooks;
   maxTreeTurns: number;
   maxTreeTokens: number;
 }
@@ -84,6 +86,7 @@ export function createSubagentManager(w: SubagentWiring): SubagentManager {
       }),
     modelFor: w.modelFor,
     boundModel: w.boundModel,
+    hooks: w.hooks,
     budget: new TreeBudget(w.maxTreeTurns, w.maxTreeTokens),
     now: () => Date.now(),
   });

@@ -11,6 +11,7 @@ import type { ToolSet } from "../tools.ts";
 import { addUsage, type ModelClient, type Usage, ZERO_USAGE } from "../../llm/types.ts";
 import { runTurn } from "../loop.ts";
 import { Session } from "../session.ts";
+import type { ToolHooks } from "../hooks.ts";
 import type { AgentEvent } from "../events.ts";
 import { type AgentDefinition, FORBIDDEN_TOOLS } from "./definition.ts";
 import { budgetedModel, type TreeBudget } from "./budget.ts";
@@ -65,6 +66,8 @@ export interface SubagentManagerDeps {
   budget: TreeBudget;
   /** A model for runs whose definition and spawn name none (`[agents] model`). */
   boundModel?: string;
+  /** The facility's hooks around tool calls: a sub-agent's calls pass them as the operator's do. */
+  hooks?: ToolHooks;
   /** Milliseconds since the epoch. */
   now(): number;
   newId?(): string;
@@ -320,6 +323,7 @@ export class SubagentManager {
             systemPrompt,
             maxIterations: left,
             signal: AbortSignal.any([signal, finished.signal]),
+            hooks: this.#deps.hooks,
           })
         ) {
           if (info.status !== "running") break;
