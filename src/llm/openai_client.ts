@@ -26,6 +26,7 @@ import {
   parseRetryAfter,
 } from "./errors.ts";
 import { backoffMs, type RetryPolicy, sleep } from "./retry.ts";
+import type { Timers } from "../util/misc.ts";
 import type {
   ChatMessage,
   ModelClient,
@@ -56,6 +57,8 @@ export interface OpenAiClientOptions {
   maxResponseBytes?: number;
   /** Random source for jitter (tests pass a fixed one). */
   random?: () => number;
+  /** The timers the waits between retries run on (tests pass a manual clock's). */
+  timers?: Timers;
 }
 
 class IdleTimeout extends Error {}
@@ -138,7 +141,7 @@ class OpenAiModelClient implements ModelClient {
           discardedText: state.emitted,
         };
         try {
-          await sleep(delayMs, signal);
+          await sleep(delayMs, signal, this.#opts.timers);
         } catch {
           throw new LlmError("aborted", "model call cancelled");
         }
