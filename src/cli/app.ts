@@ -172,7 +172,7 @@ export async function createApp(
         before_tool: config.hooks.before_tool.map(hookCommand),
         after_tool: config.hooks.after_tool.map(hookCommand),
       },
-      processHookRunner,
+      processHookRunner(),
       () => operatorName(config.operator, io),
     )
     : undefined;

@@ -7,6 +7,7 @@
  */
 import type { HookRun, HookRunner, HookSpec } from "../agent/hooks.ts";
 import { resolveConfigPath } from "../config/paths.ts";
+import { timeoutSignal, type Timers } from "../util/misc.ts";
 
 /**
  * The hook with its program resolved as the grants name it: a path (with a
@@ -22,11 +23,24 @@ export function resolveHook(spec: HookSpec, baseDir: string, home: string): Hook
 /** Bytes of a hook's stderr kept (the veto reason is its first line). */
 const STDERR_BYTES = 64 * 1024;
 
-/** Spawns hook programs with `Deno.Command`; needs `--allow-run` for each. */
-export const processHookRunner: HookRunner = async (command, stdin, timeoutMs, signal) => {
+/**
+ * A runner that spawns hook programs with `Deno.Command` (it needs
+ * `--allow-run` for each); its timeouts run on `timers` (tests pass a manual clock's).
+ */
+export function processHookRunner(timers?: Timers): HookRunner {
+  return (command, stdin, timeoutMs, signal) =>
+    runHook(command, stdin, timeoutSignal(timeoutMs, timers), signal);
+}
+
+async function runHook(
+  command: string[],
+  stdin: string,
+  timeout: AbortSignal,
+  signal: AbortSignal,
+): Promise<HookRun> {
   const [program, ...args] = command;
   if (!program) return { status: "failed", message: "the hook's command is empty" };
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const stop = AbortSignal.any([signal, timeout]);
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(program, {
@@ -34,7 +48,7 @@ export const processHookRunner: HookRunner = async (command, stdin, timeoutMs, s
       stdin: "piped",
       stdout: "null",
       stderr: "piped",
-      signal: AbortSignal.any([signal, timeout]),
+      signal: stop,
     }).spawn();
   } catch (e) {
     return { status: "failed", message: e instanceof Error ? e.message : String(e) };
@@ -48,12 +62,15 @@ export const processHookRunner: HookRunner = async (command, stdin, timeoutMs, s
       // A hook that exits without reading its input is still heard by its exit status.
     }
   })();
-  const [status, stderr] = await Promise.all([child.status, readCapped(child.stderr)]);
+  const reading = readCapped(child.stderr);
+  const status = await child.status;
+  // A program it left behind may hold stderr open: the hook's time bounds the read too.
+  const stderr = await Promise.race([reading, onAbort(stop, "")]);
   await feeding;
   if (timeout.aborted) return { status: "timeout" };
   if (signal.aborted) return { status: "failed", message: "the turn was cancelled" };
-  return { status: "exited", code: status.code, stderr } satisfies HookRun;
-};
+  return { status: "exited", code: status.code, stderr };
+}
 
 async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
   const chunks: Uint8Array[] = [];
@@ -69,4 +86,12 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
     at += c.length;
   }
   return new TextDecoder().decode(all);
+}
+
+/** Resolves to `value` when `signal` aborts. */
+function onAbort<T>(signal: AbortSignal, value: T): Promise<T> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(value);
+    signal.addEventListener("abort", () => resolve(value), { once: true });
+  });
 }
