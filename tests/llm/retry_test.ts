@@ -68,3 +68,36 @@ Deno.test("retry waits run on the injected timers: minutes of backoff pass on th
   assert.equal(clock.now(), 180_000, "the manual clock moved by the waits");
   assert.equal(events.at(-1)?.type, "done");
 });
+
+Deno.test("an error event inside a stream is classified by its code: 429 is a rate limit, 503 a server error", async () => {
+  for (const [status, kind] of [[429, "rate_limit"], [503, "server"]] as const) {
+    await using llm = await startScriptedLlm({
+      scenario: { turns: [{ respond: { fault: "reset", afterText: "partial", status } }] },
+    });
+    const client = createOpenAiClient({
+      name: "main",
+      model: "scripted",
+      baseUrl: llm.url,
+      apiKey: "test",
+      stream: true,
+      retry: { maxRetries: 0, baseMs: 1, maxMs: 1 },
+      requestTimeoutMs: 5_000,
+      idleTimeoutMs: 5_000,
+    });
+    const error = await (async () => {
+      try {
+        for await (
+          const _ of client.complete({ messages: [], tools: [] }, new AbortController().signal)
+        ) {
+          // drain
+        }
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert.ok(error instanceof LlmError, String(error));
+    assert.equal(error.kind, kind);
+    assert.equal(error.status, status);
+    assert.ok(error.retryable);
+  }
+});
