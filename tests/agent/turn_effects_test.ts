@@ -295,3 +295,15 @@ Deno.test("a short result is left as it is: nothing is written", async () => {
   const end = events.find((e) => e.type === "tool_end");
   assert.ok(end?.type === "tool_end" && !("fullOutput" in end));
 });
+
+Deno.test("text left in the queue goes with the next turn's first model call, after its question", async () => {
+  const session = new Session("s1", 0);
+  session.steer("and the second girder too");
+  const { model, events } = await turn([{ text: "ok" }], { session });
+  const sent = model.requests[0]?.messages.slice(-2);
+  assert.deepEqual(sent, [
+    { role: "user", content: "question" },
+    { role: "user", content: "and the second girder too", steered: true },
+  ]);
+  assert.deepEqual(events.slice(0, 2).map((e) => e.type), ["turn_start", "steer_applied"]);
+});
