@@ -176,6 +176,8 @@ export async function createApp(
       () => operatorName(config.operator, io),
     )
     : undefined;
+  // Beside the session's file (the session store's directory is `<state dir>/sessions`).
+  const keepFullResult = sessionResultWriter(() => `${stateDir}/sessions/${session.id}`);
   const features = await createFeatures({
     config,
     profile,
@@ -191,13 +193,13 @@ export async function createApp(
     operator: () => app.operator,
     sandbox,
     hooks,
+    keepFullResult,
   });
   const tools = new ToolRegistry(
     features.tools,
     { cs: reader, now: () => Date.now(), plans, sandbox, devices },
     registry,
   );
-  const keepFullResult = sessionResultWriter(() => `${features.sessions.dir}/${session.id}`);
   const contextWindow = () => modelInfo.contextWindow ?? config.agent.context_window;
 
   async function contextFiles(): Promise<ContextFile[]> {

@@ -111,6 +111,8 @@ export interface FeatureDeps {
   sandbox?: SandboxDeps;
   /** The facility's hooks around tool calls, for sub-agents' calls too. */
   hooks?: ToolHooks;
+  /** Keeps the whole text of a cut tool result in the session's directory. */
+  keepFullResult?: (callId: string, text: string) => Promise<string>;
 }
 
 export interface Features {
@@ -152,6 +154,7 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
     },
     boundModel: config.agents.model,
     hooks: d.hooks,
+    keepFullResult: d.keepFullResult,
     maxTreeTurns: config.agents.max_tree_turns,
     maxTreeTokens: config.agents.max_tree_tokens,
   });

@@ -69,6 +69,7 @@ export interface SubagentWiring {
   modelFor(name: string): Promise<ModelClient>;
   boundModel?: string;
   hooks?: ToolHooks;
+  keepFullResult?: (callId: string, text: string) => Promise<string>;
   maxTreeTurns: number;
   maxTreeTokens: number;
 }
@@ -87,6 +88,7 @@ export function createSubagentManager(w: SubagentWiring): SubagentManager {
     modelFor: w.modelFor,
     boundModel: w.boundModel,
     hooks: w.hooks,
+    keepFullResult: w.keepFullResult,
     budget: new TreeBudget(w.maxTreeTurns, w.maxTreeTokens),
     now: () => Date.now(),
   });

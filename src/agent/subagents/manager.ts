@@ -68,6 +68,11 @@ export interface SubagentManagerDeps {
   boundModel?: string;
   /** The facility's hooks around tool calls: a sub-agent's calls pass them as the operator's do. */
   hooks?: ToolHooks;
+  /**
+   * Keeps the whole text of a result cut for a sub-agent (see
+   * `TurnOptions.keepFullResult`); the call id it is given starts with the run's id.
+   */
+  keepFullResult?: (callId: string, text: string) => Promise<string>;
   /** Milliseconds since the epoch. */
   now(): number;
   newId?(): string;
@@ -324,6 +329,7 @@ export class SubagentManager {
             maxIterations: left,
             signal: AbortSignal.any([signal, finished.signal]),
             hooks: this.#deps.hooks,
+            keepFullResult: keepFor(info.id, this.#deps.keepFullResult),
           })
         ) {
           if (info.status !== "running") break;
@@ -386,4 +392,12 @@ export function narrowTools(def: AgentDefinition, allow?: string[], deny?: strin
 function reasonOf(signal: AbortSignal): string {
   const r = signal.reason;
   return r instanceof Error ? r.message : String(r ?? "cancelled");
+}
+
+/** A run's writer of whole results: its call ids prefixed by the run's, as the parent's may be the same. */
+function keepFor(
+  runId: string,
+  keep: SubagentManagerDeps["keepFullResult"],
+): SubagentManagerDeps["keepFullResult"] {
+  return keep && ((callId, text) => keep(`${runId}-${callId}`, text));
 }
