@@ -4,14 +4,50 @@
  *
  * @module
  */
-import type { ModelEvent, Usage } from "../llm/types.ts";
+import type { ModelEvent, ToolCall, Usage } from "../llm/types.ts";
 import type { LlmErrorKind } from "../llm/errors.ts";
 import type { PlanEvent } from "../plan/service.ts";
 
 export type { Usage };
 
+/** The assistant message a model call produced, as the session keeps it. */
+export interface MessageEnd {
+  type: "message_end";
+  /** The message's text (empty when it only called tools). */
+  text: string;
+  toolCalls: ToolCall[];
+  /** Tokens of the call, when the endpoint reported them (else estimated, see `Usage`). */
+  usage: Usage;
+  /** "stop", "tool_calls", "length"… as the endpoint said. */
+  finishReason: string;
+  /** The model id that answered. */
+  model: string;
+}
+
+/**
+ * A hook of the facility stopped a tool call, or failed (see `hooks.ts`).
+ * `vetoed`: the call was not run; `failed`: an `after_tool` hook could not
+ * be run or timed out (the call's result stands).
+ */
+export interface HookEvent {
+  type: "hook";
+  stage: "before_tool" | "after_tool";
+  /** The hook's name (`name` in its config, else its program's file name). */
+  hook: string;
+  id: string;
+  tool: string;
+  outcome: "vetoed" | "failed";
+  message: string;
+}
+
 export type AgentEvent =
+  /** A turn began: the operator's input is in the session. */
+  | { type: "turn_start"; input: string; sessionId: string; turn: number; model: string }
   | { type: "text"; delta: string }
+  | MessageEnd
+  /** Text the operator typed while the turn ran was given to the model (see `steer.ts`). */
+  | { type: "steer_applied"; text: string }
+  | HookEvent
   | { type: "tool_start"; id: string; name: string; args: unknown }
   | {
     type: "tool_end";
@@ -20,6 +56,11 @@ export type AgentEvent =
     ok: boolean;
     result: unknown;
     ms: number;
+    /**
+     * Set when the result was cut for the model: where its whole text was
+     * saved, or null when it was not (no session directory, or the write failed).
+     */
+    fullOutput?: string | null;
   }
   | Extract<ModelEvent, { type: "retry" }>
   | PlanEvent

@@ -7,6 +7,8 @@
  * @module
  */
 import type { AgentEvent } from "./events.ts";
+import type { ToolHooks } from "./hooks.ts";
+import { callRunner, type Done, type RunCall } from "./tool_call.ts";
 import type { Session } from "./session.ts";
 import type { ToolOutcome, ToolSet } from "./tools.ts";
 import { LlmError } from "../llm/errors.ts";
@@ -48,6 +50,15 @@ export interface TurnOptions {
   compact?: (session: Session, systemPrompt: string, signal: AbortSignal) => Promise<
     AgentEvent | undefined
   >;
+  /** Facility hooks around each tool call (see `hooks.ts`); none when absent. */
+  hooks?: ToolHooks;
+  /**
+   * Keeps the whole text of a result that was cut for the model (in the
+   * session's directory, as `tool-results/<call id>.txt`) and resolves to
+   * where it is; rejects when it cannot. Absent when the run has no session
+   * directory: the model is then told the whole was not kept.
+   */
+  keepFullResult?: (callId: string, text: string) => Promise<string>;
 }
 
 /** The text the model reads for a tool call that was cancelled. */
@@ -63,6 +74,13 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
   const now = opts.now ?? (() => performance.now());
   session.messages.push({ role: "user", content: opts.input });
   session.turns++;
+  yield {
+    type: "turn_start",
+    input: opts.input,
+    sessionId: session.id,
+    turn: session.turns,
+    model: model.model,
+  };
   let usage: Usage = { ...ZERO_USAGE };
   let answeredBy = model.model;
   const deadline = opts.deadline ? AbortSignal.timeout(opts.deadline.ms) : undefined;
@@ -72,6 +90,12 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
   for (let iteration = 0; iteration < opts.maxIterations; iteration++) {
     if (signal.aborted) return yield cancelled(signal);
     if (pastDeadline()) return yield deadlineError(opts.deadline);
+    const steered = session.steering.take();
+    if (steered.length > 0) {
+      const text = steered.join("\n");
+      session.messages.push({ role: "user", content: text, steered: true });
+      yield { type: "steer_applied", text };
+    }
     let compacted: AgentEvent | undefined;
     try {
       compacted = await opts.compact?.(session, opts.systemPrompt, modelSignal);
@@ -106,8 +130,17 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
     // Priced by the configured name: `response.model` is the endpoint's id.
     session.addUsage(response.usage, model.name);
     answeredBy = response.model;
+    const calls = uniqueIds(response.toolCalls);
+    yield {
+      type: "message_end",
+      text: response.text,
+      toolCalls: calls,
+      usage: response.usage,
+      finishReason: response.finishReason,
+      model: response.model,
+    };
 
-    if (response.toolCalls.length === 0) {
+    if (calls.length === 0) {
       session.messages.push({ role: "assistant", content: response.text });
       const cut = CUT_REASONS[response.finishReason];
       // An answer the endpoint stopped short is no answer, however complete it reads.
@@ -116,10 +149,10 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
     }
 
     const outcomes = new Map<string, ToolOutcome>();
-    const calls = uniqueIds(response.toolCalls);
+    const call = callRunner(opts, now);
     try {
       for (const batch of batches(calls, tools)) {
-        yield* runBatch(batch, tools, signal, now, outcomes);
+        yield* runBatch(batch, tools, signal, call, outcomes);
         if (signal.aborted) break;
       }
     } finally {
@@ -205,10 +238,9 @@ async function* runBatch(
   batch: ToolCall[],
   tools: ToolSet,
   signal: AbortSignal,
-  now: () => number,
+  runCall: RunCall,
   outcomes: Map<string, ToolOutcome>,
 ): AsyncGenerator<AgentEvent> {
-  type Done = { call: ToolCall; outcome: ToolOutcome; ms: number };
   const pending = new Map<string, Promise<Done>>();
   // Events a tool emits while it runs (plan progress…), passed out in order.
   const queue: AgentEvent[] = [];
@@ -224,15 +256,7 @@ async function* runBatch(
       name: call.name,
       args: tools.previewArgs(call.name, call.arguments),
     };
-    const started = now();
-    pending.set(
-      call.id,
-      tools.execute(call.name, call.arguments, signal, emit).then((outcome) => ({
-        call,
-        outcome,
-        ms: now() - started,
-      })),
-    );
+    pending.set(call.id, runCall(call, signal, emit));
   }
   const aborted = new Promise<"aborted">((resolve) => {
     if (signal.aborted) resolve("aborted");
@@ -254,6 +278,8 @@ async function* runBatch(
     }
     pending.delete(done.call.id);
     outcomes.set(done.call.id, done.outcome);
+    // Events the call emitted as it ended (hooks) come before its end.
+    while (queue.length > 0) yield queue.shift() as AgentEvent;
     yield {
       type: "tool_end",
       id: done.call.id,
@@ -261,6 +287,7 @@ async function* runBatch(
       ok: done.outcome.ok,
       result: done.outcome.result,
       ms: Math.round(done.ms * 10) / 10,
+      ...(done.fullOutput !== undefined ? { fullOutput: done.fullOutput } : {}),
     };
   }
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { addUsage, type ChatMessage, type Usage, ZERO_USAGE } from "../llm/types.ts";
+import { SteerQueue } from "./steer.ts";
 
 export class Session {
   readonly id: string;
@@ -24,10 +25,23 @@ export class Session {
   lastTurnUsage: Usage = { ...ZERO_USAGE };
   /** How often the conversation was compacted. */
   compactions = 0;
+  /** What the operator typed while a turn ran, for its next model call (see {@link steer}). */
+  readonly steering: SteerQueue = new SteerQueue();
 
   constructor(id: string, startedAt: number) {
     this.id = id;
     this.startedAt = startedAt;
+  }
+
+  /**
+   * Gives `text` to the model while a turn runs: it is added as a user
+   * message (marked `steered`) at the start of the turn's next model call,
+   * and a `steer_applied` event says so. Text still queued when the turn
+   * ends stays in {@link steering}: take it with `steering.take()` and send
+   * it as the next input.
+   */
+  steer(text: string): void {
+    this.steering.push(text);
   }
 
   /** The session's tokens over every model. */

@@ -22,7 +22,9 @@ import {
 } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
-import { fileSaver } from "../tools/full_output.ts";
+import { processHookRunner, resolveHook } from "../tools/hooks.ts";
+import { sessionResultWriter } from "../tools/tool_results.ts";
+import { commandHooks, type HookSpec } from "../agent/hooks.ts";
 import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
 import { unreadableConfiguredPath } from "./path_problems.ts";
 import type { RunInfo, SubagentManager } from "../agent/subagents/manager.ts";
@@ -34,7 +36,7 @@ import { type SavedSession, SessionSaveError, type SessionStore } from "./sessio
 import { skillsSection } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
-import { createPlanPath, type PlanPath, resolvePath } from "./plan_wiring.ts";
+import { createPlanPath, operatorName, type PlanPath, resolvePath } from "./plan_wiring.ts";
 import { BASE_PROMPT } from "./prompt_base.ts";
 
 export interface App {
@@ -160,10 +162,22 @@ export async function createApp(
   const registry = {
     maxOutputChars: config.agent.tool_output_max_chars,
     timeoutMs: config.agent.tool_timeout_s * 1000,
-    saveFullOutput: fileSaver(`${stateDir}/tool-output`),
   };
   let session = new Session(crypto.randomUUID(), Date.now());
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
+  const hookCommand = (h: HookSpec) => resolveHook(h, loaded.baseDir, io.env("HOME") ?? io.cwd);
+  const hooks = config.hooks.before_tool.length + config.hooks.after_tool.length > 0
+    ? commandHooks(
+      {
+        before_tool: config.hooks.before_tool.map(hookCommand),
+        after_tool: config.hooks.after_tool.map(hookCommand),
+      },
+      processHookRunner(),
+      () => operatorName(config.operator, io),
+    )
+    : undefined;
+  // Beside the session's file (the session store's directory is `<state dir>/sessions`).
+  const keepFullResult = sessionResultWriter(() => `${stateDir}/sessions/${session.id}`);
   const features = await createFeatures({
     config,
     profile,
@@ -178,6 +192,8 @@ export async function createApp(
     model: () => app.model(),
     operator: () => app.operator,
     sandbox,
+    hooks,
+    keepFullResult,
   });
   const tools = new ToolRegistry(
     features.tools,
@@ -329,6 +345,8 @@ export async function createApp(
           maxIterations: config.agent.max_iterations,
           signal,
           deadline: { ms: config.llm.turn_timeout_s * 1000, key: "[llm] turn_timeout_s" },
+          hooks,
+          keepFullResult,
           compact: async (s, prompt, sig) => {
             const ev = await compactSession(
               s,

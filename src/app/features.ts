@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ToolHooks } from "../agent/hooks.ts";
 import type { ControlReader } from "../adapters/adapter.ts";
 import { type CompactionOptions, DEFAULT_COMPACTION } from "../agent/compaction.ts";
 import type { Session } from "../agent/session.ts";
@@ -113,6 +114,10 @@ export interface FeatureDeps {
   operator(): OperatorChannel | undefined;
   /** The Python sandbox, when it is on. */
   sandbox?: SandboxDeps;
+  /** The facility's hooks around tool calls, for sub-agents' calls too. */
+  hooks?: ToolHooks;
+  /** Keeps the whole text of a cut tool result in the session's directory. */
+  keepFullResult?: (callId: string, text: string) => Promise<string>;
 }
 
 export interface Features {
@@ -153,6 +158,8 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       return c;
     },
     boundModel: config.agents.model,
+    hooks: d.hooks,
+    keepFullResult: d.keepFullResult,
     maxTreeTurns: config.agents.max_tree_turns,
     maxTreeTokens: config.agents.max_tree_tokens,
   });

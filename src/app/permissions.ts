@@ -17,6 +17,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
+import { resolveHook } from "../tools/hooks.ts";
 
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
@@ -164,7 +165,7 @@ function withRealPath(path: string): string[] {
  * it names, the program's own assets, the Pyodide assets and the site files;
  * write the state, work, cache and scripts directories; the variables of
  * {@link BASE_ENV} and those the config names; the configured hosts; run
- * only this runtime. Relative paths resolve as the program resolves them.
+ * only this runtime and the configured hook programs. Relative paths resolve as the program resolves them.
  */
 export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   const { config } = loaded;
@@ -213,10 +214,13 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     write: unique(write),
     env: unique([...BASE_ENV, ...configuredEnv(config).filter((n) => !coveredByBase(n))]),
     sys: [...SYS],
-    // This runtime (the sandbox), and the launchers of the kinds of display the catalogue holds.
+    // This runtime (the sandbox), the launchers of the kinds of display the catalogue holds,
+    // and the facility's hook programs ([[hooks.*]] command).
     run: unique([
       ...(ctx.run ?? [Deno.execPath()]),
       ...launcherPrograms(config, loaded.baseDir, home).map((p) => check(p, "[launchers]")),
+      ...[...config.hooks.before_tool, ...config.hooks.after_tool]
+        .flatMap((h) => resolveHook(h, loaded.baseDir, home).command.slice(0, 1)),
     ]),
     net: netHosts(config),
   };

@@ -168,7 +168,8 @@ function sandboxRoots(loaded: LoadedConfig, stateDir: string, io: Io) {
   ];
 }
 
-function operatorName(configured: string | undefined, io: Io): string {
+/** Who the operator is: `operator` in the config, else the login name. */
+export function operatorName(configured: string | undefined, io: Io): string {
   return configured ?? io.env("USER") ?? io.env("LOGNAME") ?? io.env("USERNAME") ?? "unknown";
 }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ToolHooks } from "../agent/hooks.ts";
 import { type AgentDefinition, parseAgentDefinition } from "../agent/subagents/definition.ts";
 import { TreeBudget } from "../agent/subagents/budget.ts";
 import { SubagentManager } from "../agent/subagents/manager.ts";
@@ -67,6 +68,8 @@ export interface SubagentWiring {
   registry: RegistryOptions;
   modelFor(name: string): Promise<ModelClient>;
   boundModel?: string;
+  hooks?: ToolHooks;
+  keepFullResult?: (callId: string, text: string) => Promise<string>;
   maxTreeTurns: number;
   maxTreeTokens: number;
 }
@@ -84,6 +87,8 @@ export function createSubagentManager(w: SubagentWiring): SubagentManager {
       }),
     modelFor: w.modelFor,
     boundModel: w.boundModel,
+    hooks: w.hooks,
+    keepFullResult: w.keepFullResult,
     budget: new TreeBudget(w.maxTreeTurns, w.maxTreeTokens),
     now: () => Date.now(),
   });

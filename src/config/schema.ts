@@ -35,6 +35,17 @@ export const ModelEntrySchema = z.union([
   }),
 ]);
 
+/** A facility hook around tool calls (see `src/agent/hooks.ts`). */
+const HookSchema = z.strictObject({
+  /** Shown in messages; default: the program's file name. */
+  name: z.string().min(1).optional(),
+  /** Program and arguments, no shell; a path with a slash is relative to the config file. */
+  command: z.array(z.string().min(1)).min(1),
+  /** Tool names (globs: `*`, `?`) the hook is for; default every tool. */
+  tools: z.array(z.string().min(1)).optional(),
+  timeout_s: seconds(10, HOUR_S),
+});
+
 export const ConfigSchema = z.strictObject({
   llm: z.strictObject({
     base_url: z.string().default(""),
@@ -123,6 +134,11 @@ export const ConfigSchema = z.strictObject({
   /** The facility's operator screens, opened by launch_display (see displays_schema.ts). */
   displays: z.array(DisplaySchema).default([]),
   launchers: LaunchersSchema,
+  /** `[[hooks.before_tool]]` may veto a tool call; `[[hooks.after_tool]]` hears of its end. */
+  hooks: z.strictObject({
+    before_tool: z.array(HookSchema).default([]),
+    after_tool: z.array(HookSchema).default([]),
+  }).prefault({}),
   operator: z.string().optional(),
   profile: z.strictObject({
     /** observer (reads only), operator (plans with approval), sim-eval (simulator only). */

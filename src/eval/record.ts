@@ -90,6 +90,9 @@ export function observe(
   switch (ev.type) {
     case "text":
       return answer + ev.delta;
+    case "retry":
+      // The failed call's text is void; the retry says it again.
+      return ev.discardedText ? "" : answer;
     case "tool_start":
       rec.toolCalls++;
       rec.calls.push({ name: ev.name, args: ev.args });

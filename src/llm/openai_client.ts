@@ -23,9 +23,11 @@ import {
   cappedFetch,
   kindForStatus,
   LlmError,
+  type LlmErrorKind,
   parseRetryAfter,
 } from "./errors.ts";
 import { backoffMs, type RetryPolicy, sleep } from "./retry.ts";
+import type { Timers } from "../util/misc.ts";
 import type {
   ChatMessage,
   ModelClient,
@@ -56,6 +58,8 @@ export interface OpenAiClientOptions {
   maxResponseBytes?: number;
   /** Random source for jitter (tests pass a fixed one). */
   random?: () => number;
+  /** The timers the waits between retries run on (tests pass a manual clock's). */
+  timers?: Timers;
 }
 
 class IdleTimeout extends Error {}
@@ -138,7 +142,7 @@ class OpenAiModelClient implements ModelClient {
           discardedText: state.emitted,
         };
         try {
-          await sleep(delayMs, signal);
+          await sleep(delayMs, signal, this.#opts.timers);
         } catch {
           throw new LlmError("aborted", "model call cancelled");
         }
@@ -395,9 +399,31 @@ function classify(e: unknown, signal: AbortSignal): LlmError {
       cause: e,
     });
   }
+  // An error event inside a stream that began well: its code or type says which.
+  if (e instanceof APIError) {
+    const midStream = streamErrorKind(e);
+    if (midStream) {
+      return new LlmError(midStream.kind, `model stream failed: ${e.message}`, {
+        ...(midStream.status ? { status: midStream.status } : {}),
+        cause: e,
+      });
+    }
+  }
   // Anything else broke the response midway: a cut connection, bad SSE, bad JSON.
   const message = e instanceof Error ? e.message : String(e);
   return new LlmError("stream", `model response broke off: ${message}`, { cause: e });
+}
+
+/** The kind of an SSE `error` event, from its numeric code or its type; undefined when neither says. */
+function streamErrorKind(e: APIError): { kind: LlmErrorKind; status?: number } | undefined {
+  const info = e.error as { code?: unknown; type?: unknown } | undefined;
+  if (typeof info?.code === "number" && info.code >= 400) {
+    return { kind: kindForStatus(info.code), status: info.code };
+  }
+  const name = `${info?.type ?? ""} ${info?.code ?? ""}`;
+  if (/rate_limit/.test(name)) return { kind: "rate_limit" };
+  if (/server_error|overloaded/.test(name)) return { kind: "server" };
+  return undefined;
 }
 
 function mib(n: number): string {

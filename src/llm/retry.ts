@@ -14,8 +14,10 @@ export interface RetryPolicy {
 
 /**
  * How long to wait before retry number `attempt` (1-based): the server's
- * Retry-After when given (capped at `maxMs`), else a random delay in
- * [base·2^(attempt−1)/2, base·2^(attempt−1)], capped.
+ * Retry-After when given (capped at `maxMs`), else "full jitter" as AWS
+ * describes it: a uniformly random delay in [0, min(maxMs, base·2^(attempt−1))].
+ * (Spreading retries over the whole range is what keeps many clients that
+ * failed together from retrying together.)
  */
 export function backoffMs(
   policy: RetryPolicy,
@@ -25,7 +27,7 @@ export function backoffMs(
 ): number {
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, policy.maxMs);
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + random() * ceiling / 2);
+  return Math.round(random() * ceiling);
 }
 
 export { sleep } from "../util/misc.ts";

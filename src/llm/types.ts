@@ -14,7 +14,8 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  /** `steered`: typed by the operator while a turn ran (see `src/agent/steer.ts`). */
+  | { role: "user"; content: string; steered?: true }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 

@@ -113,8 +113,31 @@ Deno.test("tool results go back to the model, then its answer ends the turn", as
     { toolCalls: [{ id: "a", name: "read", arguments: '{"x":1}' }] },
     { text: "done" },
   ]);
-  assert.deepEqual(events.map((e) => e.type), ["tool_start", "tool_end", "text", "turn_complete"]);
-  assert.deepEqual(events[0], { type: "tool_start", id: "a", name: "read", args: { x: 1 } });
+  assert.deepEqual(events.map((e) => e.type), [
+    "turn_start",
+    "message_end",
+    "tool_start",
+    "tool_end",
+    "text",
+    "message_end",
+    "turn_complete",
+  ]);
+  assert.deepEqual(events[0], {
+    type: "turn_start",
+    input: "question",
+    sessionId: "s",
+    turn: 1,
+    model: "fake-model",
+  });
+  assert.deepEqual(events[1], {
+    type: "message_end",
+    text: "",
+    toolCalls: [{ id: "a", name: "read", arguments: '{"x":1}' }],
+    usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+    finishReason: "tool_calls",
+    model: "fake-model",
+  });
+  assert.deepEqual(events[2], { type: "tool_start", id: "a", name: "read", args: { x: 1 } });
   const second = model.requests[1]?.messages ?? [];
   assert.deepEqual(second.at(-1), {
     role: "tool",
@@ -185,7 +208,8 @@ Deno.test("cancelling during the model call keeps the question and nothing half-
   const controller = new AbortController();
   setTimeout(() => controller.abort(new Error("cancelled by SIGINT")), 20);
   const { events, session } = await collect([{ hang: true }], { signal: controller.signal });
-  assert.deepEqual(events, [{ type: "cancelled", reason: "cancelled by SIGINT" }]);
+  assert.deepEqual(events.map((e) => e.type), ["turn_start", "cancelled"]);
+  assert.deepEqual(events[1], { type: "cancelled", reason: "cancelled by SIGINT" });
   assert.deepEqual(session.messages, [{ role: "user", content: "question" }]);
 });
 
@@ -193,7 +217,7 @@ Deno.test("a model failure after retries is an error event, not an exception", a
   const { events } = await collect([{
     error: new LlmError("server", "model endpoint answered 500: boom", { status: 500 }),
   }]);
-  assert.deepEqual(events, [{
+  assert.deepEqual(events.slice(1), [{
     type: "error",
     message: "model endpoint answered 500: boom",
     retryable: true,
@@ -225,7 +249,7 @@ Deno.test("a session continues after a cancelled turn", async () => {
 Deno.test("events a tool emits while it runs reach the stream in order, before its end", async () => {
   const { events } = await collect([{ toolCalls: [{ id: "p", name: "plan" }] }, { text: "done" }]);
   assert.deepEqual(
-    events.slice(0, 5).map((e) => e.type === "plan_progress" ? `progress ${e.step}` : e.type),
+    events.slice(2, 7).map((e) => e.type === "plan_progress" ? `progress ${e.step}` : e.type),
     [
       "tool_start",
       "progress 1",

@@ -83,10 +83,10 @@ Deno.test("ask --stream-json prints every event as a JSON line, then the result"
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
   const types = lines.map((l) => l.type);
-  assert.equal(types[0], "tool_start");
-  assert.equal(types[1], "tool_end");
+  assert.deepEqual(types.slice(0, 4), ["turn_start", "message_end", "tool_start", "tool_end"]);
+  assert.equal(lines[1].toolCalls[0].name, "get_parameter");
   assert.ok(types.includes("text"));
-  assert.deepEqual(types.slice(-2), ["turn_complete", "result"]);
+  assert.deepEqual(types.slice(-3), ["message_end", "turn_complete", "result"]);
   assert.equal(lines.at(-1).ok, true);
 });
 

@@ -122,8 +122,14 @@ Deno.test("ask --json carries the excerpt the model read, not the whole tool res
   assert.equal(result.total, 50_000);
   assert.match(result.note, /sent more than the 200 channels asked for/);
   assert.match(result.excerpt, /characters cut; ask for less/);
+  // The whole is kept in the session's directory, named by the call.
   const path: string = result.truncated.full_output;
-  assert.ok(path.startsWith(`${user.stateDir}/tool-output/`), path);
+  const call = out.tool_calls[0].id;
+  assert.match(
+    path,
+    new RegExp(`^${user.stateDir}/sessions/[0-9a-f-]{36}/tool-results/${call}\\.txt$`),
+  );
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
   const whole = JSON.parse(await Deno.readTextFile(path));
   assert.equal(whole.devices.length, 200, "the page was cut to what was asked for");
   assert.equal(result.truncated.chars, JSON.stringify(whole).length);
@@ -146,9 +152,18 @@ Deno.test("ask --stream-json tool_end events carry the same excerpt, not the who
   assert.ok(JSON.stringify(end).length < 30_000, `${JSON.stringify(end).length} characters`);
   assert.match(end.result.excerpt, /characters cut; ask for less/);
   assert.equal(end.result.truncated.chars > 20_000, true);
-  // What the model was given is exactly that excerpt.
+  // What the model was given is that excerpt, then where the whole is.
   const toolMessage = llm.requests[1]?.body.messages.at(-1);
-  assert.equal(toolMessage?.content, end.result.excerpt);
+  assert.equal(
+    toolMessage?.content,
+    `${end.result.excerpt}\n[the result was cut for you; its whole text (${end.result.truncated.chars} characters) is in ${end.fullOutput}]`,
+  );
+  assert.equal(
+    end.result.truncated.full_output,
+    null,
+    "the event's stand-in is as the tool made it",
+  );
+  assert.ok(end.fullOutput.endsWith(`/tool-results/${end.id}.txt`), end.fullOutput);
 });
 
 const failedAsk = async (respond: Respond, config: string) => {

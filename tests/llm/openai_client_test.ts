@@ -116,7 +116,7 @@ Deno.test("5xx is retried with exponential backoff until the retry budget is spe
     { retry: { maxRetries: 2, baseMs: 40, maxMs: 1_000 } },
   );
   assert.equal(requests.length, 3, "one call and two retries");
-  assert.deepEqual(events.map((e) => e.type === "retry" ? e.delayMs : e.type), [30, 60]);
+  assert.deepEqual(events.map((e) => e.type === "retry" ? e.delayMs : e.type), [20, 40]);
   assert.ok(error instanceof LlmError);
   assert.equal(error.kind, "server");
   assert.equal(error.status, 503);

@@ -26,6 +26,7 @@ const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
   "eval/conditions.ts: this.inner.write(": "passes the executor's write to the attempt's simulator",
   "cli/repl/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
+  "tools/hooks.ts: writer.write(": "gives a facility hook program its JSON on stdin",
   "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",
 };
 

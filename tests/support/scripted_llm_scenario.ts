@@ -260,6 +260,14 @@ function readFault(r: Reader, value: unknown, path: string): FaultResponse {
         ...(json.done === undefined ? {} : { done: json.done === true }),
       };
     }
+    case "reset": {
+      const json = keys("afterText", "status");
+      return {
+        fault,
+        afterText: r.string(json.afterText, `${path}.afterText`),
+        ...num(json, "status"),
+      };
+    }
     case "delay": {
       const json = keys("ms", "then");
       return {
@@ -280,7 +288,7 @@ function readFault(r: Reader, value: unknown, path: string): FaultResponse {
     default:
       return r.fail(
         `${path}.fault`,
-        'expected "rate_limit", "server_error", "bad_request", "stall", "cut", "truncate", "delay", "flood" or "trickle"',
+        'expected "rate_limit", "server_error", "bad_request", "stall", "cut", "truncate", "reset", "delay", "flood" or "trickle"',
       );
   }
 }

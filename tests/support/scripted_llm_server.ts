@@ -280,6 +280,17 @@ class ScriptedServer implements ScriptedLlm {
         if (r.done) frames.push("data: [DONE]\n\n");
         return sseResponse(frames.join(""), requestId);
       }
+      case "reset": {
+        const writer = new ChunkWriter(ctx);
+        const frames = [writer.role(true), ...writer.text(r.afterText, DEFAULT_CHUNK_SIZE)];
+        if (r.status === undefined) {
+          return sseResponse(this.#streams.open(frames, 0, "cut"), requestId);
+        }
+        const type = r.status === 429 ? "rate_limit_exceeded" : "server_error";
+        const error = { message: `scripted ${r.status} mid-stream`, type, code: r.status };
+        frames.push(`data: ${JSON.stringify({ error })}\n\n`);
+        return sseResponse(frames.join(""), requestId);
+      }
       case "delay": {
         if (!await sleep(r.ms, this.#closing.signal)) {
           return jsonResponse(errorBody("The server is shutting down.", "server_error"), 503);

@@ -138,6 +138,17 @@ export interface TruncateFault {
   done?: boolean;
 }
 
+/**
+ * Streams some text, then fails mid-answer: with `status`, an SSE `error`
+ * event as an endpoint sends when it is overloaded (429) or fails (5xx)
+ * after the stream began; without, the connection is dropped (a reset).
+ */
+export interface ResetFault {
+  fault: "reset";
+  afterText: string;
+  status?: number;
+}
+
 /** Waits `ms` before any byte is sent, then responds with `then`. */
 export interface DelayFault {
   fault: "delay";
@@ -167,6 +178,7 @@ export type FaultResponse =
   | StallFault
   | CutFault
   | TruncateFault
+  | ResetFault
   | DelayFault
   | EndlessFault;
 

@@ -11,6 +11,7 @@ import type { ToolSet } from "../tools.ts";
 import { addUsage, type ModelClient, type Usage, ZERO_USAGE } from "../../llm/types.ts";
 import { runTurn } from "../loop.ts";
 import { Session } from "../session.ts";
+import type { ToolHooks } from "../hooks.ts";
 import type { AgentEvent } from "../events.ts";
 import { type AgentDefinition, FORBIDDEN_TOOLS } from "./definition.ts";
 import { budgetedModel, type TreeBudget } from "./budget.ts";
@@ -65,6 +66,13 @@ export interface SubagentManagerDeps {
   budget: TreeBudget;
   /** A model for runs whose definition and spawn name none (`[agents] model`). */
   boundModel?: string;
+  /** The facility's hooks around tool calls: a sub-agent's calls pass them as the operator's do. */
+  hooks?: ToolHooks;
+  /**
+   * Keeps the whole text of a result cut for a sub-agent (see
+   * `TurnOptions.keepFullResult`); the call id it is given starts with the run's id.
+   */
+  keepFullResult?: (callId: string, text: string) => Promise<string>;
   /** Milliseconds since the epoch. */
   now(): number;
   newId?(): string;
@@ -320,6 +328,8 @@ export class SubagentManager {
             systemPrompt,
             maxIterations: left,
             signal: AbortSignal.any([signal, finished.signal]),
+            hooks: this.#deps.hooks,
+            keepFullResult: keepFor(info.id, this.#deps.keepFullResult),
           })
         ) {
           if (info.status !== "running") break;
@@ -382,4 +392,12 @@ export function narrowTools(def: AgentDefinition, allow?: string[], deny?: strin
 function reasonOf(signal: AbortSignal): string {
   const r = signal.reason;
   return r instanceof Error ? r.message : String(r ?? "cancelled");
+}
+
+/** A run's writer of whole results: its call ids prefixed by the run's, as the parent's may be the same. */
+function keepFor(
+  runId: string,
+  keep: SubagentManagerDeps["keepFullResult"],
+): SubagentManagerDeps["keepFullResult"] {
+  return keep && ((callId, text) => keep(`${runId}-${callId}`, text));
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { type AgentEvent, assertNever } from "../../agent/events.ts";
+import type { TruncatedResult } from "../../tools/full_output.ts";
 import { Exit, type ExitCode } from "../../app/exit.ts";
 
 export const ASK_SCHEMA = "accel-agent.ask/1";
@@ -55,7 +56,9 @@ export interface AskPlan {
 
 /** Folds events into the result as they come. */
 export class AskResultBuilder {
+  /** Text of the turn's ended messages, and of the message streaming now. */
   #answer = "";
+  #streaming = "";
   #calls = new Map<string, AskToolCall>();
   #model: string;
   #usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
@@ -73,11 +76,15 @@ export class AskResultBuilder {
   add(ev: AgentEvent): void {
     switch (ev.type) {
       case "text":
-        this.#answer += ev.delta;
+        this.#streaming += ev.delta;
+        break;
+      case "message_end":
+        this.#answer += this.#streaming;
+        this.#streaming = "";
         break;
       case "retry":
-        // Text of a failed attempt is void; the retry streams the answer again.
-        if (ev.discardedText) this.#answer = "";
+        // Text of a failed attempt is void (not that of messages before it); the retry streams it again.
+        if (ev.discardedText) this.#streaming = "";
         break;
       case "tool_start":
         this.#calls.set(ev.id, {
@@ -91,7 +98,13 @@ export class AskResultBuilder {
         break;
       case "tool_end": {
         const call = this.#calls.get(ev.id);
-        if (call) Object.assign(call, { ok: ev.ok, result: ev.result, ms: ev.ms });
+        if (call) {
+          Object.assign(call, {
+            ok: ev.ok,
+            result: withFullOutput(ev.result, ev.fullOutput),
+            ms: ev.ms,
+          });
+        }
         // A plan's result says when its outcome is not in the audit.
         if ((ev.result as { recorded?: unknown } | null)?.recorded === false) {
           this.#recorded = false;
@@ -121,6 +134,9 @@ export class AskResultBuilder {
       case "plan_progress":
       case "compact":
       case "subagent":
+      case "turn_start":
+      case "steer_applied":
+      case "hook":
         break;
       case "plan_decided":
         this.#plans.push({
@@ -154,7 +170,7 @@ export class AskResultBuilder {
     return {
       schema: ASK_SCHEMA,
       ok: exit === Exit.OK,
-      answer: this.#answer.trim(),
+      answer: (this.#answer + this.#streaming).trim(),
       model: this.#model,
       model_name: this.modelName,
       tool_calls: [...this.#calls.values()],
@@ -169,4 +185,12 @@ export class AskResultBuilder {
       exit_code: exit,
     };
   }
+}
+
+/** A cut result's stand-in, naming where the loop kept the whole (`fullOutput`). */
+function withFullOutput(result: unknown, fullOutput: string | null | undefined): unknown {
+  if (fullOutput === undefined) return result;
+  const shown = result as Partial<TruncatedResult> | null;
+  if (!shown?.truncated) return result;
+  return { ...shown, truncated: { ...shown.truncated, full_output: fullOutput } };
 }

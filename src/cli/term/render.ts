@@ -180,6 +180,20 @@ export class TerminalRenderer {
         this.#io.err(s.dim(`  ${subagentLine(ev)}\n`));
         this.#spinner.start("thinking…");
         return;
+      case "steer_applied":
+        this.pause();
+        this.#io.err(s.dim(`  ↳ given to the model: ${untrusted(ev.text)}\n`));
+        this.#spinner.start("thinking…");
+        return;
+      case "hook":
+        this.pause();
+        this.#io.err(s.yellow(`  ${untrusted(ev.message)}\n`));
+        this.#spinner.start("thinking…");
+        return;
+      case "turn_start":
+      case "message_end":
+        // The text streamed already; the usage line comes with turn_complete.
+        return;
       default:
         assertNever(ev);
     }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { AgentEvent } from "../../../src/agent/events.ts";
+import type { ToolHooks } from "../../../src/agent/hooks.ts";
 import { runTurn } from "../../../src/agent/loop.ts";
 import { Session } from "../../../src/agent/session.ts";
 import { SubagentManager } from "../../../src/agent/subagents/manager.ts";
@@ -34,7 +35,10 @@ export function client(url: string, name = "main", retries = 0): ModelClient {
   });
 }
 
-export async function setup(url: string, opts: { maxTreeTurns?: number; retries?: number } = {}) {
+export async function setup(
+  url: string,
+  opts: { maxTreeTurns?: number; retries?: number; hooks?: ToolHooks } = {},
+) {
   const definitions = await loadAgentDefinitions([AGENTS_DIR], ALL_TOOLS);
   // Disposing the result (`await using t = await setup(…)`) removes the fixture's directory.
   const f = await fixture();
@@ -47,6 +51,7 @@ export async function setup(url: string, opts: { maxTreeTurns?: number; retries?
     modelFor: (name) => Promise.resolve(client(url, name)),
     maxTreeTurns: opts.maxTreeTurns ?? 100,
     maxTreeTokens: 1_000_000,
+    hooks: opts.hooks,
   });
   const approver = new ApproveAll();
   const tools = new ToolRegistry(
