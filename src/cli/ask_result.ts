@@ -6,6 +6,7 @@
  * @module
  */
 import { type AgentEvent, assertNever } from "../agent/events.ts";
+import { cutResult, resultOf } from "../tools/results.ts";
 import { Exit, type ExitCode } from "./exit.ts";
 
 export const ASK_SCHEMA = "accel-agent.ask/1";
@@ -93,7 +94,8 @@ export class AskResultBuilder {
         const call = this.#calls.get(ev.id);
         if (call) Object.assign(call, { ok: ev.ok, result: ev.result, ms: ev.ms });
         // A plan's result says when its outcome is not in the audit.
-        if ((ev.result as { recorded?: unknown } | null)?.recorded === false) {
+        const plan = resultOf("propose_plan", ev) ?? cutResult(ev);
+        if (plan && "recorded" in plan && plan.recorded === false) {
           this.#recorded = false;
         }
         break;

@@ -322,12 +322,15 @@ function summary(o: ProposeOutcome, io: Io): string {
   const s = style(io.color);
   const shown = forModel(o);
   const lines: string[] = [];
-  const status = String(shown.status);
-  const unrecorded = shown.recorded === false ? ` ${s.red("(outcome not recorded)")}` : "";
+  const status = shown.status;
+  const unrecorded = "recorded" in shown && !shown.recorded
+    ? ` ${s.red("(outcome not recorded)")}`
+    : "";
   const head = (status === "completed" ? s.green(status) : s.red(status)) + unrecorded;
   lines.push(`plan ${o.status === "invalid" ? "" : o.planHash.slice(0, 12) + " "}${head}`);
+  const texts: { [K in "errors" | "violations" | "reason" | "note"]?: string | string[] } = shown;
   for (const key of ["errors", "violations", "reason", "note"] as const) {
-    const v = shown[key];
+    const v = texts[key];
     if (Array.isArray(v)) { for (const x of v) lines.push(`  ${one(x)}`); }
     else if (typeof v === "string") lines.push(`  ${one(v)}`);
   }

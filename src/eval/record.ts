@@ -5,6 +5,7 @@
  * @module
  */
 import type { AgentEvent } from "../agent/events.ts";
+import { cutResult, resultOf } from "../tools/results.ts";
 import type { ObservedPlan, PlanAction, Verdict } from "./graders.ts";
 import type { Task } from "./task.ts";
 
@@ -111,10 +112,10 @@ export function observe(
         call.result = json.length > RESULT_CHARS ? `${json.slice(0, RESULT_CHARS)}…` : json;
       }
       const plan = plans.get(`call:${ev.id}`);
-      const out = ev.result as { status?: unknown; violations?: unknown; errors?: unknown };
+      const out = resultOf("propose_plan", ev) ?? cutResult(ev);
       if (plan && (out?.status === "preflight_failed" || out?.status === "invalid")) {
         plan.preflightOk = false;
-        const why = out.status === "invalid" ? out.errors : out.violations;
+        const why = "violations" in out ? out.violations : "errors" in out ? out.errors : undefined;
         plan.violations = Array.isArray(why) ? why.map(String) : [String(out.status)];
       }
       if (plan && typeof out?.status === "string") plan.decision ??= out.status;
