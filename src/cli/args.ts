@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "./exit.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export type Command =
   | { kind: "repl" }
@@ -153,7 +154,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
       strict: true,
     });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split("\n")[0]}; see accel-agent --help`);
+    throw new UsageError(`${errorMessage(e).split("\n")[0]}; see accel-agent --help`);
   }
   const { values, positionals } = parsed;
   const [first, ...rest] = positionals;

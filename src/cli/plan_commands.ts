@@ -25,6 +25,7 @@ import { planColumns, renderPlan } from "./plan_table.ts";
 import { TerminalRenderer } from "./render.ts";
 import { style } from "./style.ts";
 import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** A plan named on the command line: a file, or the ID of a saved plan. */
 export interface PlanRef {
@@ -160,7 +161,7 @@ async function issueToken(
       io,
       json,
       "error",
-      `cannot issue an approval token: ${(e as Error).message}`,
+      `cannot issue an approval token: ${errorMessage(e)}`,
       Exit.FAILURE,
       {
         plan_hash: checked.hash,
@@ -269,7 +270,7 @@ async function refuseBadToken(
     if (checked.ok && used === undefined) return;
     reason = `approval refused: ${checked.ok ? usedText(used as string) : checked.reason}`;
   } catch (e) {
-    reason = `approval refused: cannot check the token (${(e as Error).message})`;
+    reason = `approval refused: cannot check the token (${errorMessage(e)})`;
   }
   const failed = await app.plans.service.recordDecision(plan, hash, "rejected", {
     decidedBy: "--approved-hash",

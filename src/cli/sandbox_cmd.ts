@@ -18,6 +18,7 @@ import { CliError, Exit } from "./exit.ts";
 import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT } from "./io.ts";
 import { style } from "./style.ts";
 import { terminalJson, untrusted } from "../util/untrusted_text.ts";
+import { errorMessage } from "../util/errors.ts";
 
 type SandboxCommand = Extract<Command, { kind: "exec" | "scripts" }>;
 type Row = Record<string, unknown>;
@@ -76,7 +77,7 @@ async function readCode(file: string): Promise<string> {
       ? await new Response(Deno.stdin.readable).text()
       : await Deno.readTextFile(file);
   } catch (e) {
-    throw new CliError(`${file}: cannot read it (${(e as Error).message})`, Exit.USAGE);
+    throw new CliError(`${file}: cannot read it (${errorMessage(e)})`, Exit.USAGE);
   }
 }
 

@@ -26,6 +26,7 @@ import type { RunInfo } from "../agent/subagents/manager.ts";
 import type { ChatMessage, Usage } from "../llm/types.ts";
 import { CliError, Exit } from "./exit.ts";
 import { type AppendFs, appendWhole, cutTornTail, realAppendFs } from "../util/whole_append.ts";
+import { errorMessage } from "../util/errors.ts";
 
 type SessionRecord =
   | { t: "meta"; id: string; started_at: number; version: 1 }
@@ -121,7 +122,7 @@ export class SessionStore {
       );
     } catch (e) {
       this.unsaved = `the session could not be saved to ${this.path(id)} (${
-        (e as Error).message
+        errorMessage(e)
       }); it is saved again after the next message`;
       throw new SessionSaveError(this.unsaved);
     }

@@ -7,6 +7,7 @@
  */
 import type { EvalReport, Summary } from "./report.ts";
 import { table } from "./report.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** One task in both runs (or in one only). */
 export interface TaskDiff {
@@ -34,7 +35,7 @@ export function parseReport(text: string, source: string): EvalReport {
     json = JSON.parse(text);
   } catch (e) {
     throw new TypeError(
-      `${source}: not JSON (${(e as Error).message}); pass a file from eval --out`,
+      `${source}: not JSON (${errorMessage(e)}); pass a file from eval --out`,
     );
   }
   const r = json as Partial<EvalReport>;

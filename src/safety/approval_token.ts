@@ -12,6 +12,7 @@
  * @module
  */
 import { KeyError, loadKey, macOf, sameText } from "./keys.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** What a valid token says. */
 export interface TokenClaims {
@@ -129,7 +130,7 @@ export class ApprovalTokens {
     this.#key ??= loadKey(this.stateDir, "approval");
     return this.#key.catch((e) => {
       this.#key = undefined;
-      throw e instanceof KeyError ? e : new KeyError((e as Error).message);
+      throw e instanceof KeyError ? e : new KeyError(errorMessage(e));
     });
   }
 }

@@ -21,6 +21,7 @@ import {
   realAppendFs,
   tornTail,
 } from "../util/whole_append.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The limits and kill switches a decision was made under. */
 export interface SafetyState {
@@ -141,7 +142,7 @@ export class AuditLog {
       }
     } catch (e) {
       if (e instanceof AuditError) throw e;
-      throw new AuditError(`cannot write the audit log in ${this.dir} (${(e as Error).message})`);
+      throw new AuditError(`cannot write the audit log in ${this.dir} (${errorMessage(e)})`);
     }
   }
 
@@ -216,7 +217,7 @@ export class AuditLog {
       await Deno.rename(tmp, this.headPath);
     } catch (e) {
       await Deno.remove(tmp).catch(() => {});
-      throw new Error(`the head record could not be replaced (${(e as Error).message})`);
+      throw new Error(`the head record could not be replaced (${errorMessage(e)})`);
     }
   }
 

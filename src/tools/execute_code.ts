@@ -15,6 +15,7 @@ import { analyse } from "../sandbox/analysis.ts";
 import { saveScript } from "../sandbox/scripts.ts";
 import { defineTool, ToolError } from "./define.ts";
 import { requireSandbox, type SandboxRunResult, shapeRun } from "./sandbox_result.ts";
+import { errorMessage } from "../util/errors.ts";
 
 const Parameters = z.strictObject({
   code: z.string().min(1).max(200_000).describe(
@@ -54,7 +55,7 @@ export const executeCode = defineTool<typeof Parameters, ExecuteCodeResult>({
       if (!sb.scriptsDir) throw new ToolError("no scripts directory is configured; not saved");
       if (result.ok) {
         saved = await saveScript(sb.scriptsDir, save_as, description, code, new Date())
-          .catch((e: Error) => `not saved: ${e.message}`);
+          .catch((e: unknown) => `not saved: ${errorMessage(e)}`);
       } else saved = "not saved: the code failed";
     }
     return {

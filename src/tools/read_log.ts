@@ -10,6 +10,7 @@ import type { LogEntry, Sample, Series, Severity } from "../adapters/adapter.ts"
 import { defineTool, ToolError } from "./define.ts";
 import { resolveRange } from "./time.ts";
 import { round6 } from "../util/misc.ts";
+import { errorMessage } from "../util/errors.ts";
 
 const SEVERITIES = ["NONE", "MINOR", "MAJOR", "INVALID"] as const satisfies readonly Severity[];
 /** Points asked of the archiver per device; enough for a faithful min/max/mean. */
@@ -89,7 +90,7 @@ export const readLog = defineTool<typeof Parameters, ReadLogResult>({
     try {
       range = resolveRange(args.from, args.to, now());
     } catch (e) {
-      throw new ToolError((e as Error).message);
+      throw new ToolError(errorMessage(e));
     }
     if (args.source === "archive") {
       if (!args.devices?.length) {

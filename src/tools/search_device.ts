@@ -10,6 +10,7 @@ import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
 import type { DeviceIndex, IndexedDevice } from "../index/device_index.ts";
 import type { FamilyHint } from "../index/families.ts";
 import type { RankedDevice } from "../index/query.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The ranking and family modules, loaded on the first search (not at start-up). */
 const ranking = () => Promise.all([import("../index/query.ts"), import("../index/families.ts")]);
@@ -140,7 +141,7 @@ async function regex(
   try {
     re = parseRegex(pattern);
   } catch (e) {
-    throw new ToolError(`${pattern}: not a valid regular expression (${(e as Error).message})`);
+    throw new ToolError(`${pattern}: not a valid regular expression (${errorMessage(e)})`);
   }
   const page = (await needIndex(ctx, "a regular expression")).match({
     regex: re,

@@ -32,6 +32,7 @@ import { wildcardToRegExp } from "../adapter.ts";
 import { trimBase } from "../http.ts";
 import { type AttrInfo, type AttrValue, tangoErrorText, TangoRest } from "./rest.ts";
 import { QUALITIES, typedValue } from "./shapes.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 export interface TangoOptions {
   /** REST entry point, e.g. `http://rest:10001/tango/rest`. */
@@ -113,9 +114,9 @@ export class Tango implements ControlSystem {
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
         for (const attr of attrs) {
-          out.set(`${device}/${attr}`, failed(`${device}/${attr}`, (e as Error).message));
+          out.set(`${device}/${attr}`, failed(`${device}/${attr}`, errorMessage(e)));
         }
-        if (names.includes(device)) out.set(device, failed(device, (e as Error).message));
+        if (names.includes(device)) out.set(device, failed(device, errorMessage(e)));
       }
     }));
     return names.map((n) => out.get(n) ?? failed(n, "no value"));
@@ -170,7 +171,7 @@ export class Tango implements ControlSystem {
           : missing(`no attribute "${n.attr}" on ${n.device}`);
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
-        return missing((e as Error).message);
+        return missing(errorMessage(e));
       }
     }));
   }

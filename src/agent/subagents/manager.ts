@@ -14,6 +14,7 @@ import { Session } from "../session.ts";
 import type { AgentEvent } from "../events.ts";
 import { type AgentDefinition, FORBIDDEN_TOOLS } from "./definition.ts";
 import { budgetedModel, type TreeBudget } from "./budget.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 export type RunStatus = "running" | "done" | "failed" | "cancelled";
 
@@ -338,7 +339,7 @@ export class SubagentManager {
         input = FINISH_NUDGE;
       }
     } catch (e) {
-      end("failed", { error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
+      end("failed", { error: `internal error: ${errorMessage(e)}` });
     }
     // A run dropped by `replace` is no longer this session's: only its own parent hears its end.
     this.#emit(info, emit, this.#runs.get(info.id)?.info === info);
@@ -381,5 +382,5 @@ export function narrowTools(def: AgentDefinition, allow?: string[], deny?: strin
 
 function reasonOf(signal: AbortSignal): string {
   const r = signal.reason;
-  return r instanceof Error ? r.message : String(r ?? "cancelled");
+  return errorMessage(r ?? "cancelled");
 }
