@@ -13,6 +13,8 @@
  */
 import { KeyError, loadKey, macOf, sameText } from "./keys.ts";
 import { errorMessage } from "../util/errors.ts";
+import { readJson } from "../util/json_file.ts";
+import { z } from "zod";
 
 /** What a valid token says. */
 export interface TokenClaims {
@@ -148,10 +150,13 @@ function base64urlId(): string {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
 }
 
+/** A used-token record, as far as its time of use is read back. */
+const UsedSchema = z.looseObject({ at: z.string() });
+
 async function usedAt(path: string): Promise<string> {
   try {
-    const at = JSON.parse(await Deno.readTextFile(path)).at;
-    return typeof at === "string" ? at : "an earlier time";
+    const read = readJson(UsedSchema, await Deno.readTextFile(path));
+    return read.ok ? read.value.at : "an earlier time";
   } catch {
     return "an earlier time";
   }

@@ -68,7 +68,8 @@ function firstIssue(issues: readonly z.core.$ZodIssue[], json: unknown): string 
       : typeof got;
     return `${where}expected ${issue.expected}, got ${gotText}${more}`;
   }
-  return `${where}${issue.message.split("\n")[0]}${more}`;
+  const message = issue.message.split("\n")[0] ?? "";
+  return `${where}${message.charAt(0).toLowerCase()}${message.slice(1)}${more}`;
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {

@@ -98,3 +98,31 @@ for (const c of MARKERS) {
     assert.equal(await Deno.readTextFile(path), c.text);
   });
 }
+
+Deno.test("comparing an eval record with a summary cut short names the file, the field and what to pass", async () => {
+  await using user = await UserSetup.start();
+  const summary = {
+    name: "all",
+    passes: 1,
+    attempts: 2,
+    rate: 0.5,
+    interval: [0.1, 0.9],
+    medianTokens: 1,
+    medianToolCalls: 1,
+    medianModelCalls: 1,
+    medianWallMs: 1,
+    reasons: [],
+  };
+  const record = { schema: "accel-agent.eval/1", model: "m", startedAt: "t", tasks: [summary] };
+  const text = JSON.stringify({ ...record, total: { ...summary, interval: [0.1] } });
+  const a = await user.file("a.json", JSON.stringify({ ...record, total: summary }));
+  const b = await user.file("b.json", text);
+  const r = await user.run(["eval", "compare", a, b]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(
+    r.stderr,
+    `accel-agent: ${b}: not an eval record (schema accel-agent.eval/1) ` +
+      "(total.interval: too small: expected array to have >=2 items); pass a file from eval --out\n",
+  );
+  assert.equal(await Deno.readTextFile(b), text);
+});
