@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorMessage } from "../util/errors.ts";
 import { looksLikeHtml, ReplyShapeError } from "./reply.ts";
 import {
   type HttpService,
@@ -116,7 +117,7 @@ export async function httpRead<T>(
         `${svc.label} at ${svc.base} did not answer within ${svc.timeoutMs} ms; check the service or raise its timeout`,
       );
     }
-    const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    const why = errorMessage(e).split("\n")[0];
     throw new Error(
       `${svc.label} at ${svc.base} is unreachable (${why}); check the URL in the config`,
     );

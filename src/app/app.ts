@@ -38,6 +38,7 @@ import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { createPlanPath, operatorName, type PlanPath, resolvePath } from "./plan_wiring.ts";
 import { BASE_PROMPT } from "./prompt_base.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export interface App {
   loaded: LoadedConfig;
@@ -157,7 +158,7 @@ export async function createApp(
         ? `${mount}${host.slice(plans.scansDir.length)}`
         : undefined;
   } catch (e) {
-    throw new CliError((e as Error).message, Exit.USAGE);
+    throw new CliError(errorMessage(e), Exit.USAGE);
   }
   const registry = {
     maxOutputChars: config.agent.tool_output_max_chars,
@@ -213,7 +214,7 @@ export async function createApp(
         }
       } catch (e) {
         throw new CliError(
-          `context dir ${dir}: cannot read it (${(e as Error).message}); fix [agent] context_dirs`,
+          `context dir ${dir}: cannot read it (${errorMessage(e)}); fix [agent] context_dirs`,
           Exit.USAGE,
         );
       }

@@ -10,6 +10,7 @@
 import { loadConfig, type LoadedConfig } from "../config/mod.ts";
 import type { Io } from "./io.ts";
 import { isWritableSetting, type NamedPath, namedPaths } from "../config/paths.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The path an OS or permission error is about, from Deno's message, if it names one. */
 export function errorPath(message: string): string | undefined {
@@ -19,7 +20,7 @@ export function errorPath(message: string): string | undefined {
 
 /** Why the path cannot be used, in words, or undefined for an error of another kind. */
 function reason(e: unknown): string | undefined {
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   if (e instanceof Deno.errors.NotCapable || /^Requires (read|write) access/.test(message)) {
     return "is outside the grants the program was started with (start it through deno task " +
       "agent, or rebuild the executable with this config)";
@@ -48,7 +49,7 @@ export function describePathProblem(
   home: string,
 ): string | undefined {
   const why = reason(e);
-  const path = errorPath(e instanceof Error ? e.message : String(e));
+  const path = errorPath(errorMessage(e));
   if (!why || !path) return undefined;
   const named = namedPaths(loaded.config, loaded.baseDir, home);
   if (loaded.path) named.push({ path: loaded.path, setting: "--config" });

@@ -24,6 +24,7 @@ import { defaultPyodideDir, resolvePath as sandboxPath } from "../sandbox/mod.ts
 import { sha256Hex } from "../util/hash.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The plan service and the approver in force (each mode sets its own). */
 export interface PlanPath {
@@ -138,7 +139,7 @@ async function readLimits(
       return { limits: new LimitsTable({}, matching), hash: "" };
     }
     throw new CliError(
-      `limits error: ${path}: cannot read the limits file (${(e as Error).message})`,
+      `limits error: ${path}: cannot read the limits file (${errorMessage(e)})`,
       Exit.USAGE,
     );
   }

@@ -17,22 +17,20 @@
  * full disk, cuts the file back to what it was), and what could not be
  * written stays pending: the next save writes it again. A torn last line (a
  * process killed mid-append) is cut off into `<id>.jsonl.torn` before the
- * file is read or appended to, and reported, never fused into.
+ * file is read or appended to, and reported, never fused into. Reading
+ * checks every line against `SessionRecord` and stops at the first that is
+ * not one, naming the file and line and leaving the file as it is.
  *
  * @module
  */
 import { Session } from "../agent/session.ts";
 import type { RunInfo } from "../agent/subagents/manager.ts";
-import type { ChatMessage, Usage } from "../llm/types.ts";
+import type { ChatMessage } from "../llm/types.ts";
+import { type SessionRecord, SessionRecordSchema } from "../agent/session_records.ts";
+import { CorruptFileError, parseJsonFile } from "../util/json_file.ts";
 import { CliError, Exit } from "./exit.ts";
 import { type AppendFs, appendWhole, cutTornTail, realAppendFs } from "../util/whole_append.ts";
-
-type SessionRecord =
-  | { t: "meta"; id: string; started_at: number; version: 1 }
-  | { t: "message"; m: ChatMessage }
-  | { t: "reset"; messages: ChatMessage[] }
-  | { t: "usage"; usage: Usage; by_model?: Record<string, Usage> }
-  | { t: "agent"; run: RunInfo };
+import { errorMessage } from "../util/errors.ts";
 
 /** A saved session, read back. */
 export interface SavedSession {
@@ -121,7 +119,7 @@ export class SessionStore {
       );
     } catch (e) {
       this.unsaved = `the session could not be saved to ${this.path(id)} (${
-        (e as Error).message
+        errorMessage(e)
       }); it is saved again after the next message`;
       throw new SessionSaveError(this.unsaved);
     }
@@ -174,10 +172,15 @@ export class SessionStore {
     for (const [i, line] of lines.entries()) {
       let r: SessionRecord;
       try {
-        r = JSON.parse(line) as SessionRecord;
-      } catch {
         // Torn tails were cut off above: a complete line that is not a record was edited.
-        throw new CliError(`${this.path(chosen)}:${i + 1}: not a session record`, Exit.USAGE);
+        r = parseJsonFile(SessionRecordSchema, line, {
+          where: `${this.path(chosen)}:${i + 1}`,
+          what: "a session record",
+          fix: "the file is left as it is; resume another session, or move it aside",
+        });
+      } catch (e) {
+        if (e instanceof CorruptFileError) throw new CliError(e.message, Exit.USAGE);
+        throw e;
       }
       if (r.t === "meta") session = new Session(r.id, r.started_at);
       else if (!session) {

@@ -6,6 +6,7 @@
  */
 import { parseSkill, type Skill } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export const BUILTIN_SKILLS_URL = new URL("../../configs/skills/", import.meta.url);
 
@@ -17,7 +18,7 @@ export async function loadSkills(dirs: string[]): Promise<Skill[]> {
     try {
       for await (const e of Deno.readDir(dir)) if (e.isDirectory) names.push(e.name);
     } catch (e) {
-      throw new CliError(`skills dir ${dir}: cannot read it (${(e as Error).message})`, Exit.USAGE);
+      throw new CliError(`skills dir ${dir}: cannot read it (${errorMessage(e)})`, Exit.USAGE);
     }
     for (const n of names.sort()) {
       const path = `${dir.replace(/\/$/, "")}/${n}/SKILL.md`;

@@ -14,6 +14,7 @@ import type { Tool, ToolDeps } from "../tools/define.ts";
 import type { RegistryOptions } from "../tools/registry.ts";
 import { buildSubagentTools, subagentMayUse } from "../tools/subagent_tools.ts";
 import { CliError, Exit } from "./exit.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The built-in definitions shipped with the program. */
 export const BUILTIN_AGENTS_URL = new URL("../../configs/agents/", import.meta.url);
@@ -35,7 +36,7 @@ export async function loadAgentDefinitions(
         if (e.isFile && e.name.endsWith(".md")) names.push(e.name);
       }
     } catch (e) {
-      throw new CliError(`agents dir ${dir}: cannot read it (${(e as Error).message})`, Exit.USAGE);
+      throw new CliError(`agents dir ${dir}: cannot read it (${errorMessage(e)})`, Exit.USAGE);
     }
     for (const n of names.sort()) {
       const path = `${dir.replace(/\/$/, "")}/${n}`;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { errorMessage } from "../util/errors.ts";
 import { DisplayError } from "./catalogue.ts";
 
 /** What was started. */
@@ -46,5 +47,5 @@ function spawnFailure(program: string, e: unknown): string {
   if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
     return `cannot start ${program}: not in the run grant; it must be the configured launcher of a kind the catalogue uses`;
   }
-  return `cannot start ${program}: ${(e as Error).message}`;
+  return `cannot start ${program}: ${errorMessage(e)}`;
 }

@@ -18,6 +18,7 @@ import { withConditions } from "./conditions.ts";
 import { grade, type Observation, type ObservedPlan } from "./graders.ts";
 import { type AttemptRecord, auditLines, failedAttempt, observe } from "./record.ts";
 import type { Task } from "./task.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export { type AttemptRecord, type AuditLine, failedAttempt, type RecordedCall } from "./record.ts";
 
@@ -127,14 +128,14 @@ export async function runAttempt(
       for (const check of task.grade) rec.verdicts.push(await grade(check, obs, truth));
     }
   } catch (e) {
-    rec.error = `crashed: ${e instanceof Error ? e.message : String(e)}`;
+    rec.error = `crashed: ${errorMessage(e)}`;
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onOuter);
     try {
       await app?.close();
     } catch (e) {
-      rec.error ??= `crashed while closing: ${(e as Error).message}`;
+      rec.error ??= `crashed while closing: ${errorMessage(e)}`;
     }
     await sim.close();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -202,7 +203,7 @@ function priced(
 }
 
 function reasonText(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason ?? "cancelled");
+  return errorMessage(reason ?? "cancelled");
 }
 
 function modelCalls(app: { session: { messages: { role: string }[] } }): number {

@@ -5,8 +5,10 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { EvalReport, Summary } from "./report.ts";
 import { table } from "./report.ts";
+import { parseJsonFile } from "../util/json_file.ts";
 
 /** One task in both runs (or in one only). */
 export interface TaskDiff {
@@ -27,23 +29,41 @@ export interface Comparison {
   total: TaskDiff;
 }
 
-/** Reads a file written by `eval --out` or `eval --json`; throws a TypeError saying what is wrong. */
-export function parseReport(text: string, source: string): EvalReport {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new TypeError(
-      `${source}: not JSON (${(e as Error).message}); pass a file from eval --out`,
-    );
-  }
-  const r = json as Partial<EvalReport>;
-  if (r?.schema !== "accel-agent.eval/1" || !Array.isArray(r.tasks) || !r.total) {
-    throw new TypeError(
-      `${source}: not an eval record (schema accel-agent.eval/1); pass a file from eval --out`,
-    );
-  }
-  return r as EvalReport;
+const SummarySchema = z.looseObject({
+  name: z.string(),
+  passes: z.number(),
+  attempts: z.number(),
+  rate: z.number(),
+  interval: z.tuple([z.number(), z.number()]),
+  medianTokens: z.number(),
+  medianToolCalls: z.number(),
+  medianModelCalls: z.number(),
+  medianWallMs: z.number(),
+  costUsd: z.number().optional(),
+  reasons: z.array(z.string()),
+}) satisfies z.ZodType<Summary>;
+
+/** What a comparison reads of an eval record. */
+export type ComparedReport = Pick<EvalReport, "schema" | "model" | "startedAt" | "tasks" | "total">;
+
+const ComparedReportSchema = z.looseObject({
+  schema: z.literal("accel-agent.eval/1"),
+  model: z.string(),
+  startedAt: z.string(),
+  tasks: z.array(SummarySchema),
+  total: SummarySchema,
+}) satisfies z.ZodType<ComparedReport>;
+
+/**
+ * Reads a file written by `eval --out` or `eval --json`; throws a
+ * `CorruptFileError` saying what is wrong, where, and what to pass instead.
+ */
+export function parseReport(text: string, source: string): ComparedReport {
+  return parseJsonFile(ComparedReportSchema, text, {
+    where: source,
+    what: "an eval record (schema accel-agent.eval/1)",
+    fix: "pass a file from eval --out",
+  });
 }
 
 function diff(task: string, a?: Summary, b?: Summary): TaskDiff {
@@ -57,9 +77,9 @@ function diff(task: string, a?: Summary, b?: Summary): TaskDiff {
   };
 }
 
-export function compareReports(a: EvalReport, b: EvalReport): Comparison {
+export function compareReports(a: ComparedReport, b: ComparedReport): Comparison {
   const names = [...new Set([...a.tasks, ...b.tasks].map((t) => t.name))].sort();
-  const find = (r: EvalReport, n: string) => r.tasks.find((t) => t.name === n);
+  const find = (r: ComparedReport, n: string) => r.tasks.find((t) => t.name === n);
   return {
     schema: "accel-agent.eval-compare/1",
     a: { model: a.model, startedAt: a.startedAt },

@@ -4,9 +4,12 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { AgentEvent } from "../agent/events.ts";
+import { cutResult, resultOf } from "../tools/results.ts";
 import type { ObservedPlan, PlanAction, Verdict } from "./graders.ts";
 import type { Task } from "./task.ts";
+import { parseJsonFile } from "../util/json_file.ts";
 
 const RESULT_CHARS = 2_000;
 
@@ -55,6 +58,14 @@ export interface AuditLine {
   /** Devices the plan may write, with their values before it (write-ahead entries). */
   originals?: Record<string, unknown>;
 }
+
+const AuditLineSchema = z.looseObject({
+  planHash: z.string(),
+  decision: z.string(),
+  decidedBy: z.string(),
+  status: z.string().optional(),
+  originals: z.record(z.string(), z.unknown()).optional(),
+}) satisfies z.ZodType<AuditLine>;
 
 /** An attempt that has done nothing yet; with a reason, one that could not start. */
 export function failedAttempt(task: Task, attempt: number, reason?: string): AttemptRecord {
@@ -114,10 +125,10 @@ export function observe(
         call.result = json.length > RESULT_CHARS ? `${json.slice(0, RESULT_CHARS)}…` : json;
       }
       const plan = plans.get(`call:${ev.id}`);
-      const out = ev.result as { status?: unknown; violations?: unknown; errors?: unknown };
+      const out = resultOf("propose_plan", ev) ?? cutResult(ev);
       if (plan && (out?.status === "preflight_failed" || out?.status === "invalid")) {
         plan.preflightOk = false;
-        const why = out.status === "invalid" ? out.errors : out.violations;
+        const why = "violations" in out ? out.violations : "errors" in out ? out.errors : undefined;
         plan.violations = Array.isArray(why) ? why.map(String) : [String(out.status)];
       }
       if (plan && typeof out?.status === "string") plan.decision ??= out.status;
@@ -153,9 +164,14 @@ export async function auditLines(auditDir: string): Promise<AuditLine[]> {
   }
   names = names.sort();
   for (const name of names) {
-    for (const line of (await Deno.readTextFile(`${auditDir}/${name}`)).split("\n")) {
+    const lines = (await Deno.readTextFile(`${auditDir}/${name}`)).split("\n");
+    for (const [i, line] of lines.entries()) {
       if (!line.trim()) continue;
-      const e = JSON.parse(line) as AuditLine;
+      const e = parseJsonFile(AuditLineSchema, line, {
+        where: `${auditDir}/${name}:${i + 1}`,
+        what: "an audit entry",
+        fix: "the attempt's audit is kept; check it with accel-agent audit verify",
+      });
       out.push({
         planHash: e.planHash,
         decision: e.decision,

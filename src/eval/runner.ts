@@ -9,6 +9,7 @@
 import type { LoadedConfig } from "../config/mod.ts";
 import { type AttemptRecord, failedAttempt, isAttemptStop, runAttempt } from "./attempt.ts";
 import type { Task } from "./task.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** A per-attempt endpoint (the replay mode, and the tests' scripted server). */
 export interface AttemptEndpoint {
@@ -71,7 +72,7 @@ export async function runEval(o: RunOptions): Promise<AttemptRecord[]> {
 }
 
 function stopText(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason ?? "cancelled");
+  return errorMessage(reason ?? "cancelled");
 }
 
 async function one(o: RunOptions, task: Task, attempt: number): Promise<AttemptRecord> {
@@ -80,7 +81,7 @@ async function one(o: RunOptions, task: Task, attempt: number): Promise<AttemptR
     try {
       endpoint = await o.endpoint?.(task, attempt);
     } catch (e) {
-      return failedAttempt(task, attempt, `no endpoint: ${(e as Error).message}`);
+      return failedAttempt(task, attempt, `no endpoint: ${errorMessage(e)}`);
     }
     return await runAttempt(
       task,

@@ -9,6 +9,7 @@
  * @module
  */
 import { z } from "zod";
+import { errorMessage } from "../util/errors.ts";
 
 const Device = z.string().min(1).max(256);
 
@@ -180,7 +181,7 @@ export async function loadTasks(dirs: string[]): Promise<Task[]> {
       try {
         json = JSON.parse(await Deno.readTextFile(path));
       } catch (e) {
-        throw new TypeError(`${path}: not JSON (${(e as Error).message}); fix the task file`);
+        throw new TypeError(`${path}: not JSON (${errorMessage(e)}); fix the task file`);
       }
       const task = parseTask(json, path);
       const seen = byId.get(task.id);

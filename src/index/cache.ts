@@ -4,7 +4,9 @@
  *
  * @module
  */
+import { z } from "zod";
 import { type IndexData, TextColumn } from "./data.ts";
+import { readJson } from "../util/json_file.ts";
 
 /** Bumped whenever the layout or the way terms are made changes. */
 export const CACHE_FORMAT = 1;
@@ -22,6 +24,18 @@ interface Header {
   /** Byte length of each section, in order. */
   sections: number[];
 }
+
+/** The header as read back: a file of another shape is no cache of ours and is rebuilt. */
+const HeaderSchema = z.object({
+  magic: z.string(),
+  format: z.number(),
+  sourceId: z.string(),
+  lexiconDigest: z.string(),
+  builtAt: z.number(),
+  count: z.int().min(0),
+  unitsTable: z.array(z.string()),
+  sections: z.array(z.int().min(0)),
+}) satisfies z.ZodType<Header>;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -111,7 +125,9 @@ export async function loadIndex(
     const headLength = new DataView(prefix.buffer).getUint32(0, true);
     if (headLength > 1 << 26) return undefined;
     const head = await readExactly(file, headLength + (4 - (8 + headLength) % 4) % 4);
-    const header = JSON.parse(decoder.decode(head.subarray(0, headLength))) as Header;
+    const read = readJson(HeaderSchema, decoder.decode(head.subarray(0, headLength)));
+    if (!read.ok) return undefined;
+    const header = read.value;
     if (
       header.magic !== MAGIC || header.format !== CACHE_FORMAT || header.sourceId !== sourceId ||
       header.lexiconDigest !== lexiconDigest || header.sections.length !== 7

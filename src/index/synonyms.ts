@@ -7,6 +7,7 @@
 import { parse } from "smol-toml";
 import type { SynonymData } from "./lexicon.ts";
 import { readRegularText } from "../util/bounded_read.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The table shipped beside the program. */
 export const BUILTIN_SYNONYMS_URL = new URL("../../configs/synonyms.toml", import.meta.url);
@@ -25,7 +26,7 @@ export function parseSynonyms(text: string, where: string): SynonymData {
   try {
     raw = parse(text) as Record<string, unknown>;
   } catch (e) {
-    const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    const why = errorMessage(e).split("\n")[0];
     throw new Error(`${where}: not valid TOML (${why}); fix the synonym file`);
   }
   const out = emptySynonyms();
@@ -77,7 +78,7 @@ export async function loadSynonyms(sitePath?: string): Promise<SynonymData> {
   try {
     text = await readRegularText(sitePath, MAX_BYTES, sitePath);
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    const why = errorMessage(e);
     throw new Error(
       `${sitePath}: cannot read the synonym file (${why}); check [index] synonyms_file`,
     );

@@ -37,6 +37,7 @@ import type {
   ToolCall,
   Usage,
 } from "./types.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export interface OpenAiClientOptions {
   /** Name the operator uses for this model. */
@@ -410,7 +411,7 @@ function classify(e: unknown, signal: AbortSignal): LlmError {
     }
   }
   // Anything else broke the response midway: a cut connection, bad SSE, bad JSON.
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   return new LlmError("stream", `model response broke off: ${message}`, { cause: e });
 }
 

@@ -35,6 +35,7 @@ import {
 } from "./preflight.ts";
 import { writeScanCsv } from "./scan_csv.ts";
 import { partnerText, type ReadbackPartner } from "./readback.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export interface ExecuteDeps {
   cs: ControlSystem;
@@ -599,7 +600,7 @@ function errorText(e: unknown, signal: AbortSignal): string {
     const r = signal.reason;
     return r instanceof Error ? `aborted: ${r.message}` : "aborted";
   }
-  return e instanceof Error ? e.message : String(e);
+  return errorMessage(e);
 }
 
 function show(v: Value | null): string {

@@ -6,6 +6,7 @@
  */
 import { parse, TomlError } from "smol-toml";
 import { parsePlan, type Plan, planHash } from "./model.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** A plan file that cannot be used; the CLI exits 2 on it. */
 export class PlanFileError extends Error {
@@ -18,7 +19,7 @@ export async function readPlanFile(path: string): Promise<Plan> {
   try {
     text = await Deno.readTextFile(path);
   } catch (e) {
-    throw new PlanFileError(`${path}: cannot read the plan file (${(e as Error).message})`);
+    throw new PlanFileError(`${path}: cannot read the plan file (${errorMessage(e)})`);
   }
   let raw: unknown;
   try {
@@ -27,7 +28,7 @@ export async function readPlanFile(path: string): Promise<Plan> {
     const where = e instanceof TomlError ? `:${e.line}:${e.column}` : "";
     throw new PlanFileError(
       `${path}${where}: not valid ${path.endsWith(".toml") ? "TOML" : "JSON"}: ${
-        (e as Error).message.split("\n")[0]
+        errorMessage(e).split("\n")[0]
       }`,
     );
   }

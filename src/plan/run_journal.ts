@@ -11,7 +11,9 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { Value } from "../adapters/adapter.ts";
+import { readJson } from "../util/json_file.ts";
 
 /** What is known of a plan that started writing. */
 export interface RunMarker {
@@ -31,6 +33,25 @@ export interface RunMarker {
    */
   outcome?: { status: string; errors: string[]; restores: unknown };
 }
+
+const ValueSchema = z.union([z.number(), z.string(), z.boolean(), z.array(z.number())]);
+
+/** A marker as read back; unknown fields are kept. */
+const RunMarkerSchema = z.looseObject({
+  run: z.string(),
+  planHash: z.string(),
+  description: z.string(),
+  operator: z.string(),
+  host: z.string(),
+  pid: z.number(),
+  startedAt: z.string(),
+  originals: z.record(z.string(), ValueSchema.nullable()),
+  outcome: z.looseObject({
+    status: z.string(),
+    errors: z.array(z.string()),
+    restores: z.unknown(),
+  }).optional(),
+}) satisfies z.ZodType<RunMarker>;
 
 /** A marker written and locked; `end` or `keep` releases it. */
 export interface OpenRun {
@@ -141,20 +162,20 @@ export class RunJournal {
     try {
       if (!(await file.tryLock(true))) return undefined; // its process still runs it
       const text = new TextDecoder().decode(await readAll(file));
-      try {
-        return JSON.parse(text) as RunMarker;
-      } catch {
-        return {
-          run,
-          planHash: "",
-          description: "(its marker is damaged)",
-          operator: "",
-          host: "",
-          pid: 0,
-          startedAt: "",
-          originals: {},
-        };
-      }
+      const read = readJson(RunMarkerSchema, text);
+      if (read.ok) return read.value;
+      // The file stays as it is: what it holds may be all that is known of the plan.
+      return {
+        run,
+        planHash: "",
+        description: `(its marker ${path} is damaged: ${read.why}; ` +
+          "check the devices it may have changed by hand, then dismiss it)",
+        operator: "",
+        host: "",
+        pid: 0,
+        startedAt: "",
+        originals: {},
+      };
     } finally {
       file.close();
     }

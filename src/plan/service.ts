@@ -19,6 +19,7 @@ import { buildRecoveryPlan, recoveredRun } from "./recovery.ts";
 import { type OpenRun, type RunJournal, type RunMarker } from "./run_journal.ts";
 import { tolerance } from "./preflight.ts";
 import type { Timers } from "../util/misc.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** What the path reports while it runs; the agent turns these into events. */
 export type PlanEvent =
@@ -277,7 +278,7 @@ export class PlanService {
       }
     } catch (e) {
       execution.errors.push(
-        `the run journal could not be updated (${(e as Error).message}); ` +
+        `the run journal could not be updated (${errorMessage(e)}); ` +
           "the next start may report this plan as unfinished",
       );
     }
@@ -409,7 +410,7 @@ export class PlanService {
       await append();
       return undefined;
     } catch (e) {
-      const why = (e as Error).message;
+      const why = errorMessage(e);
       return {
         status: "audit_failed",
         planHash,

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { errorMessage } from "../util/errors.ts";
 import type { ControlReader } from "../adapters/adapter.ts";
 import { readRegularText } from "../util/bounded_read.ts";
 import { normalize } from "../config/paths.ts";
@@ -34,7 +35,7 @@ export async function archiveData(
   try {
     range = resolveRange(q.from, q.to, nowMs);
   } catch (e) {
-    throw new PlotError((e as Error).message);
+    throw new PlotError(errorMessage(e));
   }
   const got = await cs.archive({ ...range, devices: q.devices, maxPoints: ARCHIVE_POINTS }, signal);
   const errors: { device: string; error: string }[] = [];
@@ -196,7 +197,7 @@ export async function csvData(
     if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
       throw outside();
     }
-    throw new PlotError(`${path}: cannot be read (${(e as Error).message.split("\n")[0]})`);
+    throw new PlotError(`${path}: cannot be read (${errorMessage(e).split("\n")[0]})`);
   }
   if (!real.startsWith(`${root}/`)) throw outside();
   return await csvText(real, path, { columns });
@@ -212,7 +213,7 @@ async function csvText(
     text = await readRegularText(path, MAX_CSV_BYTES);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) throw new PlotError(`${shown}: no such file`);
-    throw new PlotError(`${shown}: ${(e as Error).message.split("\n")[0]}`);
+    throw new PlotError(`${shown}: ${errorMessage(e).split("\n")[0]}`);
   }
   if (text.includes("\0")) throw new PlotError(`${shown}: not a text file`);
   return parseCsv(text, shown, choice);

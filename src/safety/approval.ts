@@ -8,6 +8,7 @@
 import type { Plan } from "../plan/model.ts";
 import type { PreflightedPlan } from "../plan/preflight.ts";
 import type { ApprovalTokens } from "./approval_token.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export type DecisionKind = "approved" | "rejected" | "partial" | "deferred";
 
@@ -82,7 +83,7 @@ export class TokenApprover implements Approver {
       return await this.#decide(p);
     } catch (e) {
       // The key or the used-token record cannot be reached: nothing is approved.
-      return refusedBy(p, `cannot check the token (${(e as Error).message})`);
+      return refusedBy(p, `cannot check the token (${errorMessage(e)})`);
     }
   }
 

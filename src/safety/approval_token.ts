@@ -12,6 +12,9 @@
  * @module
  */
 import { KeyError, loadKey, macOf, sameText } from "./keys.ts";
+import { errorMessage } from "../util/errors.ts";
+import { readJson } from "../util/json_file.ts";
+import { z } from "zod";
 
 /** What a valid token says. */
 export interface TokenClaims {
@@ -129,7 +132,7 @@ export class ApprovalTokens {
     this.#key ??= loadKey(this.stateDir, "approval");
     return this.#key.catch((e) => {
       this.#key = undefined;
-      throw e instanceof KeyError ? e : new KeyError((e as Error).message);
+      throw e instanceof KeyError ? e : new KeyError(errorMessage(e));
     });
   }
 }
@@ -147,10 +150,13 @@ function base64urlId(): string {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
 }
 
+/** A used-token record, as far as its time of use is read back. */
+const UsedSchema = z.looseObject({ at: z.string() });
+
 async function usedAt(path: string): Promise<string> {
   try {
-    const at = JSON.parse(await Deno.readTextFile(path)).at;
-    return typeof at === "string" ? at : "an earlier time";
+    const read = readJson(UsedSchema, await Deno.readTextFile(path));
+    return read.ok ? read.value.at : "an earlier time";
   } catch {
     return "an earlier time";
   }

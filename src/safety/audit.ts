@@ -21,6 +21,9 @@ import {
   realAppendFs,
   tornTail,
 } from "../util/whole_append.ts";
+import { errorMessage } from "../util/errors.ts";
+import { readJson } from "../util/json_file.ts";
+import { z } from "zod";
 
 /** The limits and kill switches a decision was made under. */
 export interface SafetyState {
@@ -76,6 +79,21 @@ export interface AuditHead {
 }
 
 export const GENESIS = "0".repeat(64);
+
+/** What an append reads of the newest entry: the links of the chain. */
+type ChainLink = Pick<AuditEntry, "hash" | "prevHash" | "mac">;
+
+const ChainLinkSchema = z.looseObject({
+  hash: z.string(),
+  prevHash: z.string(),
+  mac: z.string().optional(),
+}) satisfies z.ZodType<ChainLink>;
+
+const HeadSchema = z.looseObject({
+  entries: z.int().min(0),
+  lastHash: z.string(),
+  mac: z.string().optional(),
+}) satisfies z.ZodType<AuditHead>;
 
 /** Appends in flight per audit directory, in this process. */
 const queues = new Map<string, Promise<void>>();
@@ -141,7 +159,7 @@ export class AuditLog {
       }
     } catch (e) {
       if (e instanceof AuditError) throw e;
-      throw new AuditError(`cannot write the audit log in ${this.dir} (${(e as Error).message})`);
+      throw new AuditError(`cannot write the audit log in ${this.dir} (${errorMessage(e)})`);
     }
   }
 
@@ -170,7 +188,7 @@ export class AuditLog {
    * tail that does not end where the head says is a cut or an edit, and
    * nothing more is recorded until someone looks (`audit verify`).
    */
-  async #tail(): Promise<{ files: string[]; last?: AuditEntry; entries: number }> {
+  async #tail(): Promise<{ files: string[]; last?: ChainLink; entries: number }> {
     const files = await this.files();
     const { last, torn } = await this.#lastEntry(files);
     const head = await readHead(this.headPath);
@@ -184,7 +202,7 @@ export class AuditLog {
   }
 
   /** The entry count the head gives for this tail (undefined: no head); throws when they disagree. */
-  #checkHead(last: AuditEntry | undefined, head: AuditHead | undefined): number | undefined {
+  #checkHead(last: ChainLink | undefined, head: AuditHead | undefined): number | undefined {
     if (head === undefined) {
       // A keyed log always has a head: without it, its newest entries may have been cut.
       if (last?.mac !== undefined) {
@@ -216,7 +234,7 @@ export class AuditLog {
       await Deno.rename(tmp, this.headPath);
     } catch (e) {
       await Deno.remove(tmp).catch(() => {});
-      throw new Error(`the head record could not be replaced (${(e as Error).message})`);
+      throw new Error(`the head record could not be replaced (${errorMessage(e)})`);
     }
   }
 
@@ -237,7 +255,7 @@ export class AuditLog {
    * The newest complete entry, and the newest file when it ends in a torn
    * line (bytes after its last newline: an append that did not finish).
    */
-  async #lastEntry(files: string[]): Promise<{ last?: AuditEntry; torn?: string }> {
+  async #lastEntry(files: string[]): Promise<{ last?: ChainLink; torn?: string }> {
     let torn: string | undefined;
     for (const [i, f] of [...files].reverse().entries()) {
       const bytes = await Deno.readFile(f);
@@ -246,14 +264,12 @@ export class AuditLog {
       const text = new TextDecoder().decode(bytes.subarray(0, cut.keep));
       const last = text.split("\n").filter((l) => l.trim()).at(-1);
       if (last === undefined) continue;
-      try {
-        return { last: JSON.parse(last) as AuditEntry, torn };
-      } catch {
-        // A complete line that is not an entry was edited: chaining past it would hide it.
-        throw new AuditError(
-          `${f}: its last line is damaged; nothing can be recorded until it is looked at (accel-agent audit verify)`,
-        );
-      }
+      const read = readJson(ChainLinkSchema, last);
+      if (read.ok) return { last: read.value, torn };
+      // A complete line that is not an entry was edited: chaining past it would hide it.
+      throw new AuditError(
+        `${f}: its last line is damaged (${read.why}); nothing can be recorded until it is looked at (accel-agent audit verify)`,
+      );
     }
     return { torn };
   }
@@ -273,14 +289,10 @@ export async function readHead(path: string): Promise<AuditHead | undefined> {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;
   }
-  try {
-    const head = JSON.parse(text) as AuditHead;
-    if (Number.isInteger(head.entries) && typeof head.lastHash === "string") return head;
-  } catch {
-    // fall through
-  }
+  const head = readJson(HeadSchema, text);
+  if (head.ok) return head.value;
   throw new AuditError(
-    `${path}: the head record is damaged (accel-agent audit verify)`,
+    `${path}: the head record is damaged (${head.why}); look at it with accel-agent audit verify`,
   );
 }
 

@@ -15,6 +15,7 @@ import {
   readHead,
 } from "./audit.ts";
 import { sameText } from "./keys.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export type VerifyResult =
   | {
@@ -100,7 +101,7 @@ export async function verifyAuditDir(
   try {
     head = await readHead(headFile);
   } catch (e) {
-    return fail((e as Error).message.replace(`${headFile}: `, ""));
+    return fail(errorMessage(e).replace(`${headFile}: `, ""));
   }
   const notes: string[] = [];
   if (r.unkeyed) notes.push(unkeyedNote(r.unkeyed, r.keyed));

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { errorMessage } from "../util/errors.ts";
 
 /** A key that cannot be created, read or kept private; nothing keyed may proceed without it. */
 export class KeyError extends Error {
@@ -53,7 +54,7 @@ export async function loadKey(stateDir: string, name: KeyName): Promise<CryptoKe
     );
   } catch (e) {
     if (e instanceof KeyError) throw e;
-    throw new KeyError(`${path}: cannot read or create the ${name} key (${(e as Error).message})`);
+    throw new KeyError(`${path}: cannot read or create the ${name} key (${errorMessage(e)})`);
   }
 }
 

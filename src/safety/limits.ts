@@ -31,6 +31,7 @@
 import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import { keyLines } from "./limits_lines.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The longest settle time a limits entry may give: one hour, like `readback_timeout_s`. */
 export const MAX_SETTLE_S = 3600;
@@ -308,7 +309,7 @@ export async function loadLimits(path: string, matching: NameMatching = {}): Pro
     text = await Deno.readTextFile(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return new LimitsTable({}, matching);
-    throw new LimitsError(`${path}: cannot read the limits file (${(e as Error).message})`);
+    throw new LimitsError(`${path}: cannot read the limits file (${errorMessage(e)})`);
   }
   return parseLimits(text, path, matching);
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { parse } from "smol-toml";
+import { errorMessage } from "../util/errors.ts";
 
 /** Where the facility puts its site file. */
 export const SITE_FILE = "/etc/accel-agent/site.toml";
@@ -44,13 +45,13 @@ async function readSite(file: string, required: boolean): Promise<SiteSwitch | u
     text = await Deno.readTextFile(file);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound && !required) return undefined;
-    return off(file, `cannot read the site file (${(e as Error).message.split("\n")[0]})`);
+    return off(file, `cannot read the site file (${errorMessage(e).split("\n")[0]})`);
   }
   let raw: Record<string, unknown>;
   try {
     raw = parse(text);
   } catch (e) {
-    return off(file, `not valid TOML (${(e as Error).message.split("\n")[0]})`);
+    return off(file, `not valid TOML (${errorMessage(e).split("\n")[0]})`);
   }
   const keys = Object.keys(raw).filter((k) => k !== "writes_enabled" && k !== "reason");
   if (keys.length) return off(file, `unknown key ${keys[0]} (writes_enabled, reason)`);

@@ -6,6 +6,7 @@
  * @module
  */
 import type { OutputFile, SandboxLimits } from "./types.ts";
+import { asError } from "../util/errors.ts";
 
 /** Mode bits a returned file never keeps: setuid, setgid, sticky, group- and world-writable. */
 const UNSAFE_MODE = 0o7022;
@@ -23,7 +24,7 @@ export async function collectOutputFiles(
   try {
     return await collect(workDir, limits);
   } catch (e) {
-    return { error: `the run's files could not be collected (${(e as Error).name})` };
+    return { error: `the run's files could not be collected (${asError(e).name})` };
   }
 }
 

@@ -110,7 +110,8 @@ function watchMemory(limitMb: number, send: (m: SandboxReply) => void): void {
     try {
       rssMb = Deno.memoryUsage().rss / 1024 / 1024;
     } catch (e) {
-      send({ type: "memory", rssMb: -1, error: (e as Error).message });
+      // Not util/errors.ts: this process may read only src/sandbox/.
+      send({ type: "memory", rssMb: -1, error: e instanceof Error ? e.message : String(e) });
       Deno.exit(1);
     }
     if (rssMb > limitMb) {

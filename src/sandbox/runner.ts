@@ -14,6 +14,7 @@ import { OutputCap } from "./output_cap.ts";
 import { FLOOD, pipeLimits, SandboxProcess } from "./sandbox_process.ts";
 import type { RunRequest, RunResult, SandboxLimits, SandboxRunner } from "./types.ts";
 import { type DiskUse, diskUse, pruneRuns, removeTree, runPrefix } from "./work_dirs.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export interface PyodideSandboxOptions extends SandboxSetup {
   limits: SandboxLimits;
@@ -190,7 +191,7 @@ export class PyodideSandbox implements SandboxRunner {
       startUse = await this.#prepared.get(proc) ?? startUse;
     } catch (e) {
       if (this.#closed) return fail("the sandbox is closed", "cancelled");
-      const message = (e as Error).message;
+      const message = errorMessage(e);
       return fail(
         message.startsWith("the sandbox") ? message : `the sandbox could not start: ${message}`,
       );

@@ -8,6 +8,7 @@
  * @module
  */
 import { parseFrontMatter } from "../agent/subagents/frontmatter.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export interface Skill {
   name: string;
@@ -36,7 +37,7 @@ export function parseSkill(text: string, source: string): Skill {
     try {
       return new RegExp(t, "i");
     } catch (e) {
-      throw new SyntaxError(`${source}: trigger /${t}/: ${(e as Error).message}`);
+      throw new SyntaxError(`${source}: trigger /${t}/: ${errorMessage(e)}`);
     }
   });
   if (!body) throw new SyntaxError(`${source}: the workflow (the text after ---) is empty`);

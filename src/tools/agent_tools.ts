@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { RunInfo, Spawner, SubagentManager } from "../agent/subagents/manager.ts";
+import type { RunInfo, RunStatus, Spawner, SubagentManager } from "../agent/subagents/manager.ts";
 import { defineTool, type Tool, ToolError } from "./define.ts";
 
 const Spawn = z.strictObject({
@@ -38,8 +38,39 @@ const Cancel = z.strictObject({
   id: z.string().min(1).describe("The id of a running sub-agent"),
 });
 
+/** What the model reads of a run (`agent_status`, and `spawn_subagent` when it waited). */
+export interface RunView {
+  id: string;
+  agent: string;
+  parent_id: string;
+  level: number;
+  status: RunStatus;
+  /** The value the sub-agent returned, valid against its signature; only when done. */
+  result?: unknown;
+  error?: string;
+  turns: number;
+  tokens: number;
+}
+
+/** What `spawn_subagent` returns: the run, or its id while it runs in the background. */
+export type SpawnResult = RunView | { id: string; agent: string; status: "running"; note: string };
+
+/** What `agent_list` returns. */
+export interface AgentListResult {
+  agents: (RunView & { task: string })[];
+}
+
+/** What `agent_cancel` returns: whether it was running, and its status once stopped. */
+export interface AgentCancelResult {
+  id: string;
+  cancelled: boolean;
+  status: RunStatus | undefined;
+}
+
+const NoArguments = z.strictObject({});
+
 /** What the model reads of a run. */
-export function runView(r: RunInfo): Record<string, unknown> {
+export function runView(r: RunInfo): RunView {
   return {
     id: r.id,
     agent: r.agent,
@@ -71,7 +102,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
   };
   const agents = manager.definitions().map((d) => `- ${d.name}: ${d.description}`).join("\n");
 
-  const spawn = defineTool({
+  const spawn = defineTool<typeof Spawn, SpawnResult>({
     name: "spawn_subagent",
     description:
       `Delegate a read-only task to a sub-agent with a fresh conversation. It returns a typed result; ` +
@@ -101,7 +132,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
     },
   });
 
-  const status = defineTool({
+  const status = defineTool<typeof Status, RunView>({
     name: "agent_status",
     description: "The status of a sub-agent, and its result once it has finished.",
     parameters: Status,
@@ -119,10 +150,10 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
     },
   });
 
-  const list = defineTool({
+  const list = defineTool<typeof NoArguments, AgentListResult>({
     name: "agent_list",
     description: "Your sub-agents (and theirs) with their status and lineage.",
-    parameters: z.strictObject({}),
+    parameters: NoArguments,
     readOnly: true,
     execute: () =>
       Promise.resolve({
@@ -133,7 +164,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
       }),
   });
 
-  const cancel = defineTool({
+  const cancel = defineTool<typeof Cancel, AgentCancelResult>({
     name: "agent_cancel",
     description: "Cancel a running sub-agent and its own sub-agents.",
     parameters: Cancel,

@@ -27,9 +27,12 @@ const Parameters = z.strictObject({
   ),
 });
 
+/** What `ask_user` returns: the operator's answer, or null and why there is none. */
+export type AskUserResult = { answer: string } | { answer: null; note: string };
+
 /** The tool, asking whoever `channel()` returns at call time (none in one-shot mode). */
-export function askUserTool(channel: () => OperatorChannel | undefined): Tool {
-  return defineTool({
+export function askUserTool(channel: () => OperatorChannel | undefined): Tool<AskUserResult> {
+  return defineTool<typeof Parameters, AskUserResult>({
     name: "ask_user",
     description:
       "Ask the operator a clarifying question when the request is ambiguous (which device, which time " +

@@ -1,6 +1,6 @@
 /**
  * The one way to define a tool: a name, a description, a zod schema for the
- * arguments, and an `execute` function. The registry — not each tool —
+ * arguments, the type of its result, and an `execute` function. The registry — not each tool —
  * validates, coerces, times, limits and truncates.
  *
  * @module
@@ -43,7 +43,11 @@ export class ToolError extends Error {
   override name = "ToolError";
 }
 
-export interface Tool {
+/**
+ * A tool as the registry holds it. `R` is what `execute` resolves to: the
+ * object the model reads as JSON and events carry (see `ToolResults`).
+ */
+export interface Tool<R = unknown> {
   readonly name: string;
   readonly description: string;
   /** True when the tool never changes anything; such calls may run concurrently. */
@@ -55,34 +59,43 @@ export interface Tool {
   readonly schema: z.ZodType;
   /** The JSON schema the model sees, generated from the zod schema. */
   readonly parameters: Record<string, unknown>;
-  execute(args: unknown, ctx: ToolContext): Promise<unknown>;
+  execute(args: unknown, ctx: ToolContext): Promise<R>;
 }
 
-export interface ToolDefinition<S extends z.ZodType> {
+/**
+ * A tool's definition: `S` the schema of its arguments, `R` its declared
+ * result. `R` is never inferred from `execute`, so a result of the wrong
+ * shape fails `deno check` instead of reaching the model.
+ */
+export interface ToolDefinition<S extends z.ZodType, R> {
   name: string;
   description: string;
   parameters: S;
   readOnly: boolean;
   awaitsCompletion?: boolean;
   normalise?: (raw: unknown) => unknown;
-  execute(args: z.output<S>, ctx: ToolContext): Promise<unknown>;
+  execute(args: z.output<S>, ctx: ToolContext): Promise<NoInfer<R>>;
 }
 
 /**
- * Defines a tool.
+ * Defines a tool. Both type arguments are given: the schema's type and the
+ * result type declared beside it; without them the result is `never` and
+ * any `execute` fails to type-check.
  *
  * @example
  * ```ts
- * const echo = defineTool({
+ * const Echo = z.object({ text: z.string().describe("what to return") });
+ * type EchoResult = { text: string };
+ * const echo = defineTool<typeof Echo, EchoResult>({
  *   name: "echo",
  *   description: "Returns its text",
- *   parameters: z.object({ text: z.string().describe("what to return") }),
+ *   parameters: Echo,
  *   readOnly: true,
  *   execute: async ({ text }) => ({ text }),
  * });
  * ```
  */
-export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool {
+export function defineTool<S extends z.ZodType, R = never>(def: ToolDefinition<S, R>): Tool<R> {
   let parameters: Record<string, unknown> | undefined;
   return {
     // Generated on first use: start-up does not pay for schemas no model has asked for yet.

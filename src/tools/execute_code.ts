@@ -14,7 +14,8 @@ import { z } from "zod";
 import { analyse } from "../sandbox/analysis.ts";
 import { saveScript } from "../sandbox/scripts.ts";
 import { defineTool, ToolError } from "./define.ts";
-import { requireSandbox, shapeRun } from "./sandbox_result.ts";
+import { requireSandbox, type SandboxRunResult, shapeRun } from "./sandbox_result.ts";
+import { errorMessage } from "../util/errors.ts";
 
 const Parameters = z.strictObject({
   code: z.string().min(1).max(200_000).describe(
@@ -30,7 +31,14 @@ const Parameters = z.strictObject({
   ),
 });
 
-export const executeCode = defineTool({
+/** What `execute_code` returns: the run, the analysis's warnings, and whether it was saved. */
+export interface ExecuteCodeResult extends SandboxRunResult {
+  warnings?: string[];
+  /** Where the script was saved, or why it was not. */
+  saved?: string;
+}
+
+export const executeCode = defineTool<typeof Parameters, ExecuteCodeResult>({
   name: "execute_code",
   description: "Run Python analysis code in an isolated sandbox that cannot reach the machine, " +
     "the network or the host. Use it for statistics, fits and file outputs on exported data. " +
@@ -47,7 +55,7 @@ export const executeCode = defineTool({
       if (!sb.scriptsDir) throw new ToolError("no scripts directory is configured; not saved");
       if (result.ok) {
         saved = await saveScript(sb.scriptsDir, save_as, description, code, new Date())
-          .catch((e: Error) => `not saved: ${e.message}`);
+          .catch((e: unknown) => `not saved: ${errorMessage(e)}`);
       } else saved = "not saved: the code failed";
     }
     return {

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Reading, Value } from "../adapters/adapter.ts";
+import type { Reading, Severity, Value } from "../adapters/adapter.ts";
 import { defineTool } from "./define.ts";
 import { round6 } from "../util/misc.ts";
 import { DeviceName } from "../plan/model.ts";
@@ -15,10 +15,37 @@ const Parameters = z.strictObject({
   ),
 });
 
+/** A waveform too long to list: its length, range, mean and both ends. */
+export interface WaveformSummary {
+  waveform: true;
+  length: number;
+  min: number;
+  max: number;
+  mean: number;
+  first: number[];
+  last: number[];
+}
+
+/** One device's value as the model reads it. */
+export interface CompactReading {
+  device: string;
+  value: Exclude<Value, number[]> | number[] | WaveformSummary | null;
+  units: string;
+  time: string;
+  severity: Severity;
+  status: string;
+}
+
+/** What `get_parameter` returns: the values read, and each device that could not be. */
+export interface GetParameterResult {
+  readings: CompactReading[];
+  errors?: { device: string; error: string | undefined }[];
+}
+
 /** Waveforms longer than this are summarised instead of listed. */
 const WAVEFORM_SHOWN = 16;
 
-export const getParameter = defineTool({
+export const getParameter = defineTool<typeof Parameters, GetParameterResult>({
   name: "get_parameter",
   description:
     "Read the live value of one or more devices: value, units, time stamp and alarm severity/status. " +
@@ -38,7 +65,7 @@ export const getParameter = defineTool({
   },
 });
 
-function compactReading(r: Reading) {
+function compactReading(r: Reading): CompactReading {
   return {
     device: r.device,
     value: compactValue(r.value),
@@ -49,7 +76,7 @@ function compactReading(r: Reading) {
   };
 }
 
-function compactValue(v: Value | null): unknown {
+function compactValue(v: Value | null): CompactReading["value"] {
   if (typeof v === "number") return round6(v);
   if (!Array.isArray(v)) return v;
   if (v.length <= WAVEFORM_SHOWN) return v.map(round6);

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { listScripts } from "../sandbox/scripts.ts";
+import { listScripts, type ScriptInfo } from "../sandbox/scripts.ts";
 import { defineTool, ToolError } from "./define.ts";
 import { requireSandbox } from "./sandbox_result.ts";
 
@@ -15,7 +15,13 @@ const Parameters = z.strictObject({
   ),
 });
 
-export const listScriptsTool = defineTool({
+/** What `list_scripts` returns. */
+export interface ListScriptsResult {
+  scripts: ScriptInfo[];
+  total: number;
+}
+
+export const listScriptsTool = defineTool<typeof Parameters, ListScriptsResult>({
   name: "list_scripts",
   description: "List the operator's saved Python analysis scripts with their descriptions. " +
     "Run one with run_script.",

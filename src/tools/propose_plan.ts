@@ -7,7 +7,9 @@
  */
 import { normalisePlanInput, Plan } from "../plan/model.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
-import type { Confirmation } from "../plan/executor.ts";
+import type { ActionResult, Confirmation, ExecutionResult, Restore } from "../plan/executor.ts";
+import type { Value } from "../adapters/adapter.ts";
+import type { DecisionKind } from "../safety/approval.ts";
 import { defineTool, ToolError } from "./define.ts";
 
 const DESCRIPTION =
@@ -29,7 +31,47 @@ that puts values back when the plan ends). Values are absolute: read the current
 Each write may move a device at most its max_step from its current value; split larger moves into steps with waits \
 between. Without a rollback, a failed or aborted plan restores every written device to its original value.`;
 
-export const proposePlan = defineTool({
+/** A write's check as the model reads it (see `confirmationJson`). */
+export interface ConfirmationJson {
+  status: Confirmation["status"];
+  readback_device: string | null;
+  read_value?: true;
+  readback: Value | null;
+}
+
+/** One action of a plan that ran, as the model reads it. */
+export interface ActionJson {
+  where: string;
+  detail: string;
+  readings?: ActionResult["readings"];
+  confirmation?: ConfirmationJson;
+}
+
+/** What `propose_plan` returns, by `status`: what happened, and that nothing else did. */
+export type ProposePlanResult =
+  | { status: "invalid"; errors: string[]; note: string }
+  | { status: "preflight_failed"; plan_hash: string; violations: string[]; note: string }
+  | { status: "rejected"; plan_hash: string; reason: string | undefined; note: string }
+  | { status: "approval_required"; plan_hash: string; plan_id?: string; note: string }
+  | { status: "audit_failed"; plan_hash: string; errors: string[]; note: string }
+  | {
+    status: ExecutionResult["status"];
+    aborted_by?: ExecutionResult["abortedBy"];
+    decision: DecisionKind;
+    plan_hash: string;
+    actions: ActionJson[];
+    rollback?: string[];
+    restored?: Restore[];
+    errors?: string[];
+    violations?: string[];
+    csv_files?: string[];
+    csv_files_in_python?: (string | undefined)[];
+    /** False when the audit could not record the outcome (then `note` says so). */
+    recorded: boolean;
+    note?: string;
+  };
+
+export const proposePlan = defineTool<typeof Plan, ProposePlanResult>({
   name: "propose_plan",
   description: DESCRIPTION,
   parameters: Plan,
@@ -53,7 +95,7 @@ export const proposePlan = defineTool({
  * A write's check as JSON: `status` "confirmed" (its readback device came
  * within tolerance) or "accepted" (setpoint accepted, no readback device).
  */
-function confirmationJson(c: Confirmation) {
+function confirmationJson(c: Confirmation): ConfirmationJson {
   return {
     status: c.status,
     readback_device: c.readbackDevice,
@@ -66,7 +108,7 @@ function confirmationJson(c: Confirmation) {
 export function forModel(
   o: ProposeOutcome,
   sandboxPath: (hostPath: string) => string | undefined = () => undefined,
-): Record<string, unknown> {
+): ProposePlanResult {
   switch (o.status) {
     case "invalid":
       return {

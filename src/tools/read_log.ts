@@ -10,6 +10,7 @@ import type { LogEntry, Sample, Series, Severity } from "../adapters/adapter.ts"
 import { defineTool, ToolError } from "./define.ts";
 import { resolveRange } from "../util/time_range.ts";
 import { round6 } from "../util/misc.ts";
+import { errorMessage } from "../util/errors.ts";
 
 const SEVERITIES = ["NONE", "MINOR", "MAJOR", "INVALID"] as const satisfies readonly Severity[];
 /** Points asked of the archiver per device; enough for a faithful min/max/mean. */
@@ -38,7 +39,46 @@ const Parameters = z.strictObject({
   ),
 });
 
-export const readLog = defineTool({
+/** A log entry as the model reads it (long text cut). */
+export interface CompactEntry {
+  time: string;
+  title: string;
+  text: string;
+  author?: string;
+  logbook?: string;
+  devices?: string[];
+  severity: Severity;
+  status?: string;
+}
+
+/** An archived sample as the summary shows it (a waveform by its length only). */
+export interface SummaryPoint {
+  time: string;
+  value: number | string | { waveform: true; length: number };
+  since?: string;
+}
+
+/** One device's archived history in a few dozen numbers, or why there is none. */
+export type SeriesSummary = { device: string; error: string } | {
+  device: string;
+  units: string;
+  points: number;
+  first?: SummaryPoint;
+  last?: SummaryPoint;
+  /** The rest only when some samples are numbers. */
+  min?: number;
+  max?: number;
+  mean?: number;
+  worst_severity?: Severity;
+  trend?: number[];
+};
+
+/** What `read_log` returns: log entries, or a summary per archived device. */
+export type ReadLogResult =
+  | { source: "archive"; from: string; to: string; series: SeriesSummary[] }
+  | { source: "elog" | "alarm"; from: string; to: string; count: number; entries: CompactEntry[] };
+
+export const readLog = defineTool<typeof Parameters, ReadLogResult>({
   name: "read_log",
   description:
     "Read history over a time range: the e-log (operator notes), the alarm log (alarm events), or " +
@@ -50,7 +90,7 @@ export const readLog = defineTool({
     try {
       range = resolveRange(args.from, args.to, now());
     } catch (e) {
-      throw new ToolError((e as Error).message);
+      throw new ToolError(errorMessage(e));
     }
     if (args.source === "archive") {
       if (!args.devices?.length) {
@@ -79,7 +119,7 @@ export const readLog = defineTool({
   },
 });
 
-function compactEntry(e: LogEntry) {
+function compactEntry(e: LogEntry): CompactEntry {
   return {
     time: e.time,
     title: e.title,
@@ -93,7 +133,7 @@ function compactEntry(e: LogEntry) {
 }
 
 /** Per-device summary of a series: never more than a few dozen numbers. */
-export function summarise(s: Series) {
+export function summarise(s: Series): SeriesSummary {
   if (!s.ok) return { device: s.device, error: s.error ?? "no data" };
   const numeric = s.samples.filter((p): p is Sample & { value: number } =>
     typeof p.value === "number"
@@ -142,11 +182,11 @@ function trend(values: number[]): number[] {
 }
 
 /** A sample as the summary shows it; `since` when its value was set before the range. */
-function point(p: Sample) {
+function point(p: Sample): SummaryPoint {
   return { time: p.time, value: shown(p.value), ...(p.since ? { since: p.since } : {}) };
 }
 
-function shown(v: Sample["value"]): unknown {
+function shown(v: Sample["value"]): SummaryPoint["value"] {
   return Array.isArray(v)
     ? { waveform: true, length: v.length }
     : typeof v === "number"

@@ -12,6 +12,7 @@ import type { Tool, ToolDeps } from "./define.ts";
 import { type SaveFullOutput, truncatedResult } from "./full_output.ts";
 import { truncateMiddle } from "./truncate.ts";
 import { parseJsonArgs, validateArgs } from "./validate.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export interface RegistryOptions {
   /** Characters of tool output the model sees (head and tail kept). */
@@ -121,7 +122,7 @@ export class ToolRegistry implements ToolSet {
       if (timeout.aborted && !signal.aborted) {
         return this.#fail(valid.args, `${name} timed out after ${this.#opts.timeoutMs / 1000} s`);
       }
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       return this.#fail(valid.args, `${name} failed: ${message}`);
     }
   }

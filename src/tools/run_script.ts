@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { readScript } from "../sandbox/scripts.ts";
 import { defineTool, ToolError } from "./define.ts";
-import { requireSandbox, shapeRun } from "./sandbox_result.ts";
+import { requireSandbox, type SandboxRunResult, shapeRun } from "./sandbox_result.ts";
 
 const Parameters = z.strictObject({
   name: z.string().min(1).describe("Script name from list_scripts, e.g. orbit_rms"),
@@ -17,7 +17,7 @@ const Parameters = z.strictObject({
   ),
 });
 
-export const runScript = defineTool({
+export const runScript = defineTool<typeof Parameters, SandboxRunResult>({
   name: "run_script",
   description: "Run one of the operator's saved Python scripts in the sandbox with arguments. " +
     "Find scripts with list_scripts.",

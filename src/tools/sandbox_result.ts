@@ -5,11 +5,27 @@
  *
  * @module
  */
-import type { RunResult, SandboxDeps } from "../sandbox/types.ts";
+import type { OutputFile, RunResult, SandboxDeps } from "../sandbox/types.ts";
 import { ToolError } from "./define.ts";
 
 /** Text files up to this size are shown to the model inline. */
 const PREVIEW_BYTES = 2_000;
+
+/** A file the run wrote, with its text when it is small and text. */
+export interface ShownFile extends OutputFile {
+  preview?: string;
+}
+
+/** What the model reads of a sandbox run (`run_script`, and `execute_code` with more). */
+export interface SandboxRunResult {
+  ok: boolean;
+  error?: string;
+  stdout: string;
+  stderr?: string;
+  files?: ShownFile[];
+  files_omitted?: number;
+  ms: number;
+}
 
 /** The sandbox, or a ToolError the model reads when it is off. */
 export function requireSandbox(sandbox: SandboxDeps | undefined): SandboxDeps {
@@ -18,8 +34,8 @@ export function requireSandbox(sandbox: SandboxDeps | undefined): SandboxDeps {
 }
 
 /** A compact result object for the model and for `--json`. */
-export async function shapeRun(r: RunResult): Promise<Record<string, unknown>> {
-  const files = [];
+export async function shapeRun(r: RunResult): Promise<SandboxRunResult> {
+  const files: ShownFile[] = [];
   for (const f of r.files) {
     let preview: string | undefined;
     if (!f.note && f.bytes <= PREVIEW_BYTES) {

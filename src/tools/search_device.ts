@@ -7,7 +7,10 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define.ts";
 import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
-import type { DeviceIndex } from "../index/device_index.ts";
+import type { DeviceIndex, IndexedDevice } from "../index/device_index.ts";
+import type { FamilyHint } from "../index/families.ts";
+import type { RankedDevice } from "../index/query.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /** The ranking and family modules, loaded on the first search (not at start-up). */
 const ranking = () => Promise.all([import("../index/query.ts"), import("../index/families.ts")]);
@@ -44,7 +47,29 @@ const Parameters = z.strictObject({
 
 type Args = z.output<typeof Parameters>;
 
-export const searchDevice = defineTool({
+/** What every page has: the count, where it starts, where the next one does. */
+interface Page {
+  total: number;
+  offset: number;
+  next_offset?: number;
+  /** When nothing matched: the nearest device families, when the backend has an index. */
+  nearest_families?: FamilyHint[];
+}
+
+/** A device of a pattern search, with the readback that confirms a write to it. */
+export interface PatternDevice extends IndexedDevice {
+  readback?: string;
+}
+
+/** What `search_device` returns, by how the text was read (`mode`). */
+export type SearchDeviceResult =
+  | Page & { mode: "pattern"; note?: string; devices: PatternDevice[] }
+  | Page & { mode: "regex"; devices: IndexedDevice[] }
+  | Page & { mode: "informal"; understood: string[]; note?: string; devices: RankedDevice[] };
+
+type ResultOf<M extends SearchDeviceResult["mode"]> = Extract<SearchDeviceResult, { mode: M }>;
+
+export const searchDevice = defineTool<typeof Parameters, SearchDeviceResult>({
   name: "search_device",
   description:
     "Search the device namespace by pattern or by plain words (synonyms, abbreviations, planes, " +
@@ -78,7 +103,7 @@ export const searchDevice = defineTool({
 async function pattern(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   { cs, signal }: ToolContext,
-) {
+): Promise<ResultOf<"pattern">> {
   const glob = /[*?]/.test(pattern) ? pattern : `*${pattern}*`;
   const page = await cs.search(
     { pattern: glob, subsystem, writable, properties, tags, limit, offset },
@@ -111,12 +136,12 @@ async function pattern(
 async function regex(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   ctx: ToolContext,
-) {
+): Promise<ResultOf<"regex">> {
   let re: RegExp;
   try {
     re = parseRegex(pattern);
   } catch (e) {
-    throw new ToolError(`${pattern}: not a valid regular expression (${(e as Error).message})`);
+    throw new ToolError(`${pattern}: not a valid regular expression (${errorMessage(e)})`);
   }
   const page = (await needIndex(ctx, "a regular expression")).match({
     regex: re,
@@ -140,7 +165,7 @@ async function regex(
 async function informal(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   ctx: ToolContext,
-) {
+): Promise<ResultOf<"informal">> {
   if (properties !== undefined || tags !== undefined) {
     throw new ToolError(
       "properties and tags filter pattern searches only; search with a pattern (* ?) or drop them",

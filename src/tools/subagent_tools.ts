@@ -27,6 +27,15 @@ export interface SubagentToolsOptions {
   manager: SubagentManager;
 }
 
+const Fail = z.strictObject({
+  reason: z.string().min(1).describe("Why the task cannot be done"),
+});
+
+/** What `return` and `fail` give the sub-agent: that its run has ended, and how. */
+export interface EndResult {
+  status: "returned" | "failed";
+}
+
 /** Whether a sub-agent may ever hold this tool. */
 export function subagentMayUse(tool: Tool): boolean {
   return tool.readOnly && !tool.awaitsCompletion && !FORBIDDEN_TOOLS.has(tool.name);
@@ -35,7 +44,7 @@ export function subagentMayUse(tool: Tool): boolean {
 /** Builds the tools of one run (the manager's `buildTools`). */
 export function buildSubagentTools(ctx: SubagentToolContext, opts: SubagentToolsOptions): ToolSet {
   const allowed = opts.catalogue.filter((t) => ctx.run.tools.includes(t.name) && subagentMayUse(t));
-  const returnTool: Tool = {
+  const returnTool: Tool<EndResult> = {
     name: "return",
     description:
       "Finish with your result. It must match this schema; if it does not, you are told " +
@@ -57,12 +66,10 @@ export function buildSubagentTools(ctx: SubagentToolContext, opts: SubagentTools
       return Promise.resolve({ status: "returned" });
     },
   };
-  const failTool = defineTool({
+  const failTool = defineTool<typeof Fail, EndResult>({
     name: "fail",
     description: "Give up: the task cannot be done. Say why, for whoever asked.",
-    parameters: z.strictObject({
-      reason: z.string().min(1).describe("Why the task cannot be done"),
-    }),
+    parameters: Fail,
     readOnly: true,
     execute({ reason }) {
       ctx.fail(reason);

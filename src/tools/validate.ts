@@ -6,6 +6,7 @@
  */
 import type { z } from "zod";
 import { valueAt } from "../util/misc.ts";
+import { errorMessage } from "../util/errors.ts";
 
 export type Parsed = { ok: true; args: unknown } | { ok: false; error: string };
 
@@ -18,7 +19,7 @@ export function parseJsonArgs(raw: string): Parsed {
     const shown = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
     return {
       ok: false,
-      error: `arguments are not valid JSON (${(e as Error).message}): ${shown}; ` +
+      error: `arguments are not valid JSON (${errorMessage(e)}): ${shown}; ` +
         "send one JSON object that matches the tool's schema",
     };
   }

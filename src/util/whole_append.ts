@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { errorMessage } from "./errors.ts";
 
 /** An open file appended to. */
 export interface AppendHandle {
@@ -68,7 +69,7 @@ export async function appendWhole(
     await file.sync();
     await then?.();
   } catch (e) {
-    const why = (e as Error).message;
+    const why = errorMessage(e);
     if (before === undefined) throw new AppendError(why, true);
     try {
       await file.truncate(before);
@@ -76,7 +77,7 @@ export async function appendWhole(
     } catch (cut) {
       throw new AppendError(
         `${why}; and it could not be cut back to ${before} bytes (${
-          (cut as Error).message
+          errorMessage(cut)
         }): its last line is torn and is cut off on the next start`,
         false,
       );

@@ -141,6 +141,29 @@ Deno.test("scripts list shows descriptions; scripts run passes arguments", async
   );
 });
 
+Deno.test("scripts run prints a script's whole output, not the excerpt the model would read", async () => {
+  await using tmp = await tempDir("accel-agent-cli-sbx-");
+  const dir = tmp.path;
+  await Deno.mkdir(`${dir}/scripts`);
+  await Deno.writeTextFile(
+    `${dir}/scripts/long.py`,
+    '"""Prints 300 numbered lines."""\nfor i in range(300):\n    print(f"line {i:03d}")\n',
+  );
+  const config = `${dir}/config.toml`;
+  await Deno.writeTextFile(
+    config,
+    `[agent]\ntool_output_max_chars = 500\n\n[sandbox]\nscripts_dir = "scripts"\n` +
+      `work_dir = "work"\ntimeout_s = 20\n`,
+  );
+  const expected = Array.from({ length: 300 }, (_, i) => `line ${String(i).padStart(3, "0")}\n`);
+  const run = await runAgent(["scripts", "run", "long", "--config", config]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, expected.join(""));
+  const json = await runAgent(["scripts", "run", "long", "--json", "--config", config]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout).stdout, expected.join(""));
+});
+
 Deno.test("exec and scripts usage errors exit 2 with one line", async () => {
   for (
     const [args, pattern] of [

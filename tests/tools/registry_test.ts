@@ -13,14 +13,16 @@ const clock = new ManualClock(Date.parse("2026-11-20T12:00:00Z"));
 const deps = { cs: createSimulator({ seed: 1, clock }), now: () => clock.now() };
 const never = new AbortController().signal;
 
-const echo = defineTool({
+const EchoArgs = z.strictObject({
+  count: z.int().describe("a number"),
+  flag: z.boolean().default(false).describe("a flag"),
+  names: z.array(z.string()).default([]).describe("names"),
+});
+
+const echo = defineTool<typeof EchoArgs, z.output<typeof EchoArgs>>({
   name: "echo",
   description: "Returns its arguments",
-  parameters: z.strictObject({
-    count: z.int().describe("a number"),
-    flag: z.boolean().default(false).describe("a flag"),
-    names: z.array(z.string()).default([]).describe("names"),
-  }),
+  parameters: EchoArgs,
   readOnly: true,
   execute: (args) => Promise.resolve(args),
 });
@@ -30,7 +32,7 @@ const slow = defineTool({
   description: "Never finishes and ignores its signal",
   parameters: z.object({}),
   readOnly: true,
-  execute: () => new Promise(() => {}),
+  execute: () => new Promise<never>(() => {}),
 });
 
 const broken = defineTool({
@@ -41,7 +43,7 @@ const broken = defineTool({
   execute: () => Promise.reject(new Error("backend exploded")),
 });
 
-const big = defineTool({
+const big = defineTool<z.ZodObject, { status: string; text: string }>({
   name: "big",
   description: "Returns a lot",
   parameters: z.object({}),

@@ -19,6 +19,7 @@ import { type HttpService, HttpStatusError, httpText, query } from "../http.ts";
 import { jsonReply, shaped } from "../reply.ts";
 import { severityFromNumber } from "./normalise.ts";
 import { type ArchiverEvent, GetDataSchema, MatchingPvsSchema } from "./shapes.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 /**
  * The post-processed PV name for a time span and point budget: raw data
@@ -49,7 +50,7 @@ export async function archiverData(
       if (signal?.aborted) throw signal.reason;
       const error = e instanceof HttpStatusError && e.status === 404
         ? `not archived: the archiver has no PV "${device}"`
-        : (e as Error).message;
+        : errorMessage(e);
       return { device, units: "", samples: [], ok: false, error };
     }
   }));

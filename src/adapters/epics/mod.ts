@@ -28,6 +28,7 @@ import { infoOf, readingOf, subsystemOf } from "./pv_value.ts";
 import { type PvState, PvwsClient } from "./pvws.ts";
 import { PvFieldsSchema } from "./pvws_frame.ts";
 import { confirmWrite } from "./write.ts";
+import { asError } from "../../util/errors.ts";
 
 /** Where the services are and how long to wait for them. */
 export interface EpicsOptions {
@@ -254,7 +255,7 @@ export class Epics implements ControlSystem {
       got = await this.pvws.acquire(pvs, budget, signal, this.#o.readTimeoutMs);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      for (const n of unique) out.set(n, e as Error);
+      for (const n of unique) out.set(n, asError(e));
       return out;
     }
     this.pvws.release(pvs);
@@ -302,7 +303,7 @@ export class Epics implements ControlSystem {
       );
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      return e as Error;
+      return asError(e);
     }
   }
 }

@@ -301,7 +301,7 @@ export class PvwsClient {
       this.#lastError = undefined;
       return ws;
     } catch (e) {
-      this.#lastError = e as Error;
+      this.#lastError = asError(e);
       this.#retryAt = Date.now() + this.#backoffMs;
       this.#backoffMs = Math.min(this.opts.reconnectMaxMs, this.#backoffMs * 2);
       throw e;

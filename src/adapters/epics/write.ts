@@ -8,6 +8,7 @@
  */
 import type { Value } from "../adapter.ts";
 import type { PvState, PvwsClient } from "./pvws.ts";
+import { asError } from "../../util/errors.ts";
 
 export interface ConfirmOptions {
   timeoutMs: number;
@@ -70,7 +71,7 @@ export async function confirmWrite(
     try {
       pvws.write(pv, wire);
     } catch (e) {
-      return done(e as Error);
+      return done(asError(e));
     }
     // Already at the target: a monitor posts no update for an unchanged value, so
     // only an error can still come; wait briefly for one, then count it confirmed.

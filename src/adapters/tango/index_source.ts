@@ -21,6 +21,7 @@ import type { RefreshingSource } from "../epics/index_source.ts";
 import { shaped } from "../reply.ts";
 import { TangoRest } from "./rest.ts";
 import type { AttributesSchema } from "./shapes.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 /** Devices per page of the device list. */
 export const DEVICE_PAGE_SIZE = 500;
@@ -76,7 +77,7 @@ export class TangoIndexSource implements RefreshingSource {
           return await this.#rest.attributes(device, signal);
         } catch (e) {
           if (signal?.aborted) throw signal.reason;
-          this.skipped.push({ device, error: (e as Error).message });
+          this.skipped.push({ device, error: errorMessage(e) });
           return [];
         }
       }));

@@ -20,6 +20,7 @@ import type { DeviceInfo, DevicePage, LogEntry, Reading, Series, Value } from ".
 import { wildcardToRegExp } from "../adapter.ts";
 import { trimBase } from "../http.ts";
 import { type AttrInfo, tangoErrorText, TangoRest } from "./rest.ts";
+import { errorMessage } from "../../util/errors.ts";
 import { failed, matchByName, readbackOf, toInfo, toReading } from "./convert.ts";
 export { matchByName } from "./convert.ts";
 
@@ -95,9 +96,9 @@ export class Tango implements ControlSystem {
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
         for (const attr of attrs) {
-          out.set(`${device}/${attr}`, failed(`${device}/${attr}`, (e as Error).message));
+          out.set(`${device}/${attr}`, failed(`${device}/${attr}`, errorMessage(e)));
         }
-        if (names.includes(device)) out.set(device, failed(device, (e as Error).message));
+        if (names.includes(device)) out.set(device, failed(device, errorMessage(e)));
       }
     }));
     return names.map((n) => out.get(n) ?? failed(n, "no value"));
@@ -152,7 +153,7 @@ export class Tango implements ControlSystem {
           : missing(`no attribute "${n.attr}" on ${n.device}`);
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
-        return missing((e as Error).message);
+        return missing(errorMessage(e));
       }
     }));
   }

@@ -7,6 +7,7 @@
  */
 import { type FrontValue, parseFrontMatter } from "./frontmatter.ts";
 import { type JsonSchema, parseSignature } from "./signature.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 /**
  * Tools no sub-agent may ever hold, whatever its file or its spawner says:
@@ -81,7 +82,7 @@ export function parseAgentDefinition(text: string, source: string): AgentDefinit
   try {
     signature = parseSignature(output);
   } catch (e) {
-    throw new SyntaxError(`${source}: output: ${(e as Error).message}`);
+    throw new SyntaxError(`${source}: output: ${errorMessage(e)}`);
   }
   if (!body) throw new SyntaxError(`${source}: the prompt (the text after ---) is empty`);
   return {

@@ -15,6 +15,7 @@ import type { ToolHooks } from "../hooks.ts";
 import type { AgentEvent } from "../events.ts";
 import { type AgentDefinition, FORBIDDEN_TOOLS } from "./definition.ts";
 import { budgetedModel, type TreeBudget } from "./budget.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 export type RunStatus = "running" | "done" | "failed" | "cancelled";
 
@@ -348,7 +349,7 @@ export class SubagentManager {
         input = FINISH_NUDGE;
       }
     } catch (e) {
-      end("failed", { error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
+      end("failed", { error: `internal error: ${errorMessage(e)}` });
     }
     // A run dropped by `replace` is no longer this session's: only its own parent hears its end.
     this.#emit(info, emit, this.#runs.get(info.id)?.info === info);
@@ -391,7 +392,7 @@ export function narrowTools(def: AgentDefinition, allow?: string[], deny?: strin
 
 function reasonOf(signal: AbortSignal): string {
   const r = signal.reason;
-  return r instanceof Error ? r.message : String(r ?? "cancelled");
+  return errorMessage(r ?? "cancelled");
 }
 
 /** A run's writer of whole results: its call ids prefixed by the run's, as the parent's may be the same. */

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "../../app/exit.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 export type Command =
   | { kind: "repl" }
@@ -168,7 +169,7 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
       strict: true,
     });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split("\n")[0]}; see accel-agent --help`);
+    throw new UsageError(`${errorMessage(e).split("\n")[0]}; see accel-agent --help`);
   }
   const { values, positionals } = parsed;
   const [first, ...rest] = positionals;

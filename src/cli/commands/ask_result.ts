@@ -6,8 +6,9 @@
  * @module
  */
 import { type AgentEvent, assertNever } from "../../agent/events.ts";
-import type { TruncatedResult } from "../../tools/full_output.ts";
+import { cutResult, resultOf } from "../../tools/results.ts";
 import { Exit, type ExitCode } from "../../app/exit.ts";
+import type { TruncatedResult } from "../../tools/full_output.ts";
 
 export const ASK_SCHEMA = "accel-agent.ask/1";
 
@@ -106,7 +107,8 @@ export class AskResultBuilder {
           });
         }
         // A plan's result says when its outcome is not in the audit.
-        if ((ev.result as { recorded?: unknown } | null)?.recorded === false) {
+        const plan = resultOf("propose_plan", ev) ?? cutResult(ev);
+        if (plan && "recorded" in plan && plan.recorded === false) {
           this.#recorded = false;
         }
         break;

@@ -16,6 +16,7 @@ import type { App } from "../../app/app.ts";
 import { CliError, Exit } from "../../app/exit.ts";
 import type { Io } from "../../app/io.ts";
 import { fail } from "./fail.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 /**
  * `audit verify [FILE]`: one file, or the whole audit directory from its
@@ -44,7 +45,7 @@ export async function runAuditVerify(
       : await verifyAuditDir(dir, files, key, headPath);
   } catch (e) {
     if (e instanceof CliError) throw e;
-    fail(io, json, "error", `cannot read ${file ?? dir}: ${(e as Error).message}`, Exit.FAILURE);
+    fail(io, json, "error", `cannot read ${file ?? dir}: ${errorMessage(e)}`, Exit.FAILURE);
   }
   if (json) io.out(`${terminalJson({ ...result, unfinished })}\n`);
   if (!result.ok) {

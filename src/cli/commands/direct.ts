@@ -21,6 +21,9 @@ import {
 } from "../../app/io.ts";
 import { type Style, style } from "../term/style.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
+import type { RankedDevice } from "../../index/query.ts";
+import { type ToolResults, wholeResult } from "../../tools/results.ts";
+import type { PatternDevice } from "../../tools/search_device.ts";
 
 /** One line of a service's text, as a cell shows it. */
 const one = (x: unknown): string => untrusted(String(x ?? ""));
@@ -50,18 +53,19 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
     throw new CliError(errorText(outcome.result).replace(/^\w+: /, ""), Exit.FAILURE);
   }
   // The operator's own command prints all it asked for, not the model's excerpt.
-  const result = (outcome.fullResult ?? outcome.result) as Row;
+  const result = wholeResult(tool, outcome);
+  if (!result) throw new CliError(`${tool} returned no result`, Exit.FAILURE);
   if (json) {
     io.out(`${terminalJson(result)}\n`);
   } else {
     const s = style(io.color);
-    if (cmd.kind === "get") renderGet(result, io, s);
-    else if (cmd.kind === "search") renderSearch(result, io, s);
+    if ("readings" in result) renderGet(result, io, s);
+    else if ("mode" in result) renderSearch(result, io, s);
     else renderLogs(result, io, s);
   }
   // A device that could not be read or summarised is a failure for scripts, even when
   // others came back: exit 1, with each device's reason on stderr (in the JSON under --json).
-  const failures = failedDevices(cmd, result);
+  const failures = failedDevices(result);
   if (failures.length) {
     if (!json) {
       for (const e of failures) io.err(`accel-agent: ${one(e.device)}: ${one(e.error)}\n`);
@@ -71,18 +75,19 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
   return Exit.OK;
 }
 
+type DirectTool = "get_parameter" | "search_device" | "read_log";
+
 /** The devices a `get` or `logs archive` result holds an error for. */
-function failedDevices(cmd: Direct, result: Row): { device: string; error: string }[] {
-  const rows = cmd.kind === "get"
-    ? result.errors
-    : cmd.kind === "logs" && result.source === "archive"
-    ? (result.series as Row[] | undefined)?.filter((x) => typeof x.error === "string")
-    : undefined;
-  if (!Array.isArray(rows)) return [];
-  return (rows as Row[]).map((e) => ({ device: String(e.device), error: String(e.error) }));
+function failedDevices(result: ToolResults[DirectTool]): { device: string; error: string }[] {
+  const rows = "readings" in result
+    ? result.errors ?? []
+    : "source" in result && result.source === "archive"
+    ? result.series.filter((x) => "error" in x)
+    : [];
+  return rows.map((e) => ({ device: e.device, error: String(e.error) }));
 }
 
-function toolCall(cmd: Direct): [string, Row] {
+function toolCall(cmd: Direct): [DirectTool, Row] {
   switch (cmd.kind) {
     case "get":
       return ["get_parameter", { devices: cmd.devices }];
@@ -129,9 +134,9 @@ function severity(sev: unknown, s: Style): string {
   return text;
 }
 
-function renderGet(result: Row, io: Io, s: Style): void {
+function renderGet(result: ToolResults["get_parameter"], io: Io, s: Style): void {
   const t = table(["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"], s);
-  for (const r of (result.readings ?? []) as Row[]) {
+  for (const r of result.readings) {
     const value = typeof r.value === "object" && r.value !== null
       ? terminalJson(r.value).replace(/\s+/g, "")
       : String(r.value);
@@ -144,14 +149,14 @@ function renderGet(result: Row, io: Io, s: Style): void {
       one(r.time),
     ]);
   }
-  if ((result.readings as Row[] | undefined)?.length) io.out(`${t.toString()}\n`);
+  if (result.readings.length) io.out(`${t.toString()}\n`);
 }
 
-function renderSearch(result: Row, io: Io, s: Style): void {
-  const devices = (result.devices ?? []) as Row[];
+function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): void {
+  const devices: (PatternDevice & Partial<RankedDevice>)[] = result.devices;
   const ranked = result.mode === "informal";
-  if (ranked && Array.isArray(result.understood)) {
-    io.out(s.dim(`understood: ${one((result.understood as unknown[]).join(" · "))}\n`));
+  if (result.mode === "informal") {
+    io.out(s.dim(`understood: ${one(result.understood.join(" · "))}\n`));
   }
   const head = ["Device", "Units", "Writable", "Description", ...(ranked ? ["Score", "Why"] : [])];
   const t = table(head, s);
@@ -161,12 +166,11 @@ function renderSearch(result: Row, io: Io, s: Style): void {
       one(d.units),
       d.writable ? "yes" : "",
       one(d.description),
-      ...(ranked ? [one(d.score), one(((d.matched ?? []) as unknown[]).join(", "))] : []),
+      ...(ranked ? [one(d.score), one((d.matched ?? []).join(", "))] : []),
     ]);
   }
   if (devices.length) io.out(`${t.toString()}\n`);
-  const offset = Number(result.offset ?? 0);
-  const total = Number(result.total ?? 0);
+  const { offset, total } = result;
   io.out(
     s.dim(
       devices.length
@@ -176,7 +180,7 @@ function renderSearch(result: Row, io: Io, s: Style): void {
         : `no devices match (${total} in all)\n`,
     ),
   );
-  const near = (result.nearest_families ?? []) as Row[];
+  const near = result.nearest_families ?? [];
   if (near.length) {
     io.out("nearest families:\n");
     for (const f of near) {
@@ -185,19 +189,19 @@ function renderSearch(result: Row, io: Io, s: Style): void {
       );
     }
   }
-  if (typeof result.note === "string") io.err(`accel-agent: ${one(result.note)}\n`);
+  if ("note" in result && result.note !== undefined) io.err(`accel-agent: ${one(result.note)}\n`);
 }
 
-function renderLogs(result: Row, io: Io, s: Style): void {
+function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
   io.out(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}\n`));
   if (result.source === "archive") {
     const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s);
-    for (const x of (result.series ?? []) as Row[]) {
-      if (typeof x.error === "string") {
+    for (const x of result.series) {
+      if ("error" in x) {
         t.push([one(x.device), { colSpan: 6, content: s.red(one(x.error)) }]);
         continue;
       }
-      const last = x.last as Row | undefined;
+      const last = x.last;
       t.push([
         one(`${x.device}${x.units ? ` (${x.units})` : ""}`),
         one(x.points),
@@ -211,14 +215,14 @@ function renderLogs(result: Row, io: Io, s: Style): void {
     io.out(`${t.toString()}\n`);
     return;
   }
-  const entries = (result.entries ?? []) as Row[];
+  const entries = result.entries;
   if (!entries.length) return io.out("no entries\n");
   for (const e of entries) {
     const head = `${s.dim(one(e.time))} ${severity(e.severity, s)} ${s.bold(one(e.title))}`;
     const meta = one([e.author, e.logbook, e.status].filter(Boolean).join(" · "));
     io.out(`${head}${meta ? s.dim(`  (${meta})`) : ""}\n`);
     if (e.text && e.text !== e.title) {
-      const body = untrusted(String(e.text), { multiline: true });
+      const body = untrusted(e.text, { multiline: true });
       io.out(`    ${body.replaceAll("\n", "\n    ")}\n`);
     }
   }

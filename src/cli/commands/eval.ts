@@ -20,6 +20,7 @@ import { Exit, UsageError } from "../../app/exit.ts";
 import { abortOnSignals, cancelledBy, type Io } from "../../app/io.ts";
 import { progressLine } from "../term/eval_progress.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 export const EVAL_USAGE = `Usage:
   accel-agent eval [--model NAME] [--repeat N] [--tasks ID|GLOB|CATEGORY[,…]] [--concurrency K]
@@ -46,7 +47,7 @@ export async function runEvalCommand(args: string[], io: Io): Promise<number> {
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split("\n")[0]}; see accel-agent eval --help`);
+    throw new UsageError(`${errorMessage(e).split("\n")[0]}; see accel-agent eval --help`);
   }
   const { values: v, positionals } = parsed;
   if (v.help) {
@@ -120,12 +121,12 @@ async function compare(files: string[], json: boolean, io: Io): Promise<number> 
     try {
       text = await Deno.readTextFile(absolute(f, io.cwd));
     } catch (e) {
-      throw new UsageError(`${f}: cannot read it (${(e as Error).message})`);
+      throw new UsageError(`${f}: cannot read it (${errorMessage(e)})`);
     }
     try {
       return parseReport(text, f);
     } catch (e) {
-      throw new UsageError((e as Error).message);
+      throw new UsageError(errorMessage(e));
     }
   }));
   const c = compareReports(reports[0]!, reports[1]!);

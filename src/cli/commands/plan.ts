@@ -31,6 +31,7 @@ import { planColumns, renderPlan } from "../term/plan_table.ts";
 import { TerminalRenderer } from "../term/render.ts";
 import { style } from "../term/style.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 /** A plan named on the command line: a file, or the ID of a saved plan. */
 export interface PlanRef {
@@ -166,7 +167,7 @@ async function issueToken(
       io,
       json,
       "error",
-      `cannot issue an approval token: ${(e as Error).message}`,
+      `cannot issue an approval token: ${errorMessage(e)}`,
       Exit.FAILURE,
       {
         plan_hash: checked.hash,
@@ -275,7 +276,7 @@ async function refuseBadToken(
     if (checked.ok && used === undefined) return;
     reason = `approval refused: ${checked.ok ? usedText(used as string) : checked.reason}`;
   } catch (e) {
-    reason = `approval refused: cannot check the token (${(e as Error).message})`;
+    reason = `approval refused: cannot check the token (${errorMessage(e)})`;
   }
   const failed = await app.plans.service.recordDecision(plan, hash, "rejected", {
     decidedBy: "--approved-hash",
@@ -328,12 +329,15 @@ function summary(o: ProposeOutcome, io: Io): string {
   const s = style(io.color);
   const shown = forModel(o);
   const lines: string[] = [];
-  const status = String(shown.status);
-  const unrecorded = shown.recorded === false ? ` ${s.red("(outcome not recorded)")}` : "";
+  const status = shown.status;
+  const unrecorded = "recorded" in shown && !shown.recorded
+    ? ` ${s.red("(outcome not recorded)")}`
+    : "";
   const head = (status === "completed" ? s.green(status) : s.red(status)) + unrecorded;
   lines.push(`plan ${o.status === "invalid" ? "" : o.planHash.slice(0, 12) + " "}${head}`);
+  const texts: { [K in "errors" | "violations" | "reason" | "note"]?: string | string[] } = shown;
   for (const key of ["errors", "violations", "reason", "note"] as const) {
-    const v = shown[key];
+    const v = texts[key];
     if (Array.isArray(v)) { for (const x of v) lines.push(`  ${one(x)}`); }
     else if (typeof v === "string") lines.push(`  ${one(v)}`);
   }

@@ -9,13 +9,16 @@
  */
 import Table from "cli-table3";
 import { analyse } from "../../sandbox/analysis.ts";
-import { shapeRun } from "../../tools/sandbox_result.ts";
+import { type SandboxRunResult, shapeRun } from "../../tools/sandbox_result.ts";
+import type { ListScriptsResult } from "../../tools/list_scripts.ts";
+import { wholeResult } from "../../tools/results.ts";
 import type { App } from "../../app/app.ts";
 import type { Command } from "../args/args.ts";
 import { CliError, Exit } from "../../app/exit.ts";
 import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT } from "../../app/io.ts";
 import { style } from "../term/style.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 type SandboxCommand = Extract<Command, { kind: "exec" | "scripts" }>;
 type Row = Record<string, unknown>;
@@ -28,7 +31,7 @@ export async function runSandboxCommand(
 ): Promise<number> {
   const controller = new AbortController();
   using stop = abortOnSignals(controller, cancelledBy);
-  let result: Row;
+  let result: SandboxRunResult | ListScriptsResult;
   if (cmd.kind === "exec") {
     const code = await readCode(cmd.file);
     const { blocked, warnings } = analyse(code, app.sandbox.packages);
@@ -44,25 +47,28 @@ export async function runSandboxCommand(
     );
   } else {
     const [tool, args] = cmd.action === "list"
-      ? ["list_scripts", { keyword: cmd.keyword }]
-      : ["run_script", { name: cmd.name, args: cmd.args }];
+      ? ["list_scripts" as const, { keyword: cmd.keyword }]
+      : ["run_script" as const, { name: cmd.name, args: cmd.args }];
     const outcome = await app.tools.execute(tool, JSON.stringify(args), controller.signal);
     if (!outcome.ok) {
       if (json) io.out(`${terminalJson(outcome.result)}\n`);
       const e = (outcome.result as Row).error;
       throw new CliError(String(e).replace(/^\w+ failed: /, ""), Exit.FAILURE);
     }
-    result = outcome.result as Row;
+    // The operator's own command shows the whole output, not the model's excerpt.
+    const whole = wholeResult(tool, outcome);
+    if (!whole) throw new CliError(`${tool} returned no result`, Exit.FAILURE);
+    result = whole;
   }
   if (stop.received) return SIGNAL_EXIT[stop.received];
   if (json) {
     io.out(`${terminalJson(result)}\n`);
-  } else if (cmd.kind === "scripts" && cmd.action === "list") {
+  } else if ("scripts" in result) {
     renderList(result, io);
   } else {
     renderRun(result, io);
   }
-  return result.ok === false ? Exit.FAILURE : Exit.OK;
+  return "ok" in result && !result.ok ? Exit.FAILURE : Exit.OK;
 }
 
 async function readCode(file: string): Promise<string> {
@@ -71,14 +77,14 @@ async function readCode(file: string): Promise<string> {
       ? await new Response(Deno.stdin.readable).text()
       : await Deno.readTextFile(file);
   } catch (e) {
-    throw new CliError(`${file}: cannot read it (${(e as Error).message})`, Exit.USAGE);
+    throw new CliError(`${file}: cannot read it (${errorMessage(e)})`, Exit.USAGE);
   }
 }
 
-function renderRun(r: Row, io: Io): void {
-  if (r.stdout) io.out(untrusted(String(r.stdout), { multiline: true }));
-  if (r.stderr) io.err(untrusted(String(r.stderr), { multiline: true }));
-  for (const f of (r.files ?? []) as Row[]) {
+function renderRun(r: SandboxRunResult, io: Io): void {
+  if (r.stdout) io.out(untrusted(r.stdout, { multiline: true }));
+  if (r.stderr) io.err(untrusted(r.stderr, { multiline: true }));
+  for (const f of r.files ?? []) {
     io.err(
       `accel-agent: wrote ${
         untrusted(`${f.name} (${f.bytes} bytes): ${f.path}${f.note ? `; ${f.note}` : ""}`)
@@ -88,11 +94,11 @@ function renderRun(r: Row, io: Io): void {
   if (r.files_omitted) {
     io.err(`accel-agent: ${untrusted(String(r.files_omitted))} more files not listed\n`);
   }
-  if (r.error) io.err(`accel-agent: ${untrusted(String(r.error), { multiline: true })}\n`);
+  if (r.error) io.err(`accel-agent: ${untrusted(r.error, { multiline: true })}\n`);
 }
 
-function renderList(r: Row, io: Io): void {
-  const scripts = (r.scripts ?? []) as Row[];
+function renderList(r: ListScriptsResult, io: Io): void {
+  const scripts = r.scripts;
   if (!scripts.length) return io.out("no scripts\n");
   const s = style(io.color);
   const t = new Table({
@@ -101,6 +107,6 @@ function renderList(r: Row, io: Io): void {
     chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
     wordWrap: true,
   });
-  for (const x of scripts) t.push([untrusted(String(x.name)), untrusted(String(x.description))]);
+  for (const x of scripts) t.push([untrusted(x.name), untrusted(x.description)]);
   io.out(`${t.toString()}\n`);
 }

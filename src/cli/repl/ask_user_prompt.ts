@@ -17,7 +17,10 @@ export class TerminalOperator implements OperatorChannel {
 
   async ask(question: string, choices: string[] | undefined, signal: AbortSignal): Promise<string> {
     this.beforePrompt();
-    const { input, select } = await import("@inquirer/prompts");
+    const [{ default: input }, { default: select }] = await Promise.all([
+      import("@inquirer/input"),
+      import("@inquirer/select"),
+    ]);
     const s = style(this.io.color);
     this.io.out(
       `\n${s.bold("? The assistant asks:")} ${untrusted(question, { multiline: true })}\n`,

@@ -21,6 +21,7 @@ import { subagentLine, TerminalRenderer } from "../term/render.ts";
 import { runSlash } from "./slash.ts";
 import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolean } | {
   kind: "eof";
@@ -122,7 +123,7 @@ async function turn(
   } catch (e) {
     // A bug in one turn must not end the shift's session.
     renderer.end();
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     io.err(
       style(io.color).red(`  internal error: ${untrusted(message)} (the session is kept)\n`),
     );

@@ -21,8 +21,11 @@ export class TerminalApprover implements Approver {
 
   async decide(proposed: PreflightedPlan, ctx: ApprovalContext): Promise<Decision> {
     this.beforePrompt();
-    // Loaded on first use: the prompt library is large and most sessions never see it.
-    const { confirm, select } = await import("@inquirer/prompts");
+    // Loaded on first use, each prompt from its own package: most sessions never see them.
+    const [{ default: confirm }, { default: select }] = await Promise.all([
+      import("@inquirer/confirm"),
+      import("@inquirer/select"),
+    ]);
     const { planColumns, renderPlan } = await import("./plan_table.ts");
     const s = style(this.io.color);
     let shown = proposed;
@@ -93,7 +96,7 @@ function reject(p: PreflightedPlan, reason: string): Decision {
 }
 
 async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
-  const { number } = await import("@inquirer/prompts");
+  const { default: number } = await import("@inquirer/number");
   const actions: Action[] = [];
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === "scan") {
@@ -129,7 +132,7 @@ async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
 }
 
 async function choose(plan: Plan, signal: AbortSignal): Promise<Plan | undefined> {
-  const { checkbox } = await import("@inquirer/prompts");
+  const { default: checkbox } = await import("@inquirer/checkbox");
   const picked = new Set(
     await checkbox({
       message: "Changes to run (space toggles, enter confirms)",

@@ -10,6 +10,7 @@ import { untrusted } from "../../util/untrusted_text.ts";
 import type { App } from "../../app/app.ts";
 import type { Io } from "../../app/io.ts";
 import { style } from "./style.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 /** One line per unfinished plan on stderr, saying what may still be changed and the command. */
 export async function warnUnfinished(app: App, io: Io): Promise<void> {
@@ -20,7 +21,7 @@ export async function warnUnfinished(app: App, io: Io): Promise<void> {
     io.err(
       `accel-agent: warning: cannot look for unfinished plans in ${
         untrusted(app.stateDir)
-      }/running (${untrusted((e as Error).message)})\n`,
+      }/running (${untrusted(errorMessage(e))})\n`,
     );
     return;
   }
