@@ -48,9 +48,28 @@ export function displayView(d: Display) {
   };
 }
 
+/** A display as the model and `--json` read it. */
+export type DisplayView = ReturnType<typeof displayView>;
+
+/** The catalogue (no display asked for), or exactly what was started. */
+export type LaunchDisplayResult =
+  | { displays: DisplayView[] }
+  | {
+    launched: {
+      display: string;
+      kind: string;
+      target: string;
+      macros: Record<string, string>;
+      argv: string[];
+      pid: number;
+    };
+  };
+
 /** The tool over the catalogue `deps()` returns at call time (none: no displays configured). */
-export function launchDisplayTool(deps: () => DisplayDeps | undefined = () => undefined): Tool {
-  return defineTool({
+export function launchDisplayTool(
+  deps: () => DisplayDeps | undefined = () => undefined,
+): Tool<LaunchDisplayResult> {
+  return defineTool<typeof Parameters, LaunchDisplayResult>({
     name: "launch_display",
     description:
       "Open one of the facility's operator screens (Phoebus, EDM, caQtDM or web) on the operator's " +

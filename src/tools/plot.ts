@@ -58,9 +58,17 @@ const Parameters = z.strictObject({
 
 type Args = z.output<typeof Parameters>;
 
+/** Where the chart was saved, and each series' summary. */
+export type PlotResult = ReturnType<typeof summarise> & {
+  svg: string;
+  data_file: string;
+  /** Devices that could not be read, each with why. */
+  errors?: { device: string; error: string }[];
+};
+
 /** The tool over the directories `deps()` returns at call time. */
-export function plotTool(deps: () => PlotDeps | undefined = () => undefined): Tool {
-  return defineTool({
+export function plotTool(deps: () => PlotDeps | undefined = () => undefined): Tool<PlotResult> {
+  return defineTool<typeof Parameters, PlotResult>({
     name: "plot",
     description:
       "Draw a line chart for the operator: archived series, live values sampled over a few seconds, " +

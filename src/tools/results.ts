@@ -12,6 +12,8 @@ import type { AgentCancelResult, AgentListResult, RunView, SpawnResult } from ".
 import type { askUserTool } from "./ask_user.ts";
 import type { executeCode } from "./execute_code.ts";
 import type { getParameter } from "./get_parameter.ts";
+import type { LaunchDisplayResult } from "./launch_display.ts";
+import type { PlotResult } from "./plot.ts";
 import type { listScriptsTool } from "./list_scripts.ts";
 import type { proposePlan } from "./propose_plan.ts";
 import type { readLog } from "./read_log.ts";
@@ -38,6 +40,8 @@ export interface ToolResults {
   agent_cancel: AgentCancelResult;
   return: EndResult;
   fail: EndResult;
+  launch_display: LaunchDisplayResult;
+  plot: PlotResult;
 }
 
 /** A tool with a declared result. */

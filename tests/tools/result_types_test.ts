@@ -108,6 +108,8 @@ const DECLARED: Record<ToolName, true> = {
   agent_cancel: true,
   return: true,
   fail: true,
+  launch_display: true,
+  plot: true,
 };
 
 Deno.test("every tool the model is offered has its result declared by name", () => {
