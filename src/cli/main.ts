@@ -10,6 +10,8 @@ import { ConfigError } from "../config/mod.ts";
 import { createApp } from "../app/app.ts";
 import { evalArgs } from "./args/eval_args.ts";
 import { parseInvocation, USAGE } from "./args/args.ts";
+import { commandHelp } from "./args/help.ts";
+import { VERSION } from "../version.ts";
 import { CliError, Exit } from "../app/exit.ts";
 import { denoIo, type Io } from "../app/io.ts";
 import { errorJson, type ErrorKind, wantsJson } from "./term/json_error.ts";
@@ -50,7 +52,16 @@ export async function main(args: string[]): Promise<number> {
     const inv = parseInvocation(args, io.stdinIsTerminal);
     config = inv.config;
     if (inv.command.kind === "help") {
-      io.out(`${USAGE}\n`);
+      const name = inv.command.command;
+      const help = name === undefined ? USAGE : commandHelp(name);
+      if (help === undefined) {
+        throw new CliError(`no command "${name}"; see accel-agent --help`, Exit.USAGE);
+      }
+      io.out(`${help}\n`);
+      return Exit.OK;
+    }
+    if (inv.command.kind === "version") {
+      io.out(`accel-agent ${VERSION}\n`);
       return Exit.OK;
     }
     if (inv.command.kind === "permissions") {

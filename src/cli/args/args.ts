@@ -1,46 +1,18 @@
 /**
- * Command-line parsing (node:util parseArgs). Produces a typed command or a
- * {@link UsageError} with one line saying what is wrong and what to do.
+ * Command-line parsing from the command table (`commands_table.ts`) with
+ * node:util parseArgs: flags in any order, before or after the command.
+ * Produces a typed command or a {@link UsageError} with one line saying
+ * what is wrong and what to do.
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "../../app/exit.ts";
+import { type Command, COMMANDS, commandSpec } from "./commands_table.ts";
+import { globalHelp } from "./help.ts";
+import { type Flag, GLOBAL_FLAGS, str, type Values } from "./table.ts";
 
-export type Command =
-  | { kind: "repl" }
-  | { kind: "ask"; question?: string }
-  | { kind: "get"; devices: string[] }
-  | {
-    kind: "search";
-    pattern: string;
-    /** Forced reading of the text (`--pattern`, `--words`); auto otherwise. */
-    mode: "auto" | "pattern" | "informal";
-    subsystem?: string;
-    writable?: boolean;
-    limit: number;
-    offset: number;
-  }
-  | {
-    kind: "logs";
-    source: "elog" | "alarm" | "archive";
-    from?: string;
-    to?: string;
-    devices: string[];
-    text?: string;
-    severity?: string;
-    limit: number;
-  }
-  | { kind: "plan_show"; file: string; reusable: boolean }
-  | { kind: "plan_run"; file: string; approvedHash?: string }
-  | { kind: "plan_recover"; run?: string; dismiss: boolean }
-  | { kind: "audit_verify"; file?: string }
-  | { kind: "permissions" }
-  | { kind: "index"; action: "stats" | "refresh" }
-  | { kind: "help" }
-  | { kind: "exec"; file: string; timeoutS?: number }
-  | { kind: "scripts"; action: "list"; keyword?: string }
-  | { kind: "scripts"; action: "run"; name: string; args: string[] };
+export type { Command } from "./commands_table.ts";
 
 export interface Invocation {
   command: Command;
@@ -55,257 +27,89 @@ export interface Invocation {
   profile?: string;
 }
 
-const OPTIONS = {
-  config: { type: "string", short: "c" },
-  model: { type: "string", short: "m" },
-  json: { type: "boolean" },
-  "stream-json": { type: "boolean" },
-  "no-color": { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  from: { type: "string" },
-  to: { type: "string" },
-  device: { type: "string", short: "d", multiple: true },
-  text: { type: "string" },
-  severity: { type: "string" },
-  subsystem: { type: "string" },
-  writable: { type: "boolean" },
-  "read-only": { type: "boolean" },
-  pattern: { type: "boolean" },
-  words: { type: "boolean" },
-  limit: { type: "string" },
-  offset: { type: "string" },
-  "approved-hash": { type: "string" },
-  approval: { type: "string" },
-  reusable: { type: "boolean" },
-  dismiss: { type: "boolean" },
-  timeout: { type: "string" },
-  resume: { type: "string" },
-  profile: { type: "string" },
-} as const;
+/** The global help (kept under this name for callers that print it). */
+export const USAGE = globalHelp();
 
-type OptionName = keyof typeof OPTIONS;
+type ParseOption = { type: "string" | "boolean"; short?: string; multiple?: boolean };
 
-/** Options each command accepts beyond the global ones. */
-const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
-  start: ["resume"],
-  ask: ["stream-json", "resume"],
-  get: [],
-  search: ["subsystem", "writable", "read-only", "pattern", "words", "limit", "offset"],
-  index: [],
-  logs: ["from", "to", "device", "text", "severity", "limit"],
-  plan: ["approved-hash", "approval", "reusable", "dismiss"],
-  audit: [],
-  help: [],
-  permissions: [],
-  exec: ["timeout"],
-  scripts: [],
-};
-const GLOBAL: readonly OptionName[] = ["config", "model", "json", "no-color", "help", "profile"];
+/** Every flag of every command, as parseArgs options; a name means one thing everywhere. */
+function allOptions(): Record<string, ParseOption> {
+  const options: Record<string, ParseOption> = {};
+  for (const f of [...GLOBAL_FLAGS, ...COMMANDS.flatMap((c) => c.flags)]) {
+    const known = options[f.name];
+    if (known && known.type !== f.type) {
+      throw new Error(`flag --${f.name} is declared as ${known.type} and ${f.type}`);
+    }
+    options[f.name] = {
+      type: f.type,
+      ...(f.short ? { short: f.short } : {}),
+      ...(f.multiple ? { multiple: true } : {}),
+    };
+  }
+  return options;
+}
 
-export const USAGE = `accel-agent — a terminal assistant for accelerator control rooms
-
-Usage:
-  accel-agent [start]                      interactive session (REPL) on the configured machine
-  accel-agent ask [QUESTION]               one answer; the question from stdin when not given
-  accel-agent get DEVICE…                  live values (no model needed)
-  accel-agent search PATTERN|WORDS…        device names by * ? pattern, /regex/ or plain words, ranked (no model needed)
-  accel-agent index [stats|refresh]        the device index: what it holds; rebuild it and its cache
-  accel-agent logs elog|alarm|archive      history in a time range (no model needed)
-  accel-agent plan show PLAN [--reusable]  preflight a plan (file or saved ID); issues an approval token
-  accel-agent plan run PLAN                preflight, approve in the terminal, execute, audit
-  accel-agent plan run PLAN --approved-hash TOKEN   execute without a prompt with a token from plan show
-  accel-agent plan recover [RUN] [--dismiss]  plans that did not finish; restore (or dismiss) one
-  accel-agent audit verify [FILE]          check the audit trail's hash chain
-  accel-agent permissions                  the deno run grant flags for the current config
-  accel-agent exec FILE|-                  run Python in the sandbox (no model needed)
-  accel-agent scripts list [KEYWORD]       the operator's Python scripts
-  accel-agent scripts run NAME [ARGS…]     run one in the sandbox (-- before ARGS that start with -)
-  accel-agent eval [--repeat N] [--tasks SEL]  graded tasks on the simulator (eval --help)
-
-Options:
-  -c, --config FILE     configuration file (default configs/default.toml; env ACCEL_AGENT_CONFIG)
-  -m, --model NAME      named model from [llm.models] (env ACCEL_AGENT_MODEL)
-      --json            one JSON object on stdout (ask, get, search, index, logs)
-      --stream-json     ask: one JSON line per event, then the result
-      --no-color        plain output (also NO_COLOR=1)
-      --resume [ID]     start, ask: continue a saved session (default: the newest)
-      --profile NAME    observer | operator | sim-eval (default [profile] name, operator)
-  search:  --subsystem NAME  --writable | --read-only  --limit N  --offset N
-           --pattern | --words (read the text as a pattern, or as words; default: decide by the text)
-  logs:    --from ISO|-8h  --to ISO|now  --device D (repeatable; required for archive)
-           --text WORDS  --severity MINOR|MAJOR|INVALID  --limit N
-  exec:    --timeout SECONDS (default [sandbox] timeout_s)
-  plan:    run --approved-hash TOKEN (or --approval TOKEN), from plan show;
-           show --reusable: a token without expiry for a procedure (recorded in the audit)
-  -V, --version         print the version
-
-Exit codes: 0 answered, 1 runtime failure, 2 usage or configuration error,
-3 approval required but no terminal, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.`;
+const OPTIONS = allOptions();
 
 /** Parses arguments; `stdinIsTerminal` decides what no command means. */
 export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invocation {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: bareResume(joinRelativeTimes(args)),
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message.split("\n")[0]}; see accel-agent --help`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parseArgs({
+    args: bareResume(joinRelativeTimes(args)),
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   const [first, ...rest] = positionals;
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
-  if (!(name in COMMAND_OPTIONS)) {
+  const spec = commandSpec(name);
+  if (!spec) {
     throw new UsageError(
-      `unknown command "${name}"; commands: start, ask, get, search, index, logs, plan, audit, permissions, exec, scripts, eval (see --help)`,
+      `unknown command "${name}"; commands: ${
+        COMMANDS.map((c) => c.name).join(", ")
+      } (see accel-agent --help)`,
     );
   }
-  const allowed = new Set<string>([...GLOBAL, ...(COMMAND_OPTIONS[name] ?? [])]);
-  for (const key of Object.keys(values)) {
-    if (!allowed.has(key)) {
-      throw new UsageError(`--${key} is not an option of "${name}"; see accel-agent --help`);
+  const allowed = new Map<string, Flag>(
+    [...GLOBAL_FLAGS, ...spec.flags].map((f) => [f.name, f]),
+  );
+  for (const t of tokens) {
+    if (t.kind !== "option") continue;
+    const flag = allowed.get(t.name);
+    const shown = t.rawName;
+    if (!flag) {
+      const elsewhere = t.name in OPTIONS;
+      throw new UsageError(
+        elsewhere
+          ? `${shown} is not an option of "${name}"; see accel-agent ${name} --help`
+          : `unknown option ${shown} for "${name}"; see accel-agent ${name} --help`,
+      );
+    }
+    if (flag.type === "string" && t.value === undefined) {
+      throw new UsageError(`${shown} needs a value; see accel-agent ${name} --help`);
+    }
+    if (flag.type === "boolean" && t.inlineValue) {
+      throw new UsageError(`${shown} takes no value; see accel-agent ${name} --help`);
     }
   }
+  const v = values as Values;
   const base = {
-    config: values.config,
-    model: values.model,
-    json: values.json ?? false,
-    streamJson: values["stream-json"] ?? false,
-    noColor: values["no-color"] ?? false,
-    ...(values.resume !== undefined ? { resume: values.resume } : {}),
-    ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    config: str(v, "config"),
+    model: str(v, "model"),
+    json: v.json === true,
+    streamJson: v["stream-json"] === true,
+    noColor: v["no-color"] === true,
+    ...(v.resume !== undefined ? { resume: str(v, "resume") ?? "" } : {}),
+    ...(v.profile !== undefined ? { profile: str(v, "profile") } : {}),
   };
-  if (values.help || name === "help") return { ...base, command: { kind: "help" } };
+  if (v.help === true) {
+    return { ...base, command: { kind: "help", ...(first ? { command: name } : {}) } };
+  }
+  if (v.version === true) return { ...base, command: { kind: "version" } };
   if (base.json && base.streamJson) {
     throw new UsageError("--json and --stream-json exclude each other; pick one");
   }
-  return { ...base, command: toCommand(name, rest, values) };
-}
-
-type Values = ReturnType<
-  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
->["values"];
-
-function toCommand(name: string, rest: string[], v: Values): Command {
-  switch (name) {
-    case "start":
-      noPositionals(name, rest);
-      return { kind: "repl" };
-    case "permissions":
-      noPositionals(name, rest);
-      return { kind: "permissions" };
-    case "ask":
-      return { kind: "ask", question: rest.length ? rest.join(" ") : undefined };
-    case "exec":
-    case "scripts":
-      return sandboxCommand(name, rest, v.timeout);
-    case "get":
-      if (!rest.length) {
-        throw new UsageError(
-          "get needs at least one device name, e.g. accel-agent get LINAC:BPM:01:X",
-        );
-      }
-      return { kind: "get", devices: rest };
-    case "index": {
-      const action = rest[0] ?? "stats";
-      if (rest.length > 1 || (action !== "stats" && action !== "refresh")) {
-        throw new UsageError("index takes stats or refresh, e.g. accel-agent index refresh");
-      }
-      return { kind: "index", action };
-    }
-    case "search": {
-      const text = rest.join(" ").trim();
-      if (text === "") {
-        throw new UsageError(
-          `search needs a pattern or words, e.g. accel-agent search "LINAC:BPM:*:X" (quote wildcards) or accel-agent search ion pump pressure cell 4`,
-        );
-      }
-      if (v.writable && v["read-only"]) {
-        throw new UsageError("--writable and --read-only exclude each other");
-      }
-      if (v.pattern && v.words) throw new UsageError("--pattern and --words exclude each other");
-      return {
-        kind: "search",
-        pattern: text,
-        mode: v.pattern ? "pattern" : v.words ? "informal" : "auto",
-        subsystem: v.subsystem,
-        writable: v.writable ? true : v["read-only"] ? false : undefined,
-        limit: intOption("limit", v.limit, 50, 1, 10_000),
-        offset: intOption("offset", v.offset, 0, 0, Number.MAX_SAFE_INTEGER),
-      };
-    }
-    case "logs": {
-      const source = rest[0];
-      if (rest.length !== 1 || (source !== "elog" && source !== "alarm" && source !== "archive")) {
-        throw new UsageError(
-          "logs needs one source: elog, alarm or archive, e.g. accel-agent logs alarm --from -8h",
-        );
-      }
-      if (source === "archive" && !v.device?.length) {
-        throw new UsageError("logs archive needs --device NAME (repeatable)");
-      }
-      const severity = v.severity?.toUpperCase();
-      if (severity !== undefined && !["NONE", "MINOR", "MAJOR", "INVALID"].includes(severity)) {
-        throw new UsageError(
-          `--severity "${v.severity}" is not a severity; use MINOR, MAJOR or INVALID`,
-        );
-      }
-      return {
-        kind: "logs",
-        source,
-        from: v.from,
-        to: v.to,
-        devices: v.device ?? [],
-        text: v.text,
-        severity,
-        limit: intOption("limit", v.limit, 50, 1, 10_000),
-      };
-    }
-    case "plan": {
-      const [sub, file, ...extra] = rest;
-      if (sub === "recover") {
-        if (extra.length) throw new UsageError("plan recover takes at most one run id");
-        if (v.dismiss && !file) {
-          throw new UsageError(
-            "--dismiss needs the run id, e.g. accel-agent plan recover 3f2a… --dismiss",
-          );
-        }
-        return { kind: "plan_recover", run: file, dismiss: v.dismiss ?? false };
-      }
-      if (v.dismiss) throw new UsageError("--dismiss goes with plan recover");
-      if ((sub !== "show" && sub !== "run") || !file || extra.length) {
-        throw new UsageError(
-          "plan needs show, run or recover and one file or saved plan ID, e.g. accel-agent plan show bump.toml",
-        );
-      }
-      const token = v["approved-hash"] ?? v.approval;
-      if (v["approved-hash"] !== undefined && v.approval !== undefined) {
-        throw new UsageError("give the approval token once: --approved-hash or --approval");
-      }
-      if (sub === "show" && token !== undefined) {
-        throw new UsageError("--approved-hash goes with plan run, not plan show");
-      }
-      if (sub === "run" && v.reusable) {
-        throw new UsageError("--reusable goes with plan show, which issues the token");
-      }
-      return sub === "show"
-        ? { kind: "plan_show", file, reusable: v.reusable ?? false }
-        : { kind: "plan_run", file, approvedHash: token };
-    }
-    case "audit": {
-      const [sub, file, ...extra] = rest;
-      if (sub !== "verify" || extra.length) {
-        throw new UsageError(
-          "audit needs verify and at most one file, e.g. accel-agent audit verify",
-        );
-      }
-      return { kind: "audit_verify", file };
-    }
-  }
-  throw new UsageError(`unknown command "${name}"`);
+  return { ...base, command: spec.build(rest, v) };
 }
 
 /** `--from -8h` would read "-8h" as an option; bind such values to their option. */
@@ -332,48 +136,8 @@ function bareResume(args: string[]): string[] {
   return args.map((a, i) => {
     const next = args[i + 1];
     const bare = a === "--resume" &&
-      (next === undefined || next.startsWith("-") || next in COMMAND_OPTIONS ||
+      (next === undefined || next.startsWith("-") || commandSpec(next) !== undefined ||
         !/^[\w-]+$/.test(next));
     return bare ? "--resume=" : a;
   });
-}
-
-function noPositionals(name: string, rest: string[]): void {
-  if (rest.length) throw new UsageError(`${name} takes no arguments, got "${rest.join(" ")}"`);
-}
-
-function intOption(
-  name: string,
-  raw: string | undefined,
-  dflt: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined) return dflt;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`--${name} "${raw}" must be a whole number from ${min} to ${max}`);
-  }
-  return n;
-}
-
-function sandboxCommand(name: "exec" | "scripts", rest: string[], timeout?: string): Command {
-  if (name === "exec") {
-    if (rest.length !== 1) {
-      throw new UsageError("exec needs one file of Python code, or - for stdin");
-    }
-    const timeoutS = timeout === undefined ? undefined : Number(timeout);
-    if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS <= 3600)) {
-      throw new UsageError(`--timeout "${timeout}" must be a number of seconds from 0 to 3600`);
-    }
-    return { kind: "exec", file: rest[0] as string, ...(timeoutS ? { timeoutS } : {}) };
-  }
-  const [action, ...more] = rest;
-  if (action === "list" && more.length <= 1) {
-    return { kind: "scripts", action: "list", ...(more[0] ? { keyword: more[0] } : {}) };
-  }
-  if (action === "run" && more[0]) {
-    return { kind: "scripts", action: "run", name: more[0], args: more.slice(1) };
-  }
-  throw new UsageError("scripts needs list [KEYWORD] or run NAME [ARGS…]");
 }

@@ -1,0 +1,380 @@
+/**
+ * Every command of `accel-agent`, with its flags: parsing (`args.ts`),
+ * `--help` (`help.ts`) and the files the launcher grants
+ * (`command_files.ts`) all read this table. A new command is one entry
+ * here, one member of {@link Command}, and its case in `cli/main.ts`.
+ *
+ * @module
+ */
+import { UsageError } from "../../app/exit.ts";
+import {
+  bool,
+  type CommandSpec,
+  type Flag,
+  intOption,
+  list,
+  noPositionals,
+  str,
+  type Values,
+} from "./table.ts";
+
+export type Command =
+  | { kind: "repl" }
+  | { kind: "ask"; question?: string }
+  | { kind: "get"; devices: string[] }
+  | {
+    kind: "search";
+    pattern: string;
+    /** Forced reading of the text (`--pattern`, `--words`); auto otherwise. */
+    mode: "auto" | "pattern" | "informal";
+    subsystem?: string;
+    writable?: boolean;
+    limit: number;
+    offset: number;
+  }
+  | {
+    kind: "logs";
+    source: "elog" | "alarm" | "archive";
+    from?: string;
+    to?: string;
+    devices: string[];
+    text?: string;
+    severity?: string;
+    limit: number;
+  }
+  | { kind: "plan_show"; file: string; reusable: boolean }
+  | { kind: "plan_run"; file: string; approvedHash?: string }
+  | { kind: "plan_recover"; run?: string; dismiss: boolean }
+  | { kind: "audit_verify"; file?: string }
+  | { kind: "permissions" }
+  | { kind: "index"; action: "stats" | "refresh" }
+  | { kind: "help"; command?: string }
+  | { kind: "version" }
+  | { kind: "exec"; file: string; timeoutS?: number }
+  | { kind: "scripts"; action: "list"; keyword?: string }
+  | { kind: "scripts"; action: "run"; name: string; args: string[] };
+
+const RESUME: Flag = {
+  name: "resume",
+  type: "string",
+  value: "[ID]",
+  description: "continue a saved session (without ID: the newest)",
+};
+const LIMIT: Flag = {
+  name: "limit",
+  type: "string",
+  value: "N",
+  description: "at most N results",
+  default: "50",
+};
+
+/** The commands, in the order `--help` lists them. */
+export const COMMANDS: readonly CommandSpec<Command>[] = [
+  {
+    name: "start",
+    usage: [["[start]", "interactive session (REPL) on the configured machine"]],
+    flags: [RESUME],
+    build(rest) {
+      noPositionals("start", rest);
+      return { kind: "repl" };
+    },
+  },
+  {
+    name: "ask",
+    usage: [["ask [QUESTION]", "one answer; the question from stdin when not given"]],
+    flags: [
+      {
+        name: "stream-json",
+        type: "boolean",
+        description: "one JSON line per event, then the result",
+      },
+      RESUME,
+    ],
+    build: (rest) => ({ kind: "ask", question: rest.length ? rest.join(" ") : undefined }),
+  },
+  {
+    name: "get",
+    usage: [["get DEVICE…", "live values (no model needed)"]],
+    flags: [],
+    build(rest) {
+      if (!rest.length) {
+        throw new UsageError(
+          "get needs at least one device name, e.g. accel-agent get LINAC:BPM:01:X",
+        );
+      }
+      return { kind: "get", devices: rest };
+    },
+  },
+  {
+    name: "search",
+    usage: [[
+      "search PATTERN|WORDS…",
+      "device names by * ? pattern, /regex/ or plain words, ranked (no model needed)",
+    ]],
+    flags: [
+      { name: "subsystem", type: "string", value: "NAME", description: "only this subsystem" },
+      { name: "writable", type: "boolean", description: "only devices that can be set" },
+      { name: "read-only", type: "boolean", description: "only devices that cannot be set" },
+      { name: "pattern", type: "boolean", description: "read the text as a pattern" },
+      { name: "words", type: "boolean", description: "read the text as words" },
+      LIMIT,
+      {
+        name: "offset",
+        type: "string",
+        value: "N",
+        description: "skip the first N results",
+        default: "0",
+      },
+    ],
+    notes: ["Without --pattern or --words the text decides; quote wildcards in the shell."],
+    build(rest, v) {
+      const text = rest.join(" ").trim();
+      if (text === "") {
+        throw new UsageError(
+          `search needs a pattern or words, e.g. accel-agent search "LINAC:BPM:*:X" (quote wildcards) or accel-agent search ion pump pressure cell 4`,
+        );
+      }
+      if (bool(v, "writable") && bool(v, "read-only")) {
+        throw new UsageError("--writable and --read-only exclude each other");
+      }
+      if (bool(v, "pattern") && bool(v, "words")) {
+        throw new UsageError("--pattern and --words exclude each other");
+      }
+      return {
+        kind: "search",
+        pattern: text,
+        mode: bool(v, "pattern") ? "pattern" : bool(v, "words") ? "informal" : "auto",
+        subsystem: str(v, "subsystem"),
+        writable: bool(v, "writable") ? true : bool(v, "read-only") ? false : undefined,
+        limit: intOption("limit", str(v, "limit"), 50, 1, 10_000),
+        offset: intOption("offset", str(v, "offset"), 0, 0, Number.MAX_SAFE_INTEGER),
+      };
+    },
+  },
+  {
+    name: "index",
+    usage: [["index [stats|refresh]", "the device index: what it holds; rebuild it and its cache"]],
+    flags: [],
+    build(rest) {
+      const action = rest[0] ?? "stats";
+      if (rest.length > 1 || (action !== "stats" && action !== "refresh")) {
+        throw new UsageError("index takes stats or refresh, e.g. accel-agent index refresh");
+      }
+      return { kind: "index", action };
+    },
+  },
+  {
+    name: "logs",
+    usage: [["logs elog|alarm|archive", "history in a time range (no model needed)"]],
+    flags: [
+      { name: "from", type: "string", value: "ISO|-8h", description: "start of the range" },
+      { name: "to", type: "string", value: "ISO|now", description: "end of the range" },
+      {
+        name: "device",
+        short: "d",
+        type: "string",
+        multiple: true,
+        value: "D",
+        description: "a device (repeatable; required for archive)",
+      },
+      { name: "text", type: "string", value: "WORDS", description: "entries with these words" },
+      {
+        name: "severity",
+        type: "string",
+        value: "MINOR|MAJOR|INVALID",
+        description: "alarms of this severity",
+      },
+      LIMIT,
+    ],
+    build(rest, v) {
+      const source = rest[0];
+      if (rest.length !== 1 || (source !== "elog" && source !== "alarm" && source !== "archive")) {
+        throw new UsageError(
+          "logs needs one source: elog, alarm or archive, e.g. accel-agent logs alarm --from -8h",
+        );
+      }
+      const devices = list(v, "device");
+      if (source === "archive" && !devices.length) {
+        throw new UsageError("logs archive needs --device NAME (repeatable)");
+      }
+      const given = str(v, "severity");
+      const severity = given?.toUpperCase();
+      if (severity !== undefined && !["NONE", "MINOR", "MAJOR", "INVALID"].includes(severity)) {
+        throw new UsageError(
+          `--severity "${given}" is not a severity; use MINOR, MAJOR or INVALID`,
+        );
+      }
+      return {
+        kind: "logs",
+        source,
+        from: str(v, "from"),
+        to: str(v, "to"),
+        devices,
+        text: str(v, "text"),
+        severity,
+        limit: intOption("limit", str(v, "limit"), 50, 1, 10_000),
+      };
+    },
+  },
+  {
+    name: "plan",
+    usage: [
+      [
+        "plan show PLAN [--reusable]",
+        "preflight a plan (file or saved ID); issues an approval token",
+      ],
+      ["plan run PLAN", "preflight, approve in the terminal, execute, audit"],
+      [
+        "plan run PLAN --approved-hash TOKEN",
+        "execute without a prompt with a token from plan show",
+      ],
+      ["plan recover [RUN] [--dismiss]", "plans that did not finish; restore (or dismiss) one"],
+    ],
+    flags: [
+      {
+        name: "approved-hash",
+        type: "string",
+        value: "TOKEN",
+        description: "run: the approval token from plan show",
+      },
+      { name: "approval", type: "string", value: "TOKEN", description: "same as --approved-hash" },
+      {
+        name: "reusable",
+        type: "boolean",
+        description: "show: a token without expiry for a procedure (recorded in the audit)",
+      },
+      {
+        name: "dismiss",
+        type: "boolean",
+        description: "recover: dismiss the run, restore nothing",
+      },
+    ],
+    build: planCommand,
+    files: (cmd) => cmd.kind === "plan_show" || cmd.kind === "plan_run" ? [cmd.file] : [],
+  },
+  {
+    name: "audit",
+    usage: [["audit verify [FILE]", "check the audit trail's hash chain"]],
+    flags: [],
+    build(rest) {
+      const [sub, file, ...extra] = rest;
+      if (sub !== "verify" || extra.length) {
+        throw new UsageError(
+          "audit needs verify and at most one file, e.g. accel-agent audit verify",
+        );
+      }
+      return { kind: "audit_verify", file };
+    },
+    files: (cmd) => cmd.kind === "audit_verify" && cmd.file ? [cmd.file] : [],
+  },
+  {
+    name: "permissions",
+    usage: [["permissions", "the deno run grant flags for the current config"]],
+    flags: [],
+    build(rest) {
+      noPositionals("permissions", rest);
+      return { kind: "permissions" };
+    },
+  },
+  {
+    name: "exec",
+    usage: [["exec FILE|-", "run Python in the sandbox (no model needed)"]],
+    flags: [{
+      name: "timeout",
+      type: "string",
+      value: "SECONDS",
+      description: "stop the run after this long",
+      default: "[sandbox] timeout_s",
+    }],
+    build(rest, v) {
+      if (rest.length !== 1) {
+        throw new UsageError("exec needs one file of Python code, or - for stdin");
+      }
+      const timeout = str(v, "timeout");
+      const timeoutS = timeout === undefined ? undefined : Number(timeout);
+      if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS <= 3600)) {
+        throw new UsageError(`--timeout "${timeout}" must be a number of seconds from 0 to 3600`);
+      }
+      return { kind: "exec", file: rest[0] as string, ...(timeoutS ? { timeoutS } : {}) };
+    },
+    files: (cmd) => cmd.kind === "exec" && cmd.file !== "-" ? [cmd.file] : [],
+  },
+  {
+    name: "scripts",
+    usage: [
+      ["scripts list [KEYWORD]", "the operator's Python scripts"],
+      ["scripts run NAME [ARGS…]", "run one in the sandbox (-- before ARGS that start with -)"],
+    ],
+    flags: [],
+    build(rest) {
+      const [action, ...more] = rest;
+      if (action === "list" && more.length <= 1) {
+        return { kind: "scripts", action: "list", ...(more[0] ? { keyword: more[0] } : {}) };
+      }
+      if (action === "run" && more[0]) {
+        return { kind: "scripts", action: "run", name: more[0], args: more.slice(1) };
+      }
+      throw new UsageError("scripts needs list [KEYWORD] or run NAME [ARGS…]");
+    },
+  },
+  {
+    name: "eval",
+    usage: [[
+      "eval [--repeat N] [--tasks SEL]",
+      "graded tasks on the simulator (eval --help)",
+    ]],
+    flags: [],
+    build() {
+      // Reached only when an option eval does not know comes before it (see eval_args.ts).
+      throw new UsageError(
+        "give eval's options after it, e.g. accel-agent eval --profile sim-eval; see accel-agent eval --help",
+      );
+    },
+  },
+  {
+    name: "help",
+    usage: [["help [COMMAND]", "this help, or one command's"]],
+    flags: [],
+    build: (rest) => ({ kind: "help", ...(rest[0] ? { command: rest[0] } : {}) }),
+  },
+];
+
+function planCommand(rest: string[], v: Values): Command {
+  const [sub, file, ...extra] = rest;
+  const dismiss = bool(v, "dismiss");
+  if (sub === "recover") {
+    if (extra.length) throw new UsageError("plan recover takes at most one run id");
+    if (dismiss && !file) {
+      throw new UsageError(
+        "--dismiss needs the run id, e.g. accel-agent plan recover 3f2a… --dismiss",
+      );
+    }
+    return { kind: "plan_recover", run: file, dismiss };
+  }
+  if (dismiss) throw new UsageError("--dismiss goes with plan recover");
+  if ((sub !== "show" && sub !== "run") || !file || extra.length) {
+    throw new UsageError(
+      "plan needs show, run or recover and one file or saved plan ID, e.g. accel-agent plan show bump.toml",
+    );
+  }
+  const hash = str(v, "approved-hash");
+  const approval = str(v, "approval");
+  if (hash !== undefined && approval !== undefined) {
+    throw new UsageError("give the approval token once: --approved-hash or --approval");
+  }
+  const token = hash ?? approval;
+  if (sub === "show" && token !== undefined) {
+    throw new UsageError("--approved-hash goes with plan run, not plan show");
+  }
+  if (sub === "run" && bool(v, "reusable")) {
+    throw new UsageError("--reusable goes with plan show, which issues the token");
+  }
+  return sub === "show"
+    ? { kind: "plan_show", file, reusable: bool(v, "reusable") }
+    : { kind: "plan_run", file, approvedHash: token };
+}
+
+/** The entry of a command name, if there is one. */
+export function commandSpec(name: string): CommandSpec<Command> | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
