@@ -140,7 +140,8 @@ export function resolveModel(config: Config, name = config.llm.default): Resolve
 export function missingModelSetup(m: ResolvedModel, env: LoadOptions["env"]): string | undefined {
   if (!m.baseUrl && !env.get(m.apiKeyEnv)) {
     return `no model endpoint is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) ` +
-      `or ${m.apiKeyEnv} for api.openai.com, or [llm] base_url in the config file`;
+      `or ${m.apiKeyEnv} for api.openai.com, or [llm] base_url in the config file; ` +
+      "to see it work without a model first, run deno task demo";
   }
   return undefined;
 }
