@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { ConfigError } from "../config/mod.ts";
-import { createApp } from "../app/app.ts";
+import { ConfigError, loadConfig, type LoadedConfig } from "../config/mod.ts";
 import { evalArgs } from "./args/eval_args.ts";
 import { parseInvocation, USAGE } from "./args/args.ts";
 import { commandHelp } from "./args/help.ts";
@@ -67,10 +66,24 @@ export async function main(args: string[]): Promise<number> {
     if (inv.command.kind === "permissions") {
       return await (await import("./commands/permissions.ts")).runPermissions(inv, io);
     }
-    const app = await createApp(
-      { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile },
-      io,
-    );
+    // The REPL's prompt comes up as soon as the config is read; the rest loads behind it.
+    let loaded: LoadedConfig | undefined;
+    let early: { erase(): void } | undefined;
+    if (inv.command.kind === "repl" && io.stdinIsTerminal && io.stdoutIsTerminal) {
+      loaded = await loadConfig({ path: inv.config, env: { get: io.env }, cwd: io.cwd });
+      const colored = denoIo({ noColor: inv.noColor, colorSetting: loaded.config.ui.color });
+      early = (await import("./repl/early_prompt.ts")).earlyPrompt(loaded, inv.model, colored);
+    }
+    let app;
+    try {
+      const { createApp } = await import("../app/app.ts");
+      app = await createApp(
+        { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile, loaded },
+        io,
+      );
+    } finally {
+      early?.erase();
+    }
     io = tracked(denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color }));
     try {
       const cmd = inv.command;
