@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ConfigError, loadConfig, type LoadedConfig } from "../config/mod.ts";
+import { glanceConfig } from "../config/glance.ts";
 import { evalArgs } from "./args/eval_args.ts";
 import { parseInvocation, USAGE } from "./args/args.ts";
 import { commandHelp } from "./args/help.ts";
@@ -66,19 +66,23 @@ export async function main(args: string[]): Promise<number> {
     if (inv.command.kind === "permissions") {
       return await (await import("./commands/permissions.ts")).runPermissions(inv, io);
     }
-    // The REPL's prompt comes up as soon as the config is read; the rest loads behind it.
-    let loaded: LoadedConfig | undefined;
+    // The REPL's prompt comes up at once; the config's schema and the rest load behind it.
     let early: { erase(): void } | undefined;
     if (inv.command.kind === "repl" && io.stdinIsTerminal && io.stdoutIsTerminal) {
-      loaded = await loadConfig({ path: inv.config, env: { get: io.env }, cwd: io.cwd });
-      const colored = denoIo({ noColor: inv.noColor, colorSetting: loaded.config.ui.color });
-      early = (await import("./repl/early_prompt.ts")).earlyPrompt(loaded, inv.model, colored);
+      const glance = await glanceConfig({
+        path: inv.config,
+        model: inv.model,
+        env: { get: io.env },
+        cwd: io.cwd,
+      });
+      const colored = denoIo({ noColor: inv.noColor, colorSetting: glance?.color });
+      early = (await import("./repl/early_prompt.ts")).earlyPrompt(glance, colored);
     }
     let app;
     try {
       const { createApp } = await import("../app/app.ts");
       app = await createApp(
-        { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile, loaded },
+        { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile },
         io,
       );
     } finally {
@@ -175,6 +179,7 @@ export async function main(args: string[]): Promise<number> {
         : "failure";
       return fail(e.message, kind, e.code);
     }
+    const { ConfigError } = await import("../config/load.ts");
     if (e instanceof ConfigError) return fail(`config error: ${e.message}`, "config", Exit.USAGE);
     return fail(
       `internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`,

@@ -1,16 +1,15 @@
 /**
- * Command-line parsing from the command table (`commands_table.ts`) with
- * node:util parseArgs: flags in any order, before or after the command.
+ * Command-line parsing from the command table (`commands_table.ts`): flags
+ * in any order, before or after the command.
  * Produces a typed command or a {@link UsageError} with one line saying
  * what is wrong and what to do.
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { UsageError } from "../../app/exit.ts";
 import { type Command, COMMANDS, commandSpec } from "./commands_table.ts";
 import { globalHelp } from "./help.ts";
-import { type Flag, GLOBAL_FLAGS, str, type Values } from "./table.ts";
+import { type Flag, GLOBAL_FLAGS, list, str, type Values } from "./table.ts";
 
 export type { Command } from "./commands_table.ts";
 
@@ -30,36 +29,63 @@ export interface Invocation {
 /** The global help (kept under this name for callers that print it). */
 export const USAGE = globalHelp();
 
-type ParseOption = { type: "string" | "boolean"; short?: string; multiple?: boolean };
-
-/** Every flag of every command, as parseArgs options; a name means one thing everywhere. */
-function allOptions(): Record<string, ParseOption> {
-  const options: Record<string, ParseOption> = {};
+/** Every flag of every command by long name; a name means one thing everywhere. */
+function allFlags(): Map<string, Flag> {
+  const flags = new Map<string, Flag>();
   for (const f of [...GLOBAL_FLAGS, ...COMMANDS.flatMap((c) => c.flags)]) {
-    const known = options[f.name];
-    if (known && known.type !== f.type) {
-      throw new Error(`flag --${f.name} is declared as ${known.type} and ${f.type}`);
+    const known = flags.get(f.name);
+    if (known && (known.type !== f.type || !!known.multiple !== !!f.multiple)) {
+      throw new Error(`flag --${f.name} is declared twice, differently`);
     }
-    options[f.name] = {
-      type: f.type,
-      ...(f.short ? { short: f.short } : {}),
-      ...(f.multiple ? { multiple: true } : {}),
-    };
+    flags.set(f.name, f);
   }
-  return options;
+  return flags;
 }
 
-const OPTIONS = allOptions();
+const FLAGS = allFlags();
+const SHORT = new Map([...FLAGS.values()].flatMap((f) => f.short ? [[f.short, f]] : []));
+
+/** One flag as written: its long name (or what was written, when unknown) and its value. */
+interface OptionToken {
+  name: string;
+  rawName: string;
+  value?: string;
+  inline: boolean;
+}
+
+/**
+ * Splits the arguments into flags and positionals: `--name`, `--name=value`,
+ * `--name value` (for a flag that takes a value), `-x`, `-x value`, `-xvalue`;
+ * everything after `--` is positional.
+ */
+function tokenize(args: string[]): { options: OptionToken[]; positionals: string[] } {
+  const options: OptionToken[] = [];
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith("-") || a === "-") {
+      positionals.push(a);
+      continue;
+    }
+    const long = a.startsWith("--");
+    const eq = long ? a.indexOf("=") : -1;
+    const written = eq >= 0 ? a.slice(0, eq) : long ? a : a.slice(0, 2);
+    const flag = long ? FLAGS.get(written.slice(2)) : SHORT.get(written.slice(1));
+    let value = eq >= 0 ? a.slice(eq + 1) : !long && a.length > 2 ? a.slice(2) : undefined;
+    const inline = value !== undefined;
+    if (!inline && flag?.type === "string") value = args[++i];
+    options.push({ name: flag?.name ?? written, rawName: flag ? written : a, value, inline });
+  }
+  return { options, positionals };
+}
 
 /** Parses arguments; `stdinIsTerminal` decides what no command means. */
 export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invocation {
-  const { values, positionals, tokens } = parseArgs({
-    args: bareResume(joinRelativeTimes(args)),
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: false,
-    tokens: true,
-  });
+  const { options, positionals } = tokenize(bareResume(joinRelativeTimes(args)));
   const [first, ...rest] = positionals;
   const name = first ?? (stdinIsTerminal ? "start" : "ask");
   const spec = commandSpec(name);
@@ -73,26 +99,28 @@ export function parseInvocation(args: string[], stdinIsTerminal: boolean): Invoc
   const allowed = new Map<string, Flag>(
     [...GLOBAL_FLAGS, ...spec.flags].map((f) => [f.name, f]),
   );
-  for (const t of tokens) {
-    if (t.kind !== "option") continue;
+  const v: Values = {};
+  for (const t of options) {
     const flag = allowed.get(t.name);
     const shown = t.rawName;
     if (!flag) {
-      const elsewhere = t.name in OPTIONS;
       throw new UsageError(
-        elsewhere
+        FLAGS.has(t.name)
           ? `${shown} is not an option of "${name}"; see accel-agent ${name} --help`
           : `unknown option ${shown} for "${name}"; see accel-agent ${name} --help`,
       );
     }
-    if (flag.type === "string" && t.value === undefined) {
+    if (flag.type === "boolean") {
+      if (t.inline) throw new UsageError(`${shown} takes no value; see accel-agent ${name} --help`);
+      v[flag.name] = true;
+    } else if (t.value === undefined) {
       throw new UsageError(`${shown} needs a value; see accel-agent ${name} --help`);
-    }
-    if (flag.type === "boolean" && t.inlineValue) {
-      throw new UsageError(`${shown} takes no value; see accel-agent ${name} --help`);
+    } else if (flag.multiple) {
+      v[flag.name] = [...list(v, flag.name), t.value];
+    } else {
+      v[flag.name] = t.value;
     }
   }
-  const v = values as Values;
   const base = {
     config: str(v, "config"),
     model: str(v, "model"),

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Io } from "../../app/io.ts";
-import { type LoadedConfig, missingModelSetup, resolveModel } from "../../config/mod.ts";
+import type { ConfigGlance } from "../../config/glance.ts";
 import { style } from "../term/style.ts";
 
 /** The prompt, as `repl.ts` draws it. */
@@ -23,21 +23,11 @@ export interface EarlyPrompt {
 
 /**
  * Draws the prompt when a session will start at once: both ends a terminal
- * and a model that can be called (else the session's own message comes
+ * and a model that looks callable (else the session's own message comes
  * first, with no prompt before it). Undefined when it drew nothing.
  */
-export function earlyPrompt(
-  loaded: LoadedConfig,
-  model: string | undefined,
-  io: Io,
-): EarlyPrompt | undefined {
-  if (!io.stdinIsTerminal || !io.stdoutIsTerminal) return undefined;
-  try {
-    const info = resolveModel(loaded.config, model ?? loaded.config.llm.default);
-    if (missingModelSetup(info, { get: io.env })) return undefined;
-  } catch {
-    return undefined;
-  }
+export function earlyPrompt(glance: ConfigGlance | undefined, io: Io): EarlyPrompt | undefined {
+  if (!glance?.modelReady || !io.stdinIsTerminal || !io.stdoutIsTerminal) return undefined;
   try {
     Deno.stdin.setRaw(true);
   } catch {
