@@ -39,3 +39,27 @@ Deno.test({
     await term.waitFor(/\[exit 0\]/, 60_000);
   },
 });
+
+Deno.test({
+  name:
+    "a config with a type error: the early prompt is erased and the config error is the only thing left on screen",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using home = await tempDir();
+    // The TOML parses, so the glance draws the prompt; the schema then refuses the file.
+    const config = `${home.path}/bad.toml`;
+    await Deno.writeTextFile(
+      config,
+      '[llm]\nbase_url = "http://127.0.0.1:9/v1"\n[agent]\nmax_iterations = "many"\n',
+    );
+    const env = childEnv({ HOME: home.path });
+    await using term = await TmuxSession.start(
+      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN, "--config", config],
+      env,
+      ROOT,
+    );
+    const screen = await term.waitFor(/\[exit 2\]/, 60_000);
+    assert.match(screen, /^accel-agent: config error: .*bad\.toml:4: key agent\.max_iterations/m);
+    assert.doesNotMatch(screen, /accel›/);
+  },
+});
