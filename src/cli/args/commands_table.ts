@@ -2,57 +2,16 @@
  * Every command of `accel-agent`, with its flags: parsing (`args.ts`),
  * `--help` (`help.ts`) and the files the launcher grants
  * (`command_files.ts`) all read this table. A new command is one entry
- * here, one member of {@link Command}, and its case in `cli/main.ts`.
+ * here, one member of `Command` (`command.ts`), and its case in `cli/main.ts`.
  *
  * @module
  */
 import { UsageError } from "../../app/exit.ts";
-import {
-  bool,
-  type CommandSpec,
-  type Flag,
-  intOption,
-  list,
-  noPositionals,
-  str,
-  type Values,
-} from "./table.ts";
+import type { Command } from "./command.ts";
+import { logsCommand, planCommand, searchCommand } from "./builders.ts";
+import { type CommandSpec, type Flag, noPositionals, str } from "./table.ts";
 
-export type Command =
-  | { kind: "repl" }
-  | { kind: "ask"; question?: string }
-  | { kind: "get"; devices: string[] }
-  | {
-    kind: "search";
-    pattern: string;
-    /** Forced reading of the text (`--pattern`, `--words`); auto otherwise. */
-    mode: "auto" | "pattern" | "informal";
-    subsystem?: string;
-    writable?: boolean;
-    limit: number;
-    offset: number;
-  }
-  | {
-    kind: "logs";
-    source: "elog" | "alarm" | "archive";
-    from?: string;
-    to?: string;
-    devices: string[];
-    text?: string;
-    severity?: string;
-    limit: number;
-  }
-  | { kind: "plan_show"; file: string; reusable: boolean }
-  | { kind: "plan_run"; file: string; approvedHash?: string }
-  | { kind: "plan_recover"; run?: string; dismiss: boolean }
-  | { kind: "audit_verify"; file?: string }
-  | { kind: "permissions" }
-  | { kind: "index"; action: "stats" | "refresh" }
-  | { kind: "help"; command?: string }
-  | { kind: "version" }
-  | { kind: "exec"; file: string; timeoutS?: number }
-  | { kind: "scripts"; action: "list"; keyword?: string }
-  | { kind: "scripts"; action: "run"; name: string; args: string[] };
+export type { Command } from "./command.ts";
 
 const RESUME: Flag = {
   name: "resume",
@@ -127,29 +86,7 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
       },
     ],
     notes: ["Without --pattern or --words the text decides; quote wildcards in the shell."],
-    build(rest, v) {
-      const text = rest.join(" ").trim();
-      if (text === "") {
-        throw new UsageError(
-          `search needs a pattern or words, e.g. accel-agent search "LINAC:BPM:*:X" (quote wildcards) or accel-agent search ion pump pressure cell 4`,
-        );
-      }
-      if (bool(v, "writable") && bool(v, "read-only")) {
-        throw new UsageError("--writable and --read-only exclude each other");
-      }
-      if (bool(v, "pattern") && bool(v, "words")) {
-        throw new UsageError("--pattern and --words exclude each other");
-      }
-      return {
-        kind: "search",
-        pattern: text,
-        mode: bool(v, "pattern") ? "pattern" : bool(v, "words") ? "informal" : "auto",
-        subsystem: str(v, "subsystem"),
-        writable: bool(v, "writable") ? true : bool(v, "read-only") ? false : undefined,
-        limit: intOption("limit", str(v, "limit"), 50, 1, 10_000),
-        offset: intOption("offset", str(v, "offset"), 0, 0, Number.MAX_SAFE_INTEGER),
-      };
-    },
+    build: searchCommand,
   },
   {
     name: "index",
@@ -186,35 +123,7 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
       },
       LIMIT,
     ],
-    build(rest, v) {
-      const source = rest[0];
-      if (rest.length !== 1 || (source !== "elog" && source !== "alarm" && source !== "archive")) {
-        throw new UsageError(
-          "logs needs one source: elog, alarm or archive, e.g. accel-agent logs alarm --from -8h",
-        );
-      }
-      const devices = list(v, "device");
-      if (source === "archive" && !devices.length) {
-        throw new UsageError("logs archive needs --device NAME (repeatable)");
-      }
-      const given = str(v, "severity");
-      const severity = given?.toUpperCase();
-      if (severity !== undefined && !["NONE", "MINOR", "MAJOR", "INVALID"].includes(severity)) {
-        throw new UsageError(
-          `--severity "${given}" is not a severity; use MINOR, MAJOR or INVALID`,
-        );
-      }
-      return {
-        kind: "logs",
-        source,
-        from: str(v, "from"),
-        to: str(v, "to"),
-        devices,
-        text: str(v, "text"),
-        severity,
-        limit: intOption("limit", str(v, "limit"), 50, 1, 10_000),
-      };
-    },
+    build: logsCommand,
   },
   {
     name: "plan",
@@ -338,41 +247,6 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
     build: (rest) => ({ kind: "help", ...(rest[0] ? { command: rest[0] } : {}) }),
   },
 ];
-
-function planCommand(rest: string[], v: Values): Command {
-  const [sub, file, ...extra] = rest;
-  const dismiss = bool(v, "dismiss");
-  if (sub === "recover") {
-    if (extra.length) throw new UsageError("plan recover takes at most one run id");
-    if (dismiss && !file) {
-      throw new UsageError(
-        "--dismiss needs the run id, e.g. accel-agent plan recover 3f2a… --dismiss",
-      );
-    }
-    return { kind: "plan_recover", run: file, dismiss };
-  }
-  if (dismiss) throw new UsageError("--dismiss goes with plan recover");
-  if ((sub !== "show" && sub !== "run") || !file || extra.length) {
-    throw new UsageError(
-      "plan needs show, run or recover and one file or saved plan ID, e.g. accel-agent plan show bump.toml",
-    );
-  }
-  const hash = str(v, "approved-hash");
-  const approval = str(v, "approval");
-  if (hash !== undefined && approval !== undefined) {
-    throw new UsageError("give the approval token once: --approved-hash or --approval");
-  }
-  const token = hash ?? approval;
-  if (sub === "show" && token !== undefined) {
-    throw new UsageError("--approved-hash goes with plan run, not plan show");
-  }
-  if (sub === "run" && bool(v, "reusable")) {
-    throw new UsageError("--reusable goes with plan show, which issues the token");
-  }
-  return sub === "show"
-    ? { kind: "plan_show", file, reusable: bool(v, "reusable") }
-    : { kind: "plan_run", file, approvedHash: token };
-}
 
 /** The entry of a command name, if there is one. */
 export function commandSpec(name: string): CommandSpec<Command> | undefined {
