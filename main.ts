@@ -9,7 +9,8 @@ import { VERSION } from "./src/version.ts";
 if (import.meta.main) {
   const args = Deno.args;
   // Answer --version before loading anything else: scripts call it to probe.
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  const version = args.filter((a) => a !== "--no-color");
+  if (version.length === 1 && (version[0] === "--version" || version[0] === "-V")) {
     console.log(`accel-agent ${VERSION}`);
     Deno.exit(0);
   }

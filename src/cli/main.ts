@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { ConfigError } from "../config/mod.ts";
-import { createApp } from "../app/app.ts";
+import { glanceConfig } from "../config/glance.ts";
 import { evalArgs } from "./args/eval_args.ts";
 import { parseInvocation, USAGE } from "./args/args.ts";
+import { commandHelp } from "./args/help.ts";
+import { VERSION } from "../version.ts";
 import { CliError, Exit } from "../app/exit.ts";
 import { denoIo, type Io } from "../app/io.ts";
 import { errorJson, type ErrorKind, wantsJson } from "./term/json_error.ts";
@@ -50,16 +51,43 @@ export async function main(args: string[]): Promise<number> {
     const inv = parseInvocation(args, io.stdinIsTerminal);
     config = inv.config;
     if (inv.command.kind === "help") {
-      io.out(`${USAGE}\n`);
+      const name = inv.command.command;
+      const help = name === undefined ? USAGE : commandHelp(name);
+      if (help === undefined) {
+        throw new CliError(`no command "${name}"; see accel-agent --help`, Exit.USAGE);
+      }
+      io.out(`${help}\n`);
+      return Exit.OK;
+    }
+    if (inv.command.kind === "version") {
+      io.out(`accel-agent ${VERSION}\n`);
       return Exit.OK;
     }
     if (inv.command.kind === "permissions") {
       return await (await import("./commands/permissions.ts")).runPermissions(inv, io);
     }
-    const app = await createApp(
-      { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile },
-      io,
-    );
+    // The REPL's prompt comes up at once; the config's schema and the rest load behind it.
+    let early: { erase(): void } | undefined;
+    if (inv.command.kind === "repl" && io.stdinIsTerminal && io.stdoutIsTerminal) {
+      const glance = await glanceConfig({
+        path: inv.config,
+        model: inv.model,
+        env: { get: io.env },
+        cwd: io.cwd,
+      });
+      const colored = denoIo({ noColor: inv.noColor, colorSetting: glance?.color });
+      early = (await import("./repl/early_prompt.ts")).earlyPrompt(glance, colored);
+    }
+    let app;
+    try {
+      const { createApp } = await import("../app/app.ts");
+      app = await createApp(
+        { config: inv.config, model: inv.model, resume: inv.resume, profile: inv.profile },
+        io,
+      );
+    } finally {
+      early?.erase();
+    }
     io = tracked(denoIo({ noColor: inv.noColor, colorSetting: app.loaded.config.ui.color }));
     try {
       const cmd = inv.command;
@@ -157,6 +185,7 @@ export async function main(args: string[]): Promise<number> {
         : "failure";
       return fail(e.message, kind, e.code);
     }
+    const { ConfigError } = await import("../config/load.ts");
     if (e instanceof ConfigError) return fail(`config error: ${e.message}`, "config", Exit.USAGE);
     return fail(
       `internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`,

@@ -11,36 +11,29 @@ import { type Config, ConfigSchema, type ModelEntry } from "./schema.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { ConfigError, type LoadedConfig, parseConfig } from "./load.ts";
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
+import { configFile, type LoadOptions, nonEmpty } from "./locate.ts";
 
 export { ConfigError, parseConfig } from "./load.ts";
 export type { LoadedConfig } from "./load.ts";
 export type { Config } from "./schema.ts";
 
-/** The default configuration file shipped beside the program. */
-export const DEFAULT_CONFIG_URL = new URL("../../configs/default.toml", import.meta.url);
-
-export interface LoadOptions {
-  /** `--config FILE`, when given. */
-  path?: string;
-  env: { get(name: string): string | undefined };
-  cwd: string;
-}
+export { DEFAULT_CONFIG_URL, type LoadOptions } from "./locate.ts";
 
 /** Reads the configuration the options point at and applies environment overrides. */
 export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
-  const explicit = opts.path ?? nonEmpty(opts.env.get("ACCEL_AGENT_CONFIG"));
+  const file = configFile(opts);
   let text: string | undefined;
   let path: string | undefined;
-  if (explicit) {
-    path = explicit.startsWith("/") ? explicit : `${opts.cwd}/${explicit}`;
-    text = await readText(path, explicit);
+  if (file?.explicit) {
+    path = file.path;
+    text = await readText(path, file.shown);
     if (text === undefined) {
       throw new ConfigError(
-        `${explicit}: config file not found; pass an existing file to --config`,
+        `${file.shown}: config file not found; pass an existing file to --config`,
       );
     }
-  } else if (DEFAULT_CONFIG_URL.protocol === "file:") {
-    path = decodeURIComponent(DEFAULT_CONFIG_URL.pathname);
+  } else if (file) {
+    path = file.path;
     text = await readText(path, path);
     if (text === undefined) path = undefined;
   }
@@ -72,10 +65,6 @@ async function readText(path: string, shown: string): Promise<string | undefined
     }
     throw e;
   }
-}
-
-function nonEmpty(s: string | undefined): string | undefined {
-  return s && s.trim() ? s.trim() : undefined;
 }
 
 /** Environment overrides for the model endpoint and the model. */
@@ -140,7 +129,8 @@ export function resolveModel(config: Config, name = config.llm.default): Resolve
 export function missingModelSetup(m: ResolvedModel, env: LoadOptions["env"]): string | undefined {
   if (!m.baseUrl && !env.get(m.apiKeyEnv)) {
     return `no model endpoint is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) ` +
-      `or ${m.apiKeyEnv} for api.openai.com, or [llm] base_url in the config file`;
+      `or ${m.apiKeyEnv} for api.openai.com, or [llm] base_url in the config file; ` +
+      "to see it work without a model first, run deno task demo";
   }
   return undefined;
 }

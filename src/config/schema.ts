@@ -9,6 +9,11 @@ import { EpicsConfigSchema, TangoConfigSchema } from "./facility_schema.ts";
 import { SandboxConfigSchema } from "./sandbox_schema.ts";
 import { DisplaySchema, LaunchersSchema } from "./displays_schema.ts";
 
+// Zod compiles a parser for each object schema the first time it parses one; for the few
+// parses a command makes, generating that code costs more than it saves (about a fifth of
+// reading the config at start-up, measured), so schemas are interpreted.
+z.config({ jitless: true });
+
 const positiveInt = z.int().positive();
 
 /** Bounds of durations: every timer can hold them (see `MAX_TIMER_MS`), and each is sane. */

@@ -123,6 +123,7 @@ Deno.test("start without a model endpoint says exactly what to set, and exits 2"
   const r = await runAgent(["start"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /set OPENAI_BASE_URL/);
+  assert.match(r.stderr, /run deno task demo/);
 });
 
 Deno.test("--version and --help answer without a config", async () => {

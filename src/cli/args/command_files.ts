@@ -6,32 +6,22 @@
  * @module
  */
 
-/** Commands that name a file; the parser is loaded only for them (the launcher starts every run). */
-const NAMING = new Set(["plan", "audit", "exec"]);
-
 /** The files the arguments name (none for a saved plan's ID, stdin or arguments that do not parse). */
 export async function commandFiles(args: string[]): Promise<string[]> {
   const evaluation = await evalFiles(args);
   if (evaluation) return evaluation.read;
-  if (!args.some((a) => NAMING.has(a))) return [];
+  // The table says which commands name files; the parser is loaded only for them.
+  const { COMMANDS } = await import("./commands_table.ts");
+  if (!args.some((a) => COMMANDS.some((c) => c.files && c.name === a))) return [];
   const { parseInvocation } = await import("./args.ts");
-  let cmd;
+  let inv;
   try {
-    cmd = parseInvocation(args, false).command;
+    inv = parseInvocation(args, false);
   } catch {
     return [];
   }
-  switch (cmd.kind) {
-    case "plan_show":
-    case "plan_run":
-      return [cmd.file];
-    case "audit_verify":
-      return cmd.file ? [cmd.file] : [];
-    case "exec":
-      return cmd.file === "-" ? [] : [cmd.file];
-    default:
-      return [];
-  }
+  const command = inv.command;
+  return COMMANDS.flatMap((c) => c.files?.(command) ?? []);
 }
 
 /** The file `eval --out FILE` writes, granted for writing (none for other commands). */

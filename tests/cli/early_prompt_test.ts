@@ -1,0 +1,65 @@
+/**
+ * The REPL's prompt comes up once the config is read, before the rest of the
+ * program has loaded: what the operator types at it is kept.
+ */
+import assert from "node:assert/strict";
+import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
+import { AGENT_FLAGS, childEnv, MAIN, ROOT } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
+import { PROMPT_TEXT } from "../../src/cli/repl/early_prompt.ts";
+
+Deno.test({
+  name:
+    "a line typed at the prompt before the session has loaded reaches the session, and the banner replaces the early prompt",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using home = await tempDir();
+    const env = childEnv({
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+      OPENAI_API_KEY: "k",
+      HOME: home.path,
+    });
+    await using term = await TmuxSession.start(
+      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
+      env,
+      ROOT,
+    );
+    // Typed the moment a prompt shows, whichever one it is.
+    await term.waitFor(/accel›/, 60_000);
+    await term.type("/history");
+    await term.send("Enter");
+    const screen = await term.waitFor(/no questions yet\s*\naccel›\s*$/m, 60_000);
+    assert.match(screen, /accel-agent \d+\.\d+\.\d+ · simulator/);
+    // One banner, and the line was run once.
+    assert.equal(screen.match(/accel-agent \d+\.\d+\.\d+ ·/g)?.length, 1);
+    assert.equal(screen.match(/no questions yet/g)?.length, 1);
+    assert.ok(screen.trimEnd().endsWith(PROMPT_TEXT.trim()));
+    await term.type("/quit");
+    await term.send("Enter");
+    await term.waitFor(/\[exit 0\]/, 60_000);
+  },
+});
+
+Deno.test({
+  name:
+    "a config with a type error: the early prompt is erased and the config error is the only thing left on screen",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using home = await tempDir();
+    // The TOML parses, so the glance draws the prompt; the schema then refuses the file.
+    const config = `${home.path}/bad.toml`;
+    await Deno.writeTextFile(
+      config,
+      '[llm]\nbase_url = "http://127.0.0.1:9/v1"\n[agent]\nmax_iterations = "many"\n',
+    );
+    const env = childEnv({ HOME: home.path });
+    await using term = await TmuxSession.start(
+      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN, "--config", config],
+      env,
+      ROOT,
+    );
+    const screen = await term.waitFor(/\[exit 2\]/, 60_000);
+    assert.match(screen, /^accel-agent: config error: .*bad\.toml:4: key agent\.max_iterations/m);
+    assert.doesNotMatch(screen, /accel›/);
+  },
+});
