@@ -24,17 +24,16 @@ import type { ControlSystem, Reading, Severity, Value } from "../adapters/adapte
 import { severityAtLeast } from "../adapters/adapter.ts";
 import type { LimitsTable } from "../safety/limits.ts";
 import { round6, sleep, timeoutSignal, type Timers } from "../util/misc.ts";
-import { type Action, type Plan, planHash, scanPoints } from "./model.ts";
-import {
-  checkValue,
-  DEFAULT_SETTLE_MS,
-  preflight,
-  type PreflightedPlan,
-  type SafetyPolicy,
-  type Violation,
-} from "./preflight.ts";
+import { type Action, type Plan, planHash, scanPoints } from "../plan_model/plan.ts";
+import { checkValue, DEFAULT_SETTLE_MS, preflight } from "./preflight.ts";
+import type {
+  PreflightedPlan,
+  ReadbackPartner,
+  SafetyPolicy,
+  Violation,
+} from "../plan_model/preflighted.ts";
 import { writeScanCsv } from "./scan_csv.ts";
-import { partnerText, type ReadbackPartner } from "./readback.ts";
+import { partnerText } from "./readback.ts";
 
 export interface ExecuteDeps {
   cs: ControlSystem;
@@ -300,7 +299,7 @@ class Run {
             this.deps.limits.lookup(device),
             this.deps.policy,
           );
-          if (problem[0]) return `rollback[${i}]: ${problem[0]}`;
+          if (problem[0]) return `rollback[${i}]: ${problem[0].message}`;
           // Run from the middle of a plan, a rollback may only lead back toward the original.
           const original = this.originals.get(device);
           const tol = this.checked.tolerances[device] ?? 1e-6;

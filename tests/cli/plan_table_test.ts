@@ -7,7 +7,7 @@ import {
   renderPlan,
 } from "../../src/cli/plan_table.ts";
 import { stripAnsi, style } from "../../src/cli/style.ts";
-import { parsePlan } from "../../src/plan/model.ts";
+import { parsePlan } from "../../src/plan_model/plan.ts";
 import { fixture } from "../plan/fixture.ts";
 
 const REASON = "orbit correction at BPM 3 after the RF trip: the operator asked for half a step " +

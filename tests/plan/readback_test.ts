@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/adapters/clock.ts";
 import { executePlan, type ExecutionResult } from "../../src/plan/executor.ts";
-import { type Plan, planHash } from "../../src/plan/model.ts";
+import { type Plan, planHash } from "../../src/plan_model/plan.ts";
 import { preflight } from "../../src/plan/preflight.ts";
 import { conventionCandidates } from "../../src/plan/readback.ts";
 import { type Limit, LimitsError, LimitsTable, parseLimits } from "../../src/safety/limits.ts";
