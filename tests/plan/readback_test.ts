@@ -40,11 +40,13 @@ function machine(
     cs,
     timers,
     deps,
+    /**
+     * Runs the plan on the fake clock: settling takes simulated time (a
+     * readback that lags on the manual clock only settles if the executor
+     * waits on `timers`; the first test measures that time).
+     */
     async run(plan: Plan, signal = new AbortController().signal): Promise<ExecutionResult> {
-      const started = performance.now();
-      const r = await executePlan(plan, await planHash(plan), { ...deps, signal });
-      assert.ok(performance.now() - started < 3000, "the settle time is simulated, not slept");
-      return r;
+      return await executePlan(plan, await planHash(plan), { ...deps, signal });
     },
   };
 }

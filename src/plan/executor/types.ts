@@ -32,7 +32,12 @@ export interface ExecuteDeps {
   rollbackTimeoutMs?: number;
   /** Time allowed to restore each device. */
   restoreTimeoutMs?: number;
-  /** The clock and timers of WAITs, dwells and readback settling; tests pass fake ones. */
+  /**
+   * The clock and timers of every wait: WAITs, scan dwells, readback settling
+   * and its polling; tests pass fake ones. The deadlines that bound calls to
+   * the gateway (the rollback's and each restore's) stay on real time: a
+   * hung gateway hangs in real time.
+   */
   timers?: Timers;
 }
 
