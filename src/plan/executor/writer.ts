@@ -18,7 +18,13 @@ import { partnerText } from "../readback.ts";
 import { errorText, show } from "./text.ts";
 import type { Confirmation, ExecuteDeps } from "./types.ts";
 
-/** How often a readback is read while it settles. */
+/**
+ * How often a readback is read while it settles: first {@link FIRST_POLL_MS}
+ * after the write, each pause twice the one before, then every
+ * {@link POLL_MS}. Most readbacks follow within milliseconds (a scan's small
+ * steps), so a fixed 50 ms pause cost a scan point far more than its reads.
+ */
+const FIRST_POLL_MS = 1;
 const POLL_MS = 50;
 
 /** A write that would step further than max_step from the live value. */
@@ -110,13 +116,13 @@ export class Writer {
     const timers = this.deps.timers;
     const clock = () => timers?.now() ?? performance.now();
     const deadline = clock() + partner.settleMs;
-    for (;;) {
+    for (let pause = FIRST_POLL_MS;; pause = Math.min(POLL_MS, 2 * pause)) {
       const [after] = await this.deps.cs.read([read], signal);
       const got = after?.ok ? after.value : null;
       if (matches(got, value, tol)) return confirmation(partner, got);
       const now = clock();
       if (now >= deadline) throw notConfirmed(device, value, tol, partner, got);
-      await sleep(Math.min(POLL_MS, Math.max(1, deadline - now)), signal, timers);
+      await sleep(Math.min(pause, Math.max(1, deadline - now)), signal, timers);
     }
   }
 
