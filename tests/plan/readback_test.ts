@@ -73,6 +73,17 @@ Deno.test("a write waits on the fake clock for its lagging :RDBK, then says conf
   assert.match(r.results[0]?.detail ?? "", /^PS:01:SETPT = 0\.5 \(confirmed by PS:01:RDBK = 0\.49/);
 });
 
+Deno.test("a readback that follows within milliseconds is confirmed within milliseconds, re-read 1, 2, 4 ms apart", async () => {
+  // 0.5 · e^(−t/1 ms) ≤ 0.001 once t ≥ 6.2 ms: a fixed 50 ms pause would wait 50.
+  const m = machine({ "PS:01:RDBK": { of: "PS:01:SETPT", tauMs: 1 } });
+  const r = await m.run(one(write("PS:01:SETPT", 0.5)));
+  assert.equal(r.status, "completed", r.errors.join("; "));
+  assert.equal(r.results[0]?.confirmation?.status, "confirmed");
+  const waited = m.clock.now() - T0;
+  assert.ok(waited >= 6.2 && waited < 16, `waited ${waited} ms`);
+  assert.deepEqual(m.timers.delays.slice(0, 3), [1, 2, 4]);
+});
+
 Deno.test("a readback that never arrives fails the step after the settle time, and the setpoint is restored", async () => {
   const m = machine({ "PS:01:RDBK": { of: "PS:01:SETPT", frozen: true } });
   const r = await m.run({
