@@ -21,6 +21,7 @@ import {
   maxPlanSeconds,
   maxScanPoints,
   noRepeatedWrite,
+  readbackFound,
   valueChecks,
 } from "./preflight_checks/plan_checks.ts";
 import { tolerance } from "./preflight_checks/value.ts";
@@ -78,10 +79,7 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
     deps.signal,
   );
   for (const c of changes) c.readback = found.partners[c.device];
-  for (const [device, message] of Object.entries(found.problems)) {
-    const where = changes.find((c) => c.device === device)?.where ?? "plan";
-    violations.push({ check: "readback_found", where, device, message });
-  }
+  violations.push(...readbackFound(found.problems, changes));
   const points = countScanPoints(steps);
   const seconds = estimateSeconds(steps);
   violations.push(...maxScanPoints(points, deps.policy), ...maxPlanSeconds(seconds, deps.policy));

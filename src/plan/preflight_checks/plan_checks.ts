@@ -1,14 +1,13 @@
 /**
  * The checks of a plan's steps: `no_repeated_write`, `device_exists`,
  * `current_value_known`, the value checks of every write and scan point (see
- * `value.ts`), and the plan's size, `max_scan_points` and
- * `max_plan_seconds`. Each takes the walked plan and returns its
+ * `value.ts`), `readback_found`, and the plan's size, `max_scan_points`
+ * and `max_plan_seconds`. Each takes the walked plan and returns its
  * violations; preflight runs them in that order.
  *
  * @module
  */
-import type { Violation } from "../../plan_model/preflighted.ts";
-import type { SafetyPolicy } from "../../plan_model/preflighted.ts";
+import type { PlannedChange, SafetyPolicy, Violation } from "../../plan_model/preflighted.ts";
 import { checkValue } from "./value.ts";
 import type { Facts, Step, Target } from "./walk.ts";
 
@@ -115,6 +114,23 @@ export function valueChecks(targets: Target[], facts: Facts): Violation[] {
     }
   }
   return out;
+}
+
+/**
+ * `readback_found`: a readback device the limits or the catalogue name
+ * must be readable (`findReadbacks` says which are not); each is reported
+ * at the device's first change.
+ */
+export function readbackFound(
+  problems: Record<string, string>,
+  changes: PlannedChange[],
+): Violation[] {
+  return Object.entries(problems).map(([device, message]) => ({
+    check: "readback_found",
+    where: changes.find((c) => c.device === device)?.where ?? "plan",
+    device,
+    message,
+  }));
 }
 
 /** The number of scan points of the plan, actions and rollback. */

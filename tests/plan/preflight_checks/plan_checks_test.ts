@@ -19,6 +19,7 @@ import {
   maxPlanSeconds,
   maxScanPoints,
   noRepeatedWrite,
+  readbackFound,
   valueChecks,
 } from "../../../src/plan/preflight_checks/plan_checks.ts";
 import { type Facts, planSteps, walkWrites } from "../../../src/plan/preflight_checks/walk.ts";
@@ -127,6 +128,21 @@ Deno.test("the value checks follow the plan's own writes and number a scan's ref
     ["max_step", "actions[3]"],
   ]);
   assert.match(found[1]?.message ?? "", /^scan point 2 of 3: step of 0\.6 A from 1\.2 A/);
+});
+
+Deno.test("readback_found names an unreadable readback device at the first change of the device it confirms", () => {
+  const f = facts({ "COR:H1": 0, "COR:H2": 0 });
+  const steps = planSteps(plan({
+    description: "d",
+    actions: [write("COR:H2", 0.1), read("BPM:X"), write("COR:H1", 0.1), write("COR:H2", 0.2)],
+  }));
+  const { changes } = walkWrites(steps, f);
+  const found = readbackFound({ "COR:H2": "cannot read COR:H2:RB", "GONE": "gone" }, changes);
+  assert.deepEqual(found.map((v) => [v.check, v.where, v.device]), [
+    ["readback_found", "actions[0]", "COR:H2"],
+    ["readback_found", "plan", "GONE"],
+  ]);
+  assert.deepEqual(readbackFound({}, changes), []);
 });
 
 Deno.test("max_scan_points and max_plan_seconds hold the whole plan to the [safety] settings", () => {
