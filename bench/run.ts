@@ -27,7 +27,7 @@ import { Session } from "../src/agent/session.ts";
 import { createOpenAiClient } from "../src/llm/openai_client.ts";
 import { createRegistry } from "../src/tools/mod.ts";
 import { executePlan } from "../src/plan/executor.ts";
-import { type Plan, planHash } from "../src/plan/model.ts";
+import { type Plan, planHash } from "../src/plan_model/plan.ts";
 import { loadLimits } from "../src/safety/limits.ts";
 import { startScriptedLlm } from "../tests/support/scripted_llm.ts";
 import { AGENT_FLAGS, MAIN, ROOT } from "../tests/support/run_agent.ts";

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { parse, TomlError } from "smol-toml";
-import { parsePlan, type Plan, planHash } from "./model.ts";
 import { errorMessage } from "../util/errors.ts";
+import { parse, TomlError } from "smol-toml";
+import { parsePlan, type Plan, planHash } from "../plan_model/plan.ts";
 
 /** A plan file that cannot be used; the CLI exits 2 on it. */
 export class PlanFileError extends Error {

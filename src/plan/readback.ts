@@ -28,18 +28,7 @@
 import type { ControlReader, DeviceInfo } from "../adapters/adapter.ts";
 import type { LimitEntry } from "../safety/limits.ts";
 import { timeoutSignal } from "../util/misc.ts";
-
-/** The device that confirms writes to one device, and how long it may take. */
-export interface ReadbackPartner {
-  /** The device read after a write; null when there is none (the setpoint is read back instead). */
-  device: string | null;
-  /** True when `device` is the written device's own read value (a TANGO read-write attribute). */
-  readValue: boolean;
-  /** Where the partner came from. */
-  source: "limits" | "catalogue" | "convention" | "none";
-  /** How long the readback may take to come within tolerance, in ms. */
-  settleMs: number;
-}
+import type { ReadbackPartner } from "../plan_model/preflighted.ts";
 
 /** The result's words for a write confirmed (or not) by a partner. */
 export function partnerText(p: ReadbackPartner | undefined): string {

@@ -9,7 +9,7 @@
 import type { Value } from "../adapters/adapter.ts";
 import type { LimitsTable } from "../safety/limits.ts";
 import { round6 } from "../util/misc.ts";
-import type { Action, Plan } from "./model.ts";
+import type { Action, Plan } from "../plan_model/plan.ts";
 import type { RunMarker } from "./run_journal.ts";
 
 /** The description of a recovery plan names its run, so completing it closes the run. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Value } from "../adapters/adapter.ts";
-import type { ScanAction } from "./model.ts";
+import type { ScanAction } from "../plan_model/plan.ts";
 
 export interface ScanRow {
   time: string;

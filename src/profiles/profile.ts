@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { PreflightedPlan } from "../plan/preflight.ts";
+import type { PreflightedPlan } from "../plan_model/preflighted.ts";
 import type { Approver, Decision } from "../safety/approval.ts";
 
 export const PROFILE_NAMES = ["observer", "operator", "sim-eval"] as const;

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Plan } from "../plan/model.ts";
-import type { PreflightedPlan } from "../plan/preflight.ts";
+import type { Plan } from "../plan_model/plan.ts";
+import type { PreflightedPlan } from "../plan_model/preflighted.ts";
 import type { ApprovalTokens } from "./approval_token.ts";
 import { errorMessage } from "../util/errors.ts";
 

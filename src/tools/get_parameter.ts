@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { Reading, Severity, Value } from "../adapters/adapter.ts";
 import { defineTool } from "./define.ts";
 import { round6 } from "../util/misc.ts";
-import { DeviceName } from "../plan/model.ts";
+import { DeviceName } from "../plan_model/plan.ts";
 
 const Parameters = z.strictObject({
   devices: z.array(DeviceName).min(1).max(200).describe(

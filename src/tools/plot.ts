@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { Timers } from "../util/misc.ts";
-import { DeviceName } from "../plan/model.ts";
+import { DeviceName } from "../plan_model/plan.ts";
 import { summarise } from "../plots/data.ts";
 import { PlotError } from "../plots/csv.ts";
 import { archiveData, csvData, liveData, scanData } from "../plots/sources.ts";

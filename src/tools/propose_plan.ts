@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { normalisePlanInput, Plan } from "../plan/model.ts";
+import { normalisePlanInput, Plan } from "../plan_model/plan.ts";
+import { violationText } from "../plan_model/preflighted.ts";
 import type { ProposeOutcome } from "../plan/service.ts";
 import type { ActionResult, Confirmation, ExecutionResult, Restore } from "../plan/executor.ts";
 import type { Value } from "../adapters/adapter.ts";
@@ -120,7 +121,7 @@ export function forModel(
       return {
         status: "preflight_failed",
         plan_hash: o.planHash,
-        violations: o.violations.map((v) => `${v.where}: ${v.message}`),
+        violations: o.violations.map(violationText),
         note:
           "Nothing was written. Correct every violation and propose again, or tell the operator why not.",
       };
@@ -169,9 +170,7 @@ export function forModel(
           : {}),
         ...(e.restores.length ? { restored: e.restores } : {}),
         ...(e.errors.length ? { errors: e.errors } : {}),
-        ...(e.violations.length
-          ? { violations: e.violations.map((v) => `${v.where}: ${v.message}`) }
-          : {}),
+        ...(e.violations.length ? { violations: e.violations.map(violationText) } : {}),
         ...(e.csvFiles.length ? { csv_files: e.csvFiles } : {}),
         ...(e.csvFiles.some((f) => sandboxPath(f))
           ? { csv_files_in_python: e.csvFiles.map((f) => sandboxPath(f)) }

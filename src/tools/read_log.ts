@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { DeviceName } from "../plan/model.ts";
+import { DeviceName } from "../plan_model/plan.ts";
 import { z } from "zod";
 import type { LogEntry, Sample, Series, Severity } from "../adapters/adapter.ts";
 import { defineTool, ToolError } from "./define.ts";

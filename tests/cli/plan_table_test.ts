@@ -7,7 +7,7 @@ import {
   renderPlan,
 } from "../../src/cli/term/plan_table.ts";
 import { stripAnsi, style } from "../../src/cli/term/style.ts";
-import { parsePlan } from "../../src/plan/model.ts";
+import { parsePlan } from "../../src/plan_model/plan.ts";
 import { fixture } from "../plan/fixture.ts";
 
 const REASON = "orbit correction at BPM 3 after the RF trip: the operator asked for half a step " +
@@ -72,4 +72,17 @@ Deno.test("a device name is never cut short: the column widens for it, and one t
   );
   const column = cells.split("\n").map((l) => l.split("│")[3]?.trim() ?? "").join("");
   assert.ok(column.includes(name), column);
+});
+
+Deno.test("a refused plan's table names the check behind each violation", async () => {
+  await using f = await fixture();
+  const parsed = parsePlan({
+    description: "too far",
+    actions: [{ type: "write", device: "LINAC:COR:H01:SETPT", value: 99, reason: "test" }],
+  });
+  assert.ok(parsed.ok);
+  const p = await f.service.check(parsed.plan);
+  assert.equal(p.ok, false);
+  const text = stripAnsi(renderPlan(p, style(false), 120));
+  assert.match(text, /actions\[0\]: value 99 .* is above the maximum .* \[within_limits\]/);
 });

@@ -10,7 +10,7 @@ import type { Io } from "../../src/app/io.ts";
 import { renderPlan } from "../../src/cli/term/plan_table.ts";
 import { summarizeResult, TerminalRenderer } from "../../src/cli/term/render.ts";
 import { style } from "../../src/cli/term/style.ts";
-import type { Plan } from "../../src/plan/model.ts";
+import type { Plan } from "../../src/plan_model/plan.ts";
 import { fixture } from "../plan/fixture.ts";
 
 /** The program's own sequences: SGR colours and the line redraw `\r\x1b[2K`. */

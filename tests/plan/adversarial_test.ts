@@ -9,7 +9,7 @@ import { LimitsTable } from "../../src/safety/limits.ts";
 import type { Approver } from "../../src/safety/approval.ts";
 import { DeferringApprover, RefusingApprover, TokenApprover } from "../../src/safety/approval.ts";
 import { ApprovalTokens } from "../../src/safety/approval_token.ts";
-import type { SafetyPolicy } from "../../src/plan/preflight.ts";
+import type { SafetyPolicy } from "../../src/plan_model/preflighted.ts";
 import { forModel } from "../../src/tools/propose_plan.ts";
 import { ApproveAll, fixture, SwapAfterApproval } from "./fixture.ts";
 

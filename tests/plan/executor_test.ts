@@ -213,7 +213,7 @@ Deno.test("a plan that no longer passes preflight at execution time writes nothi
   };
   // Between approval and execution someone else moves the corrector.
   const approver = {
-    async decide(p: import("../../src/plan/preflight.ts").PreflightedPlan) {
+    async decide(p: import("../../src/plan_model/preflighted.ts").PreflightedPlan) {
       await f.sim.write(H(1), h1 - 0.3);
       return { decision: "approved" as const, plan: p.plan, planHash: p.hash, decidedBy: "test" };
     },

@@ -7,8 +7,8 @@
  */
 import { ManualClock } from "../../src/adapters/clock.ts";
 import { createSimulator } from "../../src/adapters/simulator/mod.ts";
-import type { Plan } from "../../src/plan/model.ts";
-import type { PreflightedPlan, SafetyPolicy } from "../../src/plan/preflight.ts";
+import type { Plan } from "../../src/plan_model/plan.ts";
+import type { PreflightedPlan, SafetyPolicy } from "../../src/plan_model/preflighted.ts";
 import assert from "node:assert/strict";
 import type { ExecutionResult } from "../../src/plan/executor.ts";
 import { PlanService, type ProposeOutcome } from "../../src/plan/service.ts";

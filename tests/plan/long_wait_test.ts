@@ -6,7 +6,12 @@
 import assert from "node:assert/strict";
 import { createSimulator } from "../../src/adapters/simulator/mod.ts";
 import { executePlan } from "../../src/plan/executor.ts";
-import { MAX_DWELL_SECONDS, MAX_WAIT_SECONDS, type Plan, planHash } from "../../src/plan/model.ts";
+import {
+  MAX_DWELL_SECONDS,
+  MAX_WAIT_SECONDS,
+  type Plan,
+  planHash,
+} from "../../src/plan_model/plan.ts";
 import { loadLimits } from "../../src/safety/limits.ts";
 import { MAX_TIMER_MS, type Timers } from "../../src/util/misc.ts";
 import { EXECUTOR_LIMITS_FILE } from "./fixture.ts";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { buildRecoveryPlan, recoveredRun } from "../../src/plan/recovery.ts";
 import type { RunMarker } from "../../src/plan/run_journal.ts";
 import { parseLimits } from "../../src/safety/limits.ts";
-import { parsePlan } from "../../src/plan/model.ts";
+import { parsePlan } from "../../src/plan_model/plan.ts";
 
 const marker = (originals: RunMarker["originals"]): RunMarker => ({
   run: "0f0e0d0c-0b0a-4909-8807-060504030201",

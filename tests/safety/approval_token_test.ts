@@ -88,7 +88,7 @@ Deno.test("the token approver approves once, records the token's id, and rejects
   const shown = {
     hash: PLAN,
     plan: { description: "x", actions: [] },
-  } as unknown as import("../../src/plan/preflight.ts").PreflightedPlan;
+  } as unknown as import("../../src/plan_model/preflighted.ts").PreflightedPlan;
   const first = await new TokenApprover(token, tokens).decide(shown);
   assert.equal(first.decision, "approved");
   assert.deepEqual(first.token, {

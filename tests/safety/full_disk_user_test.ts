@@ -37,12 +37,17 @@ Deno.test({
       assert.equal(shown.code, 0, shown.stderr);
       const token = JSON.parse(shown.stdout).approval.token as string;
       const running = user.run(["plan", "run", file, "--approved-hash", token, "--json"]);
-      // The write is on the wire: the disk fills before the outcome is appended.
-      const deadline = Date.now() + 20_000;
-      while (!user.writes.length && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.equal(user.writes.length, 1, "the plan's write never reached the gateway");
+      // The write is on the wire: the disk fills before the outcome is appended. A run that
+      // ends without writing fails here instead of leaving the test waiting.
+      await Promise.race([
+        user.writesReached(1),
+        running.then((r) => {
+          if (!user.writes.length) {
+            throw new Error(`the plan's write never reached the gateway: ${r.stderr}`);
+          }
+        }),
+      ]);
+      assert.equal(user.writes.length, 1);
       await fill(audit);
       const ran = await running;
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { loadSkills } from "../../src/app/skill_wiring.ts";
 import { CliError } from "../../src/app/exit.ts";
-import { parsePlan } from "../../src/plan/model.ts";
+import { parsePlan } from "../../src/plan_model/plan.ts";
 import { matchSkills, parseSkill } from "../../src/skills/skill.ts";
 import { fixture } from "../plan/fixture.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";

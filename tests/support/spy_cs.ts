@@ -45,8 +45,8 @@ export class SpyControlSystem implements ControlSystem {
 
   async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
     // The runtime side of the only-the-executor-writes rule, checked on every write in tests.
-    if (!new Error().stack?.includes("/src/plan/executor.ts")) {
-      throw new Error(`write to ${name} from outside src/plan/executor.ts`);
+    if (!/\/src\/plan\/executor(\.ts|\/)/.test(new Error().stack ?? "")) {
+      throw new Error(`write to ${name} from outside src/plan/executor.ts and src/plan/executor/`);
     }
     this.attempts++;
     if (this.faults.failOnWrite === this.attempts) {

@@ -76,6 +76,11 @@ export class UserSetup implements AsyncDisposable {
     return this.epics.pvws.stats.writes;
   }
 
+  /** Resolves once the fake gateway has received `n` writes. */
+  writesReached(n: number): Promise<void> {
+    return this.epics.pvws.writesReached(n);
+  }
+
   /** Writes a file into the set-up's directory; returns its path. */
   async file(name: string, text: string): Promise<string> {
     const path = `${this.dir}/${name}`;

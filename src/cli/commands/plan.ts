@@ -10,8 +10,8 @@
  * @module
  */
 import { PlanFileError, readPlanFile } from "../../plan/plan_file.ts";
-import { type Plan, planHash } from "../../plan/model.ts";
-import type { PreflightedPlan } from "../../plan/preflight.ts";
+import { type Plan, planHash } from "../../plan_model/plan.ts";
+import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
 import type { ProposeOutcome } from "../../plan/service.ts";
 import type { Restore } from "../../plan/executor.ts";
 import { TokenApprover, usedText } from "../../safety/approval.ts";

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { Action, Plan } from "../../plan/model.ts";
-import type { PreflightedPlan } from "../../plan/preflight.ts";
+import type { Action, Plan } from "../../plan_model/plan.ts";
+import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
 import type { ApprovalContext, Approver, Decision } from "../../safety/approval.ts";
 import type { Io } from "../../app/io.ts";
 import { style } from "./style.ts";

@@ -10,8 +10,12 @@
  */
 import Table from "cli-table3";
 import type { Value } from "../../adapters/adapter.ts";
-import type { Action } from "../../plan/model.ts";
-import type { PlannedChange, PreflightedPlan } from "../../plan/preflight.ts";
+import type { Action } from "../../plan_model/plan.ts";
+import {
+  type PlannedChange,
+  type PreflightedPlan,
+  violationText,
+} from "../../plan_model/preflighted.ts";
 import { partnerText } from "../../plan/readback.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../../util/misc.ts";
@@ -85,7 +89,7 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
   lines.push(s.dim(`${facts.join(" · ")}\nplan hash ${p.hash}`));
   if (p.violations.length) {
     lines.push(s.red(`${p.violations.length} violation${p.violations.length > 1 ? "s" : ""}:`));
-    for (const v of p.violations) lines.push(s.red(`  ${one(v.where)}: ${one(v.message)}`));
+    for (const v of p.violations) lines.push(s.red(`  ${one(violationText(v))}`));
   }
   return `${lines.join("\n")}\n`;
 }

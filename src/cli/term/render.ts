@@ -7,7 +7,7 @@
  * @module
  */
 import { type AgentEvent, assertNever } from "../../agent/events.ts";
-import type { PreflightedPlan } from "../../plan/preflight.ts";
+import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
 import type { Io } from "../../app/io.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./spinner.ts";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { basicAuth } from "../../../src/adapters/http.ts";
 import { createTango } from "../../../src/adapters/tango/mod.ts";
 import { executePlan } from "../../../src/plan/executor.ts";
-import { type Plan, planHash } from "../../../src/plan/model.ts";
+import { type Plan, planHash } from "../../../src/plan_model/plan.ts";
 import { LimitsTable } from "../../../src/safety/limits.ts";
 import { HAS_TANGO, startTango } from "../../support/facility/tango_server.ts";
 

@@ -62,6 +62,8 @@ export class FakePvws implements AsyncDisposable {
     messages: 0,
     pings: 0,
     writes: [] as { pv: string; value: unknown }[],
+    /** Every PV name in every subscribe request, in order (repeats included). */
+    subscribed: [] as string[],
   };
   /** When set, the next subscribe sends updates for half its PVs, then closes the socket. */
   dropOnNextSubscribe = false;
@@ -185,6 +187,7 @@ export class FakePvws implements AsyncDisposable {
       case "subscribe":
       case "monitor": {
         this.stats.subscribes++;
+        this.stats.subscribed.push(...pvs);
         const fresh = pvs.filter((n) => !client.subs.has(n));
         const drop = this.dropOnNextSubscribe;
         this.dropOnNextSubscribe = false;
@@ -213,8 +216,19 @@ export class FakePvws implements AsyncDisposable {
     }
   }
 
+  /** Resolves once the server has received `n` writes (at once when it has). */
+  writesReached(n: number): Promise<void> {
+    if (this.stats.writes.length >= n) return Promise.resolve();
+    return new Promise((resolve) => this.#writeWaiters.push({ n, resolve }));
+  }
+
+  #writeWaiters: { n: number; resolve: () => void }[] = [];
+
   #write(client: Client, name: string, value: unknown): void {
     this.stats.writes.push({ pv: name, value });
+    const count = this.stats.writes.length;
+    for (const w of this.#writeWaiters.filter((w) => w.n <= count)) w.resolve();
+    this.#writeWaiters = this.#writeWaiters.filter((w) => w.n > count);
     if (this.#opts.writeSupport === false) {
       return this.#send(client, { type: "error", message: "PV_WRITE_SUPPORT is disabled" });
     }

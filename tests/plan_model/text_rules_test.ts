@@ -1,6 +1,6 @@
 /** Plan text the operator must read as written: free-text caps, no invisible characters, ASCII device names. */
 import assert from "node:assert/strict";
-import { parsePlan, TEXT_LIMITS } from "../../src/plan/model.ts";
+import { parsePlan, TEXT_LIMITS } from "../../src/plan_model/plan.ts";
 
 const write = (over: Record<string, unknown> = {}) => ({
   type: "write",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parsePlan, planHash, scanPoints } from "../../src/plan/model.ts";
+import { parsePlan, planHash, scanPoints } from "../../src/plan_model/plan.ts";
 import { readPlanFile, savePlan } from "../../src/plan/plan_file.ts";
 import { tempDir } from "../support/temp.ts";
 

@@ -1,0 +1,174 @@
+/**
+ * The one place in the program that calls `ControlSystem.write` (a test
+ * enforces it). Every write is checked against the value read just before
+ * it (max_step from the machine as it is, not as it was at preflight), then
+ * its readback device (see `../readback.ts`) is read until it comes within
+ * tolerance or the settle time runs out, on the injected timers. A device
+ * with no readback device has only its setpoint read back: "setpoint
+ * accepted, no readback device", never "confirmed". The first read of a
+ * device is its original.
+ *
+ * @module
+ */
+import type { Value } from "../../adapters/adapter.ts";
+import type { PreflightedPlan, ReadbackPartner } from "../../plan_model/preflighted.ts";
+import { round6, sleep } from "../../util/misc.ts";
+import { DEFAULT_SETTLE_MS } from "../preflight.ts";
+import { partnerText } from "../readback.ts";
+import { errorText, show } from "./text.ts";
+import type { Confirmation, ExecuteDeps } from "./types.ts";
+
+/**
+ * How often a readback is read while it settles: first {@link FIRST_POLL_MS}
+ * after the write, each pause twice the one before, then every
+ * {@link POLL_MS}. Most readbacks follow within milliseconds (a scan's small
+ * steps), so a fixed 50 ms pause cost a scan point far more than its reads.
+ */
+const FIRST_POLL_MS = 1;
+const POLL_MS = 50;
+
+/** A write that would step further than max_step from the live value. */
+export class StepRefused extends Error {}
+
+/** Writes one device at a time, each confirmed, and remembers every device's original. */
+export class Writer {
+  /** Original value of every device written, in order of first write. */
+  readonly originals = new Map<string, Value>();
+
+  constructor(readonly checked: PreflightedPlan, readonly deps: ExecuteDeps) {}
+
+  /** The device's value now; throws when it cannot be read. */
+  async readValue(device: string, signal: AbortSignal): Promise<Value> {
+    const [r] = await this.deps.cs.read([device], signal);
+    if (!r?.ok || r.value === null) {
+      throw new Error(`cannot read ${device} (${r?.error ?? "no value"})`);
+    }
+    return r.value;
+  }
+
+  /**
+   * Reads the device (its first read is its original), refuses a step
+   * beyond max_step from that live value, writes, and waits for the
+   * readback to come within tolerance.
+   */
+  async writeConfirmed(device: string, value: Value, signal: AbortSignal): Promise<Confirmation> {
+    let before: Value;
+    try {
+      before = await this.readValue(device, signal);
+    } catch (e) {
+      throw new Error(`${errorText(e, signal)} before writing it; nothing was written to it`);
+    }
+    if (!this.originals.has(device)) this.originals.set(device, before);
+    const maxStep = this.deps.limits.lookup(device)?.max_step;
+    if (
+      maxStep !== undefined && typeof before === "number" && typeof value === "number" &&
+      Math.abs(value - before) > maxStep + 1e-9
+    ) {
+      throw new StepRefused(
+        `refused to write ${device} = ${round6(value)}: a step of ${
+          round6(value - before)
+        } from the live ${round6(before)} exceeds max_step ${maxStep}`,
+      );
+    }
+    await this.deps.cs.write(device, value, signal);
+    return await this.awaitReadback(device, value, signal);
+  }
+
+  /**
+   * Brings a device to `target` in steps no larger than its max_step: a
+   * restore must not jump where a plan could not.
+   */
+  async rampTo(device: string, target: Value, signal: AbortSignal): Promise<Confirmation> {
+    const maxStep = this.deps.limits.lookup(device)?.max_step;
+    if (typeof target !== "number" || maxStep === undefined) {
+      return await this.writeConfirmed(device, target, signal);
+    }
+    const tol = this.checked.tolerances[device] ?? 1e-6;
+    let now = await this.#readNumber(device, signal);
+    if (Math.abs(now - target) <= tol) {
+      // Already there: say what confirms it, as a write would.
+      return await this.awaitReadback(device, target, signal);
+    }
+    for (let guard = 0; guard < 10_000; guard++) {
+      const last = Math.abs(target - now) <= maxStep;
+      const c = await this.writeConfirmed(
+        device,
+        last ? target : now + Math.sign(target - now) * maxStep,
+        signal,
+      );
+      if (last) return c;
+      now = await this.#readNumber(device, signal);
+    }
+    throw new Error(`${device} did not reach ${target}`);
+  }
+
+  /**
+   * Reads the device's readback partner (or, with none, the device itself)
+   * until it is within tolerance of `value`, for at most its settle time on
+   * the injected timers (a fake clock in tests, so the simulator's lag runs
+   * on its own time).
+   */
+  async awaitReadback(device: string, value: Value, signal: AbortSignal): Promise<Confirmation> {
+    const tol = this.checked.tolerances[device] ?? 1e-6;
+    const partner: ReadbackPartner = this.checked.readbacks[device] ??
+      { device: null, readValue: false, source: "none", settleMs: this.#defaultSettleMs() };
+    const read = partner.device ?? device;
+    const timers = this.deps.timers;
+    const clock = () => timers?.now() ?? performance.now();
+    const deadline = clock() + partner.settleMs;
+    for (let pause = FIRST_POLL_MS;; pause = Math.min(POLL_MS, 2 * pause)) {
+      const [after] = await this.deps.cs.read([read], signal);
+      const got = after?.ok ? after.value : null;
+      if (matches(got, value, tol)) return confirmation(partner, got);
+      const now = clock();
+      if (now >= deadline) throw notConfirmed(device, value, tol, partner, got);
+      await sleep(Math.min(pause, Math.max(1, deadline - now)), signal, timers);
+    }
+  }
+
+  async #readNumber(device: string, signal: AbortSignal): Promise<number> {
+    const now = await this.readValue(device, signal);
+    if (typeof now !== "number") throw new Error(`${device} reads ${show(now)}, not a number`);
+    return now;
+  }
+
+  #defaultSettleMs(): number {
+    return this.deps.readbackTimeoutMs ?? DEFAULT_SETTLE_MS;
+  }
+}
+
+function confirmation(partner: ReadbackPartner, got: Value | null): Confirmation {
+  return partner.device
+    ? {
+      status: "confirmed",
+      readbackDevice: partner.device,
+      ...(partner.readValue ? { readValue: true } : {}),
+      readback: got,
+    }
+    : { status: "accepted", readbackDevice: null, readback: got };
+}
+
+function notConfirmed(
+  device: string,
+  value: Value,
+  tol: number,
+  partner: ReadbackPartner,
+  got: Value | null,
+): Error {
+  const waited = `${round6(partner.settleMs / 1000)} s`;
+  const want = `${typeof value === "number" ? round6(value) : value} within ±${tol}`;
+  return new Error(
+    partner.device
+      ? `readback ${partnerText(partner)} of ${device} reads ${show(got)}, not ${want} ` +
+        `after ${waited}: the write is not confirmed`
+      : `${device} (no readback device) reads back ${show(got)}, not ${want} after ${waited}: ` +
+        "the setpoint was not accepted",
+  );
+}
+
+function matches(got: Value | null, want: Value, tol: number): boolean {
+  if (typeof got === "number" && typeof want === "number") {
+    return Math.abs(got - want) <= tol + 1e-12;
+  }
+  return got === want;
+}

@@ -1,0 +1,91 @@
+/**
+ * What the plan service is given, what it reports while a plan runs, and
+ * what a proposal comes to.
+ *
+ * @module
+ */
+import type { ControlSystem } from "../../adapters/adapter.ts";
+import type { DecisionKind } from "../../safety/approval.ts";
+import type { AuditLog, SafetyState } from "../../safety/audit.ts";
+import type { LimitsTable } from "../../safety/limits.ts";
+import type { Timers } from "../../util/misc.ts";
+import type { PreflightedPlan, SafetyPolicy, Violation } from "../../plan_model/preflighted.ts";
+import type { ExecutionResult } from "../executor.ts";
+import type { RunJournal } from "../run_journal.ts";
+
+/** What the path reports while it runs; the agent turns these into events. */
+export type PlanEvent =
+  | { type: "plan_proposed"; plan: PreflightedPlan }
+  | {
+    type: "plan_decided";
+    planHash: string;
+    decision: DecisionKind;
+    reason?: string;
+    savedPath?: string;
+    planId?: string;
+  }
+  | { type: "plan_progress"; step: number; total: number; detail: string };
+
+export type ProposeOutcome =
+  | { status: "invalid"; errors: string[] }
+  | { status: "preflight_failed"; planHash: string; violations: Violation[] }
+  | {
+    status: "rejected" | "deferred";
+    planHash: string;
+    reason?: string;
+    savedPath?: string;
+    planId?: string;
+  }
+  | {
+    /** The audit log could not be written: nothing was (or will be) written to the machine. */
+    status: "audit_failed";
+    planHash: string;
+    /** What was being recorded: "preflight_failed", "rejected", "deferred", "approved"… */
+    stage: string;
+    error: string;
+  }
+  | {
+    status: ExecutionResult["status"];
+    planHash: string;
+    decision: DecisionKind;
+    execution: ExecutionResult;
+    /**
+     * False when the audit could not take the outcome: the plan ran, but
+     * its record is only in the run journal (the next start reports it).
+     */
+    recorded: boolean;
+  };
+
+export interface PlanServiceDeps {
+  cs: ControlSystem;
+  limits: LimitsTable;
+  policy: SafetyPolicy;
+  audit: AuditLog;
+  /**
+   * The limits and kill switches in force, read before each proposal (a site
+   * switch turned off stops the next plan of a running session). Its
+   * `writesEnabled` narrows `policy.writesEnabled`, never widens it.
+   */
+  safety?: () => Promise<SafetyState>;
+  identity: { operator: string; host: string; configHash: string };
+  now(): number;
+  /** Where plans awaiting approval are saved. */
+  plansDir: string;
+  /** Where scan CSVs go. */
+  workDir?: string;
+  /** Read-only plans run without asking. */
+  autoApproveReadOnly: boolean;
+  /** Settle time of readbacks whose limits entry gives no `settle_s`. */
+  readbackTimeoutMs?: number;
+  rollbackTimeoutMs?: number;
+  restoreTimeoutMs?: number;
+  /**
+   * Plans in flight (`<state>/running/`): a marker with the originals is
+   * written before the first write and removed once the outcome is recorded.
+   */
+  journal?: RunJournal;
+  /** The clock and timers of waits, dwells and readbacks; tests pass ones that drive a fake clock. */
+  timers?: Timers;
+}
+
+export type AuditFailed = Extract<ProposeOutcome, { status: "audit_failed" }>;
