@@ -14,6 +14,7 @@ import { Session } from "../session.ts";
 import type { AgentEvent } from "../events.ts";
 import { type AgentDefinition, FORBIDDEN_TOOLS } from "./definition.ts";
 import { budgetedModel, type TreeBudget } from "./budget.ts";
+import { sleep, timeoutSignal, type Timers } from "../../util/misc.ts";
 
 export type RunStatus = "running" | "done" | "failed" | "cancelled";
 
@@ -68,6 +69,8 @@ export interface SubagentManagerDeps {
   /** Milliseconds since the epoch. */
   now(): number;
   newId?(): string;
+  /** The clock of run time-outs and of `wait`; tests pass fake ones. Default: real timers. */
+  timers?: Timers;
 }
 
 /** Who spawns: the operator's agent (level 1) or a sub-agent. */
@@ -189,12 +192,9 @@ export class SubagentManager {
   async wait(id: string, ms: number): Promise<RunInfo | undefined> {
     const r = this.#runs.get(id);
     if (!r) return undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      r.done,
-      new Promise((resolve) => (timer = setTimeout(resolve, ms))),
-    ]);
-    clearTimeout(timer);
+    const waited = new AbortController();
+    await Promise.race([r.done, sleep(ms, waited.signal, this.#deps.timers).catch(() => {})]);
+    waited.abort();
     return { ...r.info };
   }
 
@@ -272,7 +272,7 @@ export class SubagentManager {
   ): Promise<RunInfo> {
     const finished = new AbortController();
     const overBudget = new AbortController();
-    const timeout = AbortSignal.timeout(def.timeoutMs);
+    const timeout = timeoutSignal(def.timeoutMs, this.#deps.timers);
     const signal = AbortSignal.any([
       stop.signal,
       overBudget.signal,
