@@ -18,6 +18,9 @@
  *   and 1M, 1M build / cache / memory, search quality per query class.
  * - an eval attempt (bench/eval_overhead.ts): the harness's cost per attempt
  *   beyond its model requests, against those requests made with bare fetch.
+ * - promptness the tests no longer bound in wall time (bench/timing_bounds.ts):
+ *   a read that times out against a bare sleep of its timeout; SIGINT to exit
+ *   of a stalled `ask` against an empty program's.
  *
  * @module
  */
@@ -36,6 +39,7 @@ import { sandboxBench } from "./sandbox.ts";
 import { facilityScaleBench } from "./facility_scale.ts";
 import { deviceIndexBench } from "./device_index.ts";
 import { evalOverheadBench } from "./eval_overhead.ts";
+import { timingBoundsBench } from "./timing_bounds.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -312,6 +316,7 @@ const deviceIndex = await deviceIndexBench();
 figures.push(...deviceIndex.figures);
 console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 figures.push(await evalOverheadBench());
+figures.push(...await timingBoundsBench());
 
 const rows = figures.map((f) => [
   f.name,

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import type { Timers } from "../util/misc.ts";
+
 /** How to reach one HTTP service. */
 export interface HttpService {
   /** Shown in messages: "archiver", "ChannelFinder", "TANGO REST"… */
@@ -22,6 +24,8 @@ export interface HttpService {
   maxBytes?: number;
   /** The config key that sets `maxBytes`, named in the error ("[epics] archiver_max_bytes"). */
   maxBytesKey?: string;
+  /** The clock of the call's deadline; tests pass fake ones. Default: real timers. */
+  timers?: Timers;
 }
 
 /** A body cap for services whose config sets none: 64 MiB. */

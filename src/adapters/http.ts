@@ -6,6 +6,7 @@
  * @module
  */
 import { errorMessage } from "../util/errors.ts";
+import { timeoutSignal } from "../util/misc.ts";
 import { looksLikeHtml, ReplyShapeError } from "./reply.ts";
 import {
   type HttpService,
@@ -95,7 +96,7 @@ export async function httpRead<T>(
   read: (res: Response, url: string) => Promise<T>,
 ): Promise<{ status: number; body: T }> {
   const url = `${svc.base}${path}`;
-  const timeout = AbortSignal.timeout(svc.timeoutMs);
+  const timeout = timeoutSignal(svc.timeoutMs, svc.timers);
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   const headers: Record<string, string> = { accept: init.accept ?? "application/json" };
   if (init.body !== undefined) headers["content-type"] = "application/json";

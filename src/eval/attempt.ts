@@ -19,6 +19,7 @@ import { grade, type Observation, type ObservedPlan } from "./graders.ts";
 import { type AttemptRecord, auditLines, failedAttempt, observe } from "./record.ts";
 import type { Task } from "./task.ts";
 import { errorMessage } from "../util/errors.ts";
+import { realTimers, type Timers } from "../util/misc.ts";
 
 export { type AttemptRecord, type AuditLine, failedAttempt, type RecordedCall } from "./record.ts";
 
@@ -30,7 +31,10 @@ export interface AttemptModel {
   baseUrl?: string;
 }
 
-/** Runs one attempt; never throws for what the agent or the model did. */
+/**
+ * Runs one attempt; never throws for what the agent or the model did.
+ * `timers` keep its time limit and its wall and model times.
+ */
 export async function runAttempt(
   task: Task,
   attempt: number,
@@ -38,8 +42,9 @@ export async function runAttempt(
   model: AttemptModel,
   env: (name: string) => string | undefined,
   signal?: AbortSignal,
+  timers: Timers = realTimers,
 ): Promise<AttemptRecord> {
-  const started = performance.now();
+  const started = timers.now();
   // Under the state directory: the one place the program's grants let it write.
   const root = `${
     resolveConfigPath(base.config.state.dir, base.baseDir, env("HOME") ?? base.baseDir)
@@ -50,7 +55,7 @@ export async function runAttempt(
   delete rec.reason;
   delete rec.error;
   const stop = new AbortController();
-  const timer = setTimeout(
+  const timer = timers.setTimeout(
     () => stop.abort(new AttemptStopped(`timed out after ${task.limits.seconds} s`)),
     task.limits.seconds * 1000,
   );
@@ -69,13 +74,13 @@ export async function runAttempt(
     const plansByCall = new Map<string, ObservedPlan>();
     for (const user of task.turns) {
       let answer = "";
-      let modelStart = performance.now();
+      let modelStart = timers.now();
       for await (const ev of app.turn(user, stop.signal)) {
         answer = observe(ev, rec, plansByCall, answer);
         if (ev.type === "tool_start" || ev.type === "turn_complete") {
-          rec.modelMs += performance.now() - modelStart;
+          rec.modelMs += timers.now() - modelStart;
         }
-        if (ev.type === "tool_end") modelStart = performance.now();
+        if (ev.type === "tool_end") modelStart = timers.now();
         if (ev.type === "error") rec.error ??= ev.message;
         if (ev.type === "cancelled") rec.error ??= reasonText(stop.signal.reason ?? ev.reason);
         const over = overLimits(task, app.session.usage.totalTokens, modelCalls(app));
@@ -130,7 +135,7 @@ export async function runAttempt(
   } catch (e) {
     rec.error = `crashed: ${errorMessage(e)}`;
   } finally {
-    clearTimeout(timer);
+    timers.clearTimeout(timer);
     signal?.removeEventListener("abort", onOuter);
     try {
       await app?.close();
@@ -143,7 +148,7 @@ export async function runAttempt(
   const failed = rec.verdicts.find((v) => !v.passed);
   rec.passed = !rec.error && failed === undefined && rec.verdicts.length > 0;
   rec.reason = rec.error ?? failed?.reason;
-  rec.wallMs = performance.now() - started;
+  rec.wallMs = timers.now() - started;
   return rec;
 }
 

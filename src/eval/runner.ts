@@ -10,6 +10,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import { type AttemptRecord, failedAttempt, isAttemptStop, runAttempt } from "./attempt.ts";
 import type { Task } from "./task.ts";
 import { errorMessage } from "../util/errors.ts";
+import type { Timers } from "../util/misc.ts";
 
 /** A per-attempt endpoint (the replay mode, and the tests' scripted server). */
 export interface AttemptEndpoint {
@@ -33,6 +34,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called as each attempt ends, with how many have ended of how many. */
   onAttempt?(rec: AttemptRecord, done: number, total: number): void;
+  /** The clock of each attempt's time limit; tests pass fake ones. Default: real timers. */
+  timers?: Timers;
 }
 
 /** Runs all attempts; records come back ordered by task, then attempt. */
@@ -90,6 +93,7 @@ async function one(o: RunOptions, task: Task, attempt: number): Promise<AttemptR
       { name: o.model, ...(endpoint ? { baseUrl: endpoint.baseUrl } : {}) },
       o.env,
       o.signal,
+      o.timers,
     );
   } finally {
     await endpoint?.close?.();

@@ -36,14 +36,15 @@ export interface Timers {
   now(): number;
 }
 
-const realTimers: Timers = {
+/** The real timers, on `performance.now()`. */
+export const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id),
   now: () => performance.now(),
 };
 
 /** Timers that do not keep the program alive, as `AbortSignal.timeout`'s do not. */
-const unrefTimers: Timers = {
+export const unrefTimers: Timers = {
   ...realTimers,
   setTimeout: (fn, ms) => {
     const id = setTimeout(fn, ms);

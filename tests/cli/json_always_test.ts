@@ -9,6 +9,7 @@ import { startScriptedLlm } from "../support/scripted_llm.ts";
 import {
   AGENT_FLAGS,
   childEnv,
+  killAfter,
   MAIN,
   ROOT,
   runAgent,
@@ -86,9 +87,11 @@ Deno.test("a config path that is a FIFO is refused at once, not waited on", asyn
   const fifo = `${dir.path}/config.toml`;
   const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
   assert.ok(made.success, "mkfifo");
-  const r = await runAgent(["get", "LINAC:BPM:01:X", "--json", "--config", fifo]);
-  assert.equal(r.code, 2);
-  assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
+  // A program that opened the FIFO would wait for a writer for ever: the ceiling ends it.
+  const r = await runAgent(["get", "LINAC:BPM:01:X", "--json", "--config", fifo], {
+    ceilingMs: 60_000,
+  });
+  assert.equal(r.code, 2, r.stderr);
   assertErrorJson(
     r.stdout,
     "config",
@@ -126,20 +129,21 @@ Deno.test("ask reading /dev/zero on stdin stops at the 1 MiB cap with one line a
   const quoted = [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN, "ask", "--json"].map((a) =>
     `'${a}'`
   );
-  const started = performance.now();
-  const out = await new Deno.Command("sh", {
+  const child = new Deno.Command("sh", {
     args: ["-c", `exec ${quoted.join(" ")} < /dev/zero`],
     cwd: ROOT,
     clearEnv: true,
     env: childEnv({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "k" }),
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const ms = performance.now() - started;
+  }).spawn();
+  // A program reading /dev/zero without a cap would never stop: the ceiling ends it.
+  const ceiling = killAfter(child, 60_000);
+  const out = await child.output();
+  ceiling.disarm();
   const stdout = new TextDecoder().decode(out.stdout);
-  const stderr = new TextDecoder().decode(out.stderr);
+  const stderr = new TextDecoder().decode(out.stderr) + ceiling.note();
   assert.equal(out.code, 2, stderr);
-  assert.ok(ms < 15_000, `took ${ms.toFixed(0)} ms`);
   assertErrorJson(stdout, "usage", 2, /stdin holds more than 1 MiB/);
   assert.equal(stderr.trim().split("\n").length, 1, stderr);
 });
@@ -152,10 +156,11 @@ for (const signal of ["SIGTERM", "SIGHUP"] as const) {
     const r = await runAgent(["ask", "--json", "What is the beam current?"], {
       env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
       onSpawn: async (child) => {
-        await waitFor(() => llm.requests.length === 1, 20_000, "the model request");
-        await new Promise((res) => setTimeout(res, 100));
+        await waitFor(() => llm.requests.length === 1, 60_000, "the model request");
         child.kill(signal);
       },
+      // The model's stream stalls for ever: only the signal can end the program.
+      ceilingMs: 60_000,
     });
     const code = signal === "SIGTERM" ? 143 : 129;
     assert.equal(r.code, code, r.stderr);
@@ -172,12 +177,12 @@ Deno.test("SIGTERM during get --json ends with exit 143 and one error object say
   await using config = await tempConfig(fake.config({ read_timeout_ms: 30_000 }));
   const r = await runAgent(["get", "NEVER:ANSWERS", "--json", "--config", config.path], {
     onSpawn: async (child) => {
-      await waitFor(() => fake.pvws.stats.subscribes > 0, 20_000, "the subscribe");
+      await waitFor(() => fake.pvws.stats.subscribes > 0, 60_000, "the subscribe");
       child.kill("SIGTERM");
     },
   });
+  // Ended by the signal, not by the 30 s read timeout: the error names the signal.
   assert.equal(r.code, 143, r.stderr);
-  assert.ok(r.ms < 20_000);
   assertErrorJson(r.stdout, "cancelled", 143, /cancelled by SIGTERM/);
 });
 

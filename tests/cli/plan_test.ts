@@ -172,7 +172,7 @@ Deno.test("SIGINT mid-scan exits 130 with every device restored, audited, and th
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) progress += chunk;
     return progress;
   })();
-  await waitFor(() => / 3\/11 /.test(progress), 20_000, "the third scan point");
+  await waitFor(() => / 3\/11 /.test(progress), 60_000, "the third scan point");
   child.kill("SIGINT");
   const status = await child.status;
   assert.equal(status.code, 130, await stderr);

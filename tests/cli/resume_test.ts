@@ -38,7 +38,7 @@ Deno.test("killing the process mid-session and running --resume continues the sa
   ], {
     env: env(first.url),
     onSpawn: async (child) => {
-      await waitFor(() => first.requests.length === 2, 20_000, "the second model call");
+      await waitFor(() => first.requests.length === 2, 60_000, "the second model call");
       child.kill("SIGKILL");
     },
   });

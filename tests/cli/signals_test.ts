@@ -36,7 +36,7 @@ for (const c of CASES) {
         "--json",
       ], {
         onSpawn: async (launcher) => {
-          await waitFor(() => user.writes.length === 1, 30_000, "the plan's write");
+          await waitFor(() => user.writes.length === 1, 60_000, "the plan's write");
           const program = await programPid(launcher);
           Deno.kill(c.to === "launcher" ? launcher.pid : program, c.signal);
           // A program the signal did not stop would wait out its 600 s: end it, and fail below.

@@ -159,7 +159,7 @@ Deno.test("/resume cancels a background sub-agent still running in the session i
   const app = await apps.open();
   await ask(app, "find the gun charge monitor");
   const searches = () => llm.requests.filter((r) => who(r.body).agent === "device_search");
-  await waitFor(() => searches().length === 1, 5_000, "the sub-agent's model call");
+  await waitFor(() => searches().length === 1, 60_000, "the sub-agent's model call");
   const first = app.session.id;
   await saveSessionB(apps.stateDir);
   io.text();

@@ -23,7 +23,7 @@ async function killedMidPlan(user: UserSetup, value = 0.6): Promise<void> {
   const token = await user.token(file);
   const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
     onSpawn: async (launcher) => {
-      await waitFor(() => user.writes.length === 1, 30_000, "the plan's write");
+      await waitFor(() => user.writes.length === 1, 60_000, "the plan's write");
       Deno.kill(await programPid(launcher), "SIGKILL");
     },
   });
@@ -129,7 +129,7 @@ Deno.test("a plan running in another process is not reported as unfinished", asy
   const token = await user.token(file);
   const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
     onSpawn: async (launcher) => {
-      await waitFor(() => user.writes.length === 1, 30_000, "the plan's write");
+      await waitFor(() => user.writes.length === 1, 60_000, "the plan's write");
       const other = await user.run(["get", H01]);
       assert.doesNotMatch(other.stderr, /did not finish/);
       launcher.kill("SIGTERM");

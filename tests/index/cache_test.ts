@@ -12,6 +12,7 @@ import { IndexService } from "../../src/index/service.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
 import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
 import type { IndexSource } from "../../src/index/record.ts";
+import { waitFor } from "../support/run_agent.ts";
 
 const synonyms = await loadSynonyms();
 const source = simulatorIndexSource(defaultFacility());
@@ -114,7 +115,7 @@ Deno.test("a cached index older than the source's refresh interval is read again
     await new Promise((r) => setTimeout(r, 5));
     const before = await service.index();
     assert.ok(before.size > 0);
-    while (reads < 3) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => reads === 3, 60_000, "the background re-read");
     eager.refreshMs = 0; // no further re-reads
     let after = before;
     while (after === before) {

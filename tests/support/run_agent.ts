@@ -26,6 +26,13 @@ export interface RunOptions {
   stdin?: string;
   /** Called with the child once it runs (to send signals). */
   onSpawn?: (child: Deno.ChildProcess) => void | Promise<void>;
+  /**
+   * Kills the child (SIGKILL) if it is still running this long after it
+   * started: a test of a program that should stop by itself ends even when
+   * it does not, and fails on the exit code (137), with a line on stderr
+   * saying so. Make it generous (60 s): it is a ceiling, not a measure.
+   */
+  ceilingMs?: number;
 }
 
 export interface RunResult {
@@ -75,6 +82,7 @@ export function agentCommand(args: string[], opts: RunOptions = {}): Deno.Comman
 export async function runAgent(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const started = performance.now();
   const child = agentCommand(args, opts).spawn();
+  const ceiling = killAfter(child, opts.ceilingMs);
   if (opts.stdin !== undefined) {
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(opts.stdin));
@@ -84,11 +92,39 @@ export async function runAgent(args: string[], opts: RunOptions = {}): Promise<R
   const err = new Response(child.stderr).text();
   await opts.onSpawn?.(child);
   const status = await child.status;
+  ceiling.disarm();
   return {
     code: status.code,
     stdout: await out,
-    stderr: await err,
+    stderr: (await err) + ceiling.note(),
     ms: performance.now() - started,
+  };
+}
+
+/** A guard that kills a child still running after `ms` (no guard when `ms` is undefined). */
+export interface Ceiling {
+  disarm(): void;
+  /** A line for stderr when the guard killed the child, else "". */
+  note(): string;
+}
+
+/**
+ * Kills `child` and the processes it started (a launcher's program) with
+ * SIGKILL if it is still running after `ms`; see {@link RunOptions.ceilingMs}.
+ */
+export function killAfter(child: Deno.ChildProcess, ms?: number): Ceiling {
+  let fired = false;
+  const timer = ms === undefined ? undefined : setTimeout(() => {
+    fired = true;
+    for (const pid of [...descendants(child.pid), child.pid]) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* exited meanwhile */ }
+    }
+  }, ms);
+  return {
+    disarm: () => clearTimeout(timer),
+    note: () => fired ? `\n[the test killed the program: still running after ${ms} ms]\n` : "",
   };
 }
 
@@ -111,8 +147,23 @@ export async function tempConfig(toml: string): Promise<TempConfig> {
   return config;
 }
 
-/** Resolves when `cond` holds, polling; rejects after `ms`. */
-export async function waitFor(cond: () => boolean, ms = 10_000, what = "condition"): Promise<void> {
+/** The processes `pid` started, and theirs, from /proc (none where it cannot be read). */
+function descendants(pid: number): number[] {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`);
+  } catch {
+    return [];
+  }
+  const kids = text.trim().split(/\s+/).filter(Boolean).map(Number);
+  return kids.flatMap((k) => [...descendants(k), k]);
+}
+
+/**
+ * Resolves when `cond` holds, polling; rejects after `ms`, a ceiling for a
+ * condition that never comes (generous by default: the machine may be busy).
+ */
+export async function waitFor(cond: () => boolean, ms = 60_000, what = "condition"): Promise<void> {
   const deadline = performance.now() + ms;
   while (!cond()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);

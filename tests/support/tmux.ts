@@ -111,8 +111,11 @@ export class TmuxSession implements AsyncDisposable {
     return text.replace(/ +$/gm, "");
   }
 
-  /** Waits until the screen matches; returns the screen. */
-  async waitFor(re: RegExp, ms = 15_000): Promise<string> {
+  /**
+   * Waits until the screen matches; returns the screen. `ms` is a ceiling
+   * for a screen that never comes, generous by default (the machine may be busy).
+   */
+  async waitFor(re: RegExp, ms = 60_000): Promise<string> {
     const deadline = performance.now() + ms;
     let screen = "";
     while (performance.now() < deadline) {

@@ -8,7 +8,7 @@
  * @module
  */
 import { type FakeEpics, type FakeEpicsOptions, startFakeEpics } from "./facility/fake_epics.ts";
-import { childEnv, ROOT, type RunResult } from "./run_agent.ts";
+import { childEnv, killAfter, ROOT, type RunResult } from "./run_agent.ts";
 import { removeTree } from "./temp.ts";
 
 /** The flags of `deno task agent` (deno.json): the launcher reads, then runs main.ts with the grants. */
@@ -19,6 +19,8 @@ export interface UserRunOptions {
   env?: Record<string, string>;
   /** Called with the launcher's process once it runs (to send signals). */
   onSpawn?: (child: Deno.ChildProcess) => void | Promise<void>;
+  /** Kills the launcher if still running after this long; see `RunOptions.ceilingMs`. */
+  ceilingMs?: number;
 }
 
 /**
@@ -134,6 +136,7 @@ export async function runAsUser(args: string[], opts: UserRunOptions = {}): Prom
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  const ceiling = killAfter(child, opts.ceilingMs);
   if (opts.stdin !== undefined) {
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(opts.stdin));
@@ -145,14 +148,20 @@ export async function runAsUser(args: string[], opts: UserRunOptions = {}): Prom
   ]);
   await opts.onSpawn?.(child);
   const [status, [stdout, stderr]] = await Promise.all([child.status, output]);
-  return { code: status.code, stdout, stderr, ms: performance.now() - started };
+  ceiling.disarm();
+  return {
+    code: status.code,
+    stdout,
+    stderr: stderr + ceiling.note(),
+    ms: performance.now() - started,
+  };
 }
 
 /**
  * The pid of the program the launcher started (main.ts), for a signal that
  * reaches it alone; waits until it exists.
  */
-export async function programPid(launcher: Deno.ChildProcess, ms = 20_000): Promise<number> {
+export async function programPid(launcher: Deno.ChildProcess, ms = 60_000): Promise<number> {
   const deadline = performance.now() + ms;
   for (;;) {
     try {

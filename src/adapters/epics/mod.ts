@@ -29,6 +29,7 @@ import { type PvState, PvwsClient } from "./pvws.ts";
 import { PvFieldsSchema } from "./pvws_frame.ts";
 import { confirmWrite } from "./write.ts";
 import { asError } from "../../util/errors.ts";
+import { realTimers, timeoutSignal, type Timers } from "../../util/misc.ts";
 
 /** Where the services are and how long to wait for them. */
 export interface EpicsOptions {
@@ -58,6 +59,8 @@ export interface EpicsOptions {
   maxBytes?: Partial<Record<EpicsHttpService, number>>;
   /** Largest pvws WebSocket message accepted (`[epics] pvws_max_frame_bytes`). */
   pvwsMaxFrameBytes?: number;
+  /** The clock of the adapter's waits (read and write deadlines, the pvws client's timers); tests pass fake ones. */
+  timers?: Timers;
 }
 
 /** The HTTP services of an EPICS facility. */
@@ -83,6 +86,7 @@ export class Epics implements ControlSystem {
   /** A pvget probe that failed on the network is not repeated before this time. */
   #pvgetProbeAfter = 0;
   readonly #svc: Partial<Record<EpicsHttpService, HttpService>> = {};
+  readonly #timers?: Timers;
 
   constructor(opts: EpicsOptions) {
     this.#o = {
@@ -91,6 +95,7 @@ export class Epics implements ControlSystem {
       writeTolerance: opts.writeTolerance ?? 1e-6,
     };
     this.#prefix = opts.pvPrefix ?? "";
+    this.#timers = opts.timers;
     this.#pvget = opts.pvget ?? "auto";
     const timeoutMs = opts.httpTimeoutMs ?? 10_000;
     const caps = (key: EpicsHttpService) => ({
@@ -102,7 +107,17 @@ export class Epics implements ControlSystem {
       label: string,
       url: string | undefined,
       authorization?: string,
-    ) => url ? { label, base: trimBase(url), timeoutMs, authorization, ...caps(key) } : undefined;
+    ) =>
+      url
+        ? {
+          label,
+          base: trimBase(url),
+          timeoutMs,
+          authorization,
+          timers: opts.timers,
+          ...caps(key),
+        }
+        : undefined;
     if (opts.pvwsUrl) {
       const base = trimBase(opts.pvwsUrl);
       this.pvws = new PvwsClient({
@@ -112,11 +127,13 @@ export class Epics implements ControlSystem {
         reconnectMaxMs: opts.reconnectMaxMs ?? 10_000,
         lingerMs: opts.monitorLingerMs ?? 1000,
         maxFrameBytes: opts.pvwsMaxFrameBytes,
+        timers: opts.timers,
       });
       this.#svc.pvget = {
         label: "pvws pvget",
         base,
         timeoutMs: this.#o.readTimeoutMs + 1000,
+        timers: opts.timers,
         ...caps("pvget"),
       };
     }
@@ -151,6 +168,7 @@ export class Epics implements ControlSystem {
         timeoutMs: this.#o.writeTimeoutMs,
         tolerance: this.#o.writeTolerance,
         signal,
+        timers: this.#timers,
       });
     } finally {
       pvws.release([pv]);
@@ -221,6 +239,10 @@ export class Epics implements ControlSystem {
     return Promise.resolve();
   }
 
+  #now(): number {
+    return (this.#timers ?? realTimers).now();
+  }
+
   #needPvws(): PvwsClient {
     if (!this.pvws) throw new Error("no PV gateway configured: set [epics] pvws_url");
     return this.pvws;
@@ -241,7 +263,7 @@ export class Epics implements ControlSystem {
     }
     const unique = [...new Set(names)];
     // One deadline for the whole read: a probe of the HTTP path may use half of it.
-    const deadline = performance.now() + this.#o.readTimeoutMs;
+    const deadline = this.#now() + this.#o.readTimeoutMs;
     if (!metadata && this.#pvget !== "off" && await this.#pvgetAvailable(unique[0], signal)) {
       await Promise.all(unique.map(async (n) => out.set(n, await this.#pvgetOne(n, signal))));
       return out;
@@ -250,7 +272,7 @@ export class Epics implements ControlSystem {
     let got: Map<string, PvState | Error>;
     try {
       // What a probe left of the read timeout (the whole of it, in messages, when no probe ran).
-      const left = Math.round(deadline - performance.now());
+      const left = Math.round(deadline - this.#now());
       const budget = left >= this.#o.readTimeoutMs - 2 ? this.#o.readTimeoutMs : Math.max(1, left);
       got = await this.pvws.acquire(pvs, budget, signal, this.#o.readTimeoutMs);
     } catch (e) {
@@ -266,8 +288,8 @@ export class Epics implements ControlSystem {
   async #pvgetAvailable(first: string | undefined, signal?: AbortSignal): Promise<boolean> {
     if (this.#pvget === "on") return true;
     if (first === undefined || !this.#svc.pvget) return false;
-    if (performance.now() < this.#pvgetProbeAfter) return false;
-    const probe = AbortSignal.timeout(Math.max(1, this.#o.readTimeoutMs / 2));
+    if (this.#now() < this.#pvgetProbeAfter) return false;
+    const probe = timeoutSignal(Math.max(1, this.#o.readTimeoutMs / 2), this.#timers);
     try {
       await httpText(this.#svc.pvget, `/pvget?name=${encodeURIComponent(this.#prefix + first)}`, {
         signal: signal ? AbortSignal.any([signal, probe]) : probe,
@@ -279,7 +301,7 @@ export class Epics implements ControlSystem {
       // The ORNL gateway has no pvget: use the socket from now on. A gateway that does
       // not answer is not asked again for a minute, so each read is not slowed by it.
       if (e instanceof HttpStatusError) this.#pvget = "off";
-      else this.#pvgetProbeAfter = performance.now() + 60_000;
+      else this.#pvgetProbeAfter = this.#now() + 60_000;
       return false;
     }
   }

@@ -17,6 +17,7 @@
  * @module
  */
 
+import { realTimers, type Timers, unrefTimers } from "../../util/misc.ts";
 import { parseFrame } from "./pvws_frame.ts";
 
 /** A PV's merged update: the first message's metadata plus every later delta. */
@@ -65,6 +66,11 @@ export interface PvwsOptions {
    * checked as each message arrives.
    */
   maxFrameBytes?: number;
+  /**
+   * The clock every wait of the client runs on (connect and read timeouts,
+   * backoff, linger, keepalive); tests pass fake ones. Default: the real timers.
+   */
+  timers?: Timers;
 }
 
 /** Default of {@link PvwsOptions.maxFrameBytes}: 16 MiB. */
@@ -85,6 +91,8 @@ export function messageBytes(data: unknown, limit: number): number {
 /** Tomcat's default text-message limit is 8192 bytes; stay below it. */
 const MAX_MESSAGE_BYTES = 8000;
 
+type TimerId = ReturnType<typeof setTimeout>;
+
 /** One pvws connection with its per-PV cache. */
 export class PvwsClient {
   /** Messages sent, and subscribe messages among them (each costs one round trip). */
@@ -97,19 +105,24 @@ export class PvwsClient {
   #errorListeners = new Set<(message: string) => void>();
   #backoffMs: number;
   #retryAt = 0;
-  #reconnectTimer?: ReturnType<typeof setTimeout>;
+  #reconnectTimer?: TimerId;
   #closed = false;
   #lastError?: Error;
   /** A malformed frame for no PV in particular on this socket, named in "no value" errors. */
   #malformed?: string;
   #lastSent = 0;
-  #keepalive?: ReturnType<typeof setInterval>;
+  #keepalive?: TimerId;
   /** Released PVs still subscribed on the server, to clear later. */
   #lingering = new Set<string>();
-  #clearTimer?: ReturnType<typeof setTimeout>;
+  #clearTimer?: TimerId;
+  readonly #timers: Timers;
+  /** The keepalive's timers: the real ones do not keep the program running. */
+  readonly #idleTimers: Timers;
 
   constructor(readonly opts: PvwsOptions) {
     this.#backoffMs = opts.reconnectMinMs;
+    this.#timers = opts.timers ?? realTimers;
+    this.#idleTimers = opts.timers ?? unrefTimers;
   }
 
   /**
@@ -126,7 +139,7 @@ export class PvwsClient {
     signal?: AbortSignal,
     statedMs = timeoutMs,
   ): Promise<Map<string, PvState | Error>> {
-    const started = performance.now();
+    const started = this.#timers.now();
     const ws = await this.#connect(signal, { ms: timeoutMs, stated: statedMs });
     const fresh: string[] = [];
     for (const name of names) {
@@ -140,7 +153,7 @@ export class PvwsClient {
     }
     this.#subscribe(ws, fresh);
     this.#flushClears();
-    const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+    const left = Math.max(1, Math.round(timeoutMs - (this.#timers.now() - started)));
     return await this.#firstUpdates(names, left, statedMs, signal);
   }
 
@@ -150,13 +163,15 @@ export class PvwsClient {
       const entry = this.#pvs.get(name);
       if (entry && --entry.refs <= 0) {
         entry.refs = 0;
-        this.#lingering.add(name);
+        // Its socket dropped while it was in use: no subscription is left to keep.
+        if (this.#ws?.readyState === WebSocket.OPEN) this.#lingering.add(name);
+        else this.#pvs.delete(name);
       }
     }
     // No linger: clear at once, as the simplest client would (and pay the delayed ACK).
     if ((this.opts.lingerMs ?? 1000) === 0) return this.#flushClears();
     if (this.#lingering.size && this.#clearTimer === undefined) {
-      this.#clearTimer = setTimeout(() => {
+      this.#clearTimer = this.#timers.setTimeout(() => {
         this.#clearTimer = undefined;
         this.#flushClears();
       }, this.opts.lingerMs ?? 1000);
@@ -207,9 +222,9 @@ export class PvwsClient {
 
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#reconnectTimer);
-    clearTimeout(this.#clearTimer);
-    clearInterval(this.#keepalive);
+    this.#clear(this.#reconnectTimer);
+    this.#clear(this.#clearTimer);
+    this.#stopKeepalive();
     this.#cancelOpening?.();
     this.#ws?.close();
     this.#ws = undefined;
@@ -239,12 +254,12 @@ export class PvwsClient {
             `(${deadline.stated} ms); check [epics] pvws_url and the gateway`,
         ),
     };
-    return await waitForOpening(this.#opening, signal, late);
+    return await waitForOpening(this.#timers, this.#opening, signal, late);
   }
 
   async #open(): Promise<WebSocket> {
     // Inside the backoff window fail at once: waiting could outlast the caller's timeout.
-    const wait = this.#retryAt - Date.now();
+    const wait = this.#retryAt - this.#timers.now();
     if (wait > 0 && this.#lastError) {
       throw new Error(`${this.#lastError.message} (next attempt in ${Math.ceil(wait)} ms)`);
     }
@@ -253,7 +268,7 @@ export class PvwsClient {
       const ws = await new Promise<WebSocket>((resolve, reject) => {
         const ws = new WebSocket(url);
         const fail = (why: string, hint = "; check [epics] pvws_url and the gateway") => {
-          clearTimeout(timer);
+          this.#timers.clearTimeout(timer);
           this.#cancelOpening = undefined;
           ws.onopen = ws.onerror = ws.onclose = null;
           try {
@@ -261,12 +276,12 @@ export class PvwsClient {
           } catch { /* never opened */ }
           reject(new Error(`pvws gateway at ${url} ${why}${hint}`));
         };
-        const timer = setTimeout(
+        const timer = this.#timers.setTimeout(
           () => fail(`did not accept a connection within ${this.opts.connectTimeoutMs} ms`),
           this.opts.connectTimeoutMs,
         );
         ws.onopen = () => {
-          clearTimeout(timer);
+          this.#timers.clearTimeout(timer);
           this.#cancelOpening = undefined;
           resolve(ws);
         };
@@ -302,7 +317,7 @@ export class PvwsClient {
       return ws;
     } catch (e) {
       this.#lastError = asError(e);
-      this.#retryAt = Date.now() + this.#backoffMs;
+      this.#retryAt = this.#timers.now() + this.#backoffMs;
       this.#backoffMs = Math.min(this.opts.reconnectMaxMs, this.#backoffMs * 2);
       throw e;
     }
@@ -337,16 +352,28 @@ export class PvwsClient {
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
 
+  /** Every `keepaliveMs`, a ping if nothing was sent meanwhile; ends with the socket. */
   #startKeepalive(ws: WebSocket): void {
     const every = this.opts.keepaliveMs ?? 30_000;
-    clearInterval(this.#keepalive);
-    this.#keepalive = setInterval(() => {
-      if (ws.readyState === WebSocket.OPEN && Date.now() - this.#lastSent >= every) {
+    const timers = this.#idleTimers;
+    this.#stopKeepalive();
+    const tick = () => {
+      if (this.#ws !== ws) return;
+      if (ws.readyState === WebSocket.OPEN && timers.now() - this.#lastSent >= every) {
         this.#send(ws, { type: "ping" });
       }
-    }, every);
-    // The keepalive alone must not keep the program running.
-    Deno.unrefTimer(this.#keepalive);
+      this.#keepalive = timers.setTimeout(tick, every);
+    };
+    this.#keepalive = timers.setTimeout(tick, every);
+  }
+
+  #stopKeepalive(): void {
+    if (this.#keepalive !== undefined) this.#idleTimers.clearTimeout(this.#keepalive);
+    this.#keepalive = undefined;
+  }
+
+  #clear(id: TimerId | undefined): void {
+    if (id !== undefined) this.#timers.clearTimeout(id);
   }
 
   /** Closes a socket that sent an oversized message; its reads fail with the reason. */
@@ -372,7 +399,7 @@ export class PvwsClient {
   #onClose(ws: WebSocket, reason?: Error): void {
     if (this.#ws !== ws) return;
     this.#ws = undefined;
-    clearInterval(this.#keepalive);
+    this.#stopKeepalive();
     const lost = reason ??
       new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
     // Subscriptions ended with the socket: lingering PVs are simply forgotten.
@@ -388,7 +415,7 @@ export class PvwsClient {
   /** Reconnects in the background while PVs are in use, and subscribes to them again. */
   #scheduleReconnect(): void {
     if (this.#closed || this.#reconnectTimer !== undefined || this.#pvs.size === 0) return;
-    this.#reconnectTimer = setTimeout(async () => {
+    this.#reconnectTimer = this.#timers.setTimeout(async () => {
       this.#reconnectTimer = undefined;
       if (this.#pvs.size === 0) return;
       try {
@@ -397,7 +424,7 @@ export class PvwsClient {
       } catch {
         this.#scheduleReconnect();
       }
-    }, Math.max(this.#backoffMs, this.#retryAt - Date.now()));
+    }, Math.max(this.#backoffMs, this.#retryAt - this.#timers.now()));
   }
 
   #subscribe(ws: WebSocket, names: string[]): void {
@@ -409,7 +436,7 @@ export class PvwsClient {
 
   #send(ws: WebSocket, msg: Record<string, unknown>): void {
     this.stats.sent++;
-    this.#lastSent = Date.now();
+    this.#lastSent = this.#timers.now();
     ws.send(JSON.stringify(msg));
   }
 
@@ -431,7 +458,7 @@ export class PvwsClient {
         else pending.add(name);
       }
       const finish = () => {
-        clearTimeout(timer);
+        this.#timers.clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         for (const u of unwatch) u();
         resolve(out);
@@ -441,7 +468,7 @@ export class PvwsClient {
         pending.clear();
         finish();
       };
-      const timer = setTimeout(() => {
+      const timer = this.#timers.setTimeout(() => {
         // A gateway that sent garbage may have meant it for these PVs: that is what to report.
         const why = this.#malformed
           ? `${this.#malformed} and no update for this PV`
@@ -491,6 +518,7 @@ function asError(reason: unknown): Error {
  * reason) or `late.ms` have passed (with `late.error()`).
  */
 function waitForOpening<T>(
+  timers: Timers,
   opening: Promise<T>,
   signal?: AbortSignal,
   late?: { ms: number; error: () => Error },
@@ -499,9 +527,9 @@ function waitForOpening<T>(
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = late ? setTimeout(() => reject(late.error()), late.ms) : undefined;
+    const timer = late ? timers.setTimeout(() => reject(late.error()), late.ms) : undefined;
     opening.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
+      if (timer !== undefined) timers.clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
     });
   });

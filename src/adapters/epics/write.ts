@@ -7,6 +7,7 @@
  * @module
  */
 import type { Value } from "../adapter.ts";
+import { realTimers, type Timers } from "../../util/misc.ts";
 import type { PvState, PvwsClient } from "./pvws.ts";
 import { asError } from "../../util/errors.ts";
 
@@ -15,6 +16,8 @@ export interface ConfirmOptions {
   /** Relative tolerance for numbers: |v − target| ≤ tolerance × max(1, |target|). */
   tolerance: number;
   signal?: AbortSignal;
+  /** The clock of the deadline and of the grace for an unchanged value; default: the real timers. */
+  timers?: Timers;
 }
 
 /**
@@ -39,6 +42,7 @@ export async function confirmWrite(
   }
   const wire = wireValue(device, state, value);
   const reached = (s: PvState) => matches(s, wire, opts.tolerance);
+  const timers = opts.timers ?? realTimers;
   await new Promise<void>((resolve, reject) => {
     const cleanup: (() => void)[] = [];
     const done = (error?: Error) => {
@@ -46,7 +50,7 @@ export async function confirmWrite(
       if (error) reject(error);
       else resolve();
     };
-    const timer = setTimeout(() => {
+    const timer = timers.setTimeout(() => {
       const now = pvws.state(pv);
       done(
         new Error(
@@ -57,7 +61,7 @@ export async function confirmWrite(
         ),
       );
     }, opts.timeoutMs);
-    cleanup.push(() => clearTimeout(timer));
+    cleanup.push(() => timers.clearTimeout(timer));
     cleanup.push(
       pvws.onError((message) => done(new Error(`write to ${device} failed: ${message}`))),
     );
@@ -77,8 +81,8 @@ export async function confirmWrite(
     // only an error can still come; wait briefly for one, then count it confirmed.
     const now = pvws.state(pv);
     if (now && reached(now)) {
-      const grace = setTimeout(() => done(), Math.min(250, opts.timeoutMs));
-      cleanup.push(() => clearTimeout(grace));
+      const grace = timers.setTimeout(() => done(), Math.min(250, opts.timeoutMs));
+      cleanup.push(() => timers.clearTimeout(grace));
     }
   });
 }

@@ -32,6 +32,7 @@ import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
 import type { DeviceIndex } from "../../index/device_index.ts";
 import { checkWrite, SetpointStore } from "./state.ts";
 import { PastSetpoints } from "./routine.ts";
+import { sleep, type Timers } from "../../util/misc.ts";
 
 export { DEFAULT_MAX_POINTS } from "./archive.ts";
 export { DEFAULT_LOG_LIMIT, MAX_SCAN_SHIFTS } from "./logs.ts";
@@ -45,6 +46,8 @@ export interface SimulatorOptions {
   clock?: Clock;
   /** Artificial delay of every call, in ms (default 0), for benchmarks; aborted by the signal. */
   latencyMs?: number;
+  /** The timers of that delay (default: the real ones). Tests pass fake ones. */
+  timers?: Timers;
   /** Grow the facility with generated arcs to at least this many devices (scale.ts). */
   devices?: number;
   /**
@@ -61,6 +64,7 @@ export class Simulator implements ControlSystem {
   readonly facility: Facility;
   private readonly clock: Clock;
   private readonly latencyMs: number;
+  private readonly timers?: Timers;
   private readonly index: SimulatorOptions["index"];
   private readonly physics: Physics;
   private readonly setpoints: SetpointStore;
@@ -71,6 +75,7 @@ export class Simulator implements ControlSystem {
     this.seed = options.seed ?? 1;
     this.clock = options.clock ?? systemClock;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
+    this.timers = options.timers;
     this.index = options.index;
     this.facility = options.devices === undefined
       ? defaultFacility()
@@ -217,7 +222,7 @@ export class Simulator implements ControlSystem {
   private async enter(signal: AbortSignal | undefined): Promise<void> {
     if (this.closed) throw new Error("The simulator is closed");
     signal?.throwIfAborted();
-    if (this.latencyMs > 0) await delay(this.latencyMs, signal);
+    if (this.latencyMs > 0) await sleep(this.latencyMs, signal, this.timers);
   }
 
   /** One line: what is wrong and what the caller might have meant. */
@@ -232,18 +237,4 @@ export class Simulator implements ControlSystem {
 /** Creates the simulated facility (seed 1, system clock, no latency unless told). */
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   return new Simulator(options);
-}
-
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

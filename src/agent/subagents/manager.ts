@@ -16,6 +16,7 @@ import type { AgentEvent } from "../events.ts";
 import { type AgentDefinition, FORBIDDEN_TOOLS } from "./definition.ts";
 import { budgetedModel, type TreeBudget } from "./budget.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { sleep, timeoutSignal, type Timers } from "../../util/misc.ts";
 
 export type RunStatus = "running" | "done" | "failed" | "cancelled";
 
@@ -77,6 +78,8 @@ export interface SubagentManagerDeps {
   /** Milliseconds since the epoch. */
   now(): number;
   newId?(): string;
+  /** The clock of run time-outs and of `wait`; tests pass fake ones. Default: real timers. */
+  timers?: Timers;
 }
 
 /** Who spawns: the operator's agent (level 1) or a sub-agent. */
@@ -198,12 +201,9 @@ export class SubagentManager {
   async wait(id: string, ms: number): Promise<RunInfo | undefined> {
     const r = this.#runs.get(id);
     if (!r) return undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      r.done,
-      new Promise((resolve) => (timer = setTimeout(resolve, ms))),
-    ]);
-    clearTimeout(timer);
+    const waited = new AbortController();
+    await Promise.race([r.done, sleep(ms, waited.signal, this.#deps.timers).catch(() => {})]);
+    waited.abort();
     return { ...r.info };
   }
 
@@ -281,7 +281,7 @@ export class SubagentManager {
   ): Promise<RunInfo> {
     const finished = new AbortController();
     const overBudget = new AbortController();
-    const timeout = AbortSignal.timeout(def.timeoutMs);
+    const timeout = timeoutSignal(def.timeoutMs, this.#deps.timers);
     const signal = AbortSignal.any([
       stop.signal,
       overBudget.signal,

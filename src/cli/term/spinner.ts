@@ -5,16 +5,23 @@
  * @module
  */
 
+import { realTimers, type Timers } from "../../util/misc.ts";
+
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
+/** A frame every 80 ms on `timers` (tests pass fake ones). */
 export class Spinner {
-  #timer?: ReturnType<typeof setInterval>;
+  #timer?: ReturnType<typeof setTimeout>;
   #frame = 0;
   #label = "";
   readonly #out: (text: string) => void;
   readonly #enabled: boolean;
 
-  constructor(write: (text: string) => void, enabled: boolean) {
+  constructor(
+    write: (text: string) => void,
+    enabled: boolean,
+    readonly timers: Timers = realTimers,
+  ) {
     this.#out = write;
     this.#enabled = enabled;
   }
@@ -22,13 +29,16 @@ export class Spinner {
   start(label: string): void {
     this.#label = label;
     if (!this.#enabled || this.#timer !== undefined) return;
-    this.#draw();
-    this.#timer = setInterval(() => this.#draw(), 80);
+    const tick = () => {
+      this.#draw();
+      this.#timer = this.timers.setTimeout(tick, 80);
+    };
+    tick();
   }
 
   stop(): void {
     if (this.#timer === undefined) return;
-    clearInterval(this.#timer);
+    this.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#out("\r\x1b[2K");
   }

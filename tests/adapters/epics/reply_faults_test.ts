@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { createEpics } from "../../../src/adapters/epics/mod.ts";
 import { FakeHttp } from "../../support/facility/fake_http.ts";
+import { ManualTimers } from "../../support/manual_timers.ts";
 
 const NOW = Date.parse("2026-01-10T12:00:00Z");
 const RANGE = { from: new Date(NOW - 3_600_000).toISOString(), to: new Date(NOW).toISOString() };
@@ -269,11 +270,18 @@ Deno.test("after a garbage delta a repeat read does not answer the stale value i
     pvget: "off",
     readTimeoutMs: 1_000,
     monitorLingerMs: 5_000,
+    // The clock stands still: the PV lingers, subscribed, for the whole test.
+    timers: new ManualTimers(),
   });
   try {
     assert.equal((await cs.read(["SR:DCCT"]))[0]?.value, 1.5);
+    const heard = new Promise<void>((resolve) => {
+      const stop = cs.pvws?.watch("SR:DCCT", (_state, error) => {
+        if (error) resolve(stop?.());
+      });
+    });
     for (const s of sockets) s.send(JSON.stringify({ type: "update", pv: "SR:DCCT", value: [1] }));
-    await new Promise((r) => setTimeout(r, 50));
+    await heard;
     const [again] = await cs.read(["SR:DCCT"]);
     assert.equal(again?.ok, false, JSON.stringify(again));
     assert.match(again?.error ?? "", /malformed frame \(an update whose value is a list\)/);

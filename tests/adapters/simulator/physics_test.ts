@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createSimulator } from "../../../src/adapters/simulator/mod.ts";
+import { hasSettled, ManualTimers } from "../../support/manual_timers.ts";
 import { readNumber, simAt, T0 } from "./helpers.ts";
 
 const linacBpms = (plane: "X" | "Y") =>
@@ -200,7 +201,14 @@ Deno.test("enum and string setpoints accept labels, indices and text", async () 
 });
 
 Deno.test("latency delays calls and an abort signal cancels them", async () => {
-  const sim = createSimulator({ seed: 1, latencyMs: 200 });
+  const timers = new ManualTimers();
+  const sim = createSimulator({ seed: 1, latencyMs: 200, timers });
+  const late = sim.read(["LINAC:BPM:01:X"]);
+  await timers.armed(200);
+  timers.advance(199);
+  assert.equal(await hasSettled(late), false, "still delayed 1 ms before the latency ends");
+  timers.advance(1);
+  assert.equal((await late)[0]?.ok, true);
   const controller = new AbortController();
   const pending = sim.read(["LINAC:BPM:01:X"], controller.signal);
   controller.abort(new DOMException("stop", "AbortError"));

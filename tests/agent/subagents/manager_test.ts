@@ -11,6 +11,7 @@ import { ALL_TOOLS } from "../../../src/tools/mod.ts";
 import { buildSubagentTools } from "../../../src/tools/subagent_tools.ts";
 import { fixture } from "../../plan/fixture.ts";
 import { FakeModel, type FakeStep } from "../../support/fake_model.ts";
+import { hasSettled, ManualTimers } from "../../support/manual_timers.ts";
 
 const def = (extra: string) =>
   parseAgentDefinition(
@@ -22,6 +23,7 @@ async function managerWith(
   extra: string,
   models: Record<string, ModelClient> = {},
   budget = new TreeBudget(50, 1e9),
+  timers?: ManualTimers,
 ) {
   // Only the fixture's control system is used: its directory goes when this returns.
   await using f = await fixture();
@@ -37,6 +39,7 @@ async function managerWith(
     modelFor: (name) => Promise.resolve(models[name] ?? new FakeModel([])),
     budget,
     now: () => 0,
+    timers,
   });
   return manager;
 }
@@ -60,12 +63,18 @@ Deno.test("a sub-agent that answers in text is nudged to return, and fails when 
   );
 });
 
-Deno.test("a sub-agent whose model hangs past its timeout fails with the timeout", async () => {
-  const m = await managerWith("timeout: 0.05\n");
-  const run = await m.spawn(parent(new FakeModel([{ hang: true }])), {
+Deno.test("a sub-agent whose model hangs past its timeout fails with the timeout, not before", async () => {
+  const timers = new ManualTimers();
+  const m = await managerWith("timeout: 0.05\n", {}, undefined, timers);
+  const running = m.spawn(parent(new FakeModel([{ hang: true }])), {
     agent: "finder",
     task: "x",
   });
+  await timers.armed(50);
+  timers.advance(49);
+  assert.equal(await hasSettled(running), false, "still running 1 ms before its timeout");
+  timers.advance(1);
+  const run = await running;
   assert.equal(run.status, "failed");
   assert.equal(run.error, "timed out after 0.05 s");
 });

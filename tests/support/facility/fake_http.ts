@@ -22,6 +22,8 @@ export class FakeHttp implements AsyncDisposable {
   readonly requests: string[] = [];
   readonly #server: Deno.HttpServer;
   readonly #timer: ReturnType<typeof setTimeout>;
+  /** Aborted on close: ends the latency of answers still held back. */
+  readonly #closing = new AbortController();
 
   constructor(
     handler: (url: URL, req: Request) => Response | Promise<Response>,
@@ -32,8 +34,8 @@ export class FakeHttp implements AsyncDisposable {
       async (req) => {
         const url = new URL(req.url);
         this.requests.push(`${url.pathname}${url.search}`);
-        if (this.faults.latencyMs > 0) {
-          await new Promise((r) => setTimeout(r, this.faults.latencyMs));
+        if (this.faults.latencyMs > 0 && !await this.#lag(this.faults.latencyMs)) {
+          return new Response("the fake service is closing", { status: 503 });
         }
         if (this.faults.fail500) {
           return new Response("<html><body>HTTP Status 500 – Internal Server Error</body></html>", {
@@ -51,8 +53,26 @@ export class FakeHttp implements AsyncDisposable {
     return `http://127.0.0.1:${(this.#server.addr as Deno.NetAddr).port}`;
   }
 
+  /** Waits `ms`; false when the server closes first. */
+  #lag(ms: number): Promise<boolean> {
+    const closing = this.#closing.signal;
+    return new Promise((resolve) => {
+      if (closing.aborted) return resolve(false);
+      const onClose = () => {
+        clearTimeout(id);
+        resolve(false);
+      };
+      const id = setTimeout(() => {
+        closing.removeEventListener("abort", onClose);
+        resolve(true);
+      }, ms);
+      closing.addEventListener("abort", onClose, { once: true });
+    });
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.#timer);
+    this.#closing.abort();
     await this.#server.shutdown().catch(() => {});
   }
 

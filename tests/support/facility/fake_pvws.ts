@@ -163,8 +163,13 @@ export class FakePvws implements AsyncDisposable {
 
   #later(fn: () => void): void {
     const ms = this.#opts.latencyMs ?? 0;
-    if (ms > 0) setTimeout(fn, ms);
-    else queueMicrotask(fn);
+    if (ms <= 0) return queueMicrotask(fn);
+    // Tracked, so a latency longer than the test ends with the server.
+    const id = setTimeout(() => {
+      this.#lags.delete(id);
+      fn();
+    }, ms);
+    this.#lags.add(id);
   }
 
   #send(client: Client, msg: Record<string, unknown>): void {

@@ -101,7 +101,7 @@ export async function startTango(): Promise<TangoServer> {
   }).spawn();
   const children = [tangoTest];
   try {
-    await waitForPort(tangoPort, 15_000);
+    await waitForPort(tangoPort, 60_000);
     const server = new TangoServer(tangoPort, 0, children);
     const bridge = new Deno.Command(PYTHON, {
       args: [
