@@ -29,6 +29,8 @@ import type { Io } from "./io.ts";
 export interface PlanPath {
   service: PlanService;
   approver: Approver;
+  /** The limits table the plan service checks against (read-only here: `/limits` shows it). */
+  limits: LimitsTable;
   /** Directories under the state directory. */
   auditDir: string;
   plansDir: string;
@@ -108,6 +110,7 @@ export async function createPlanPath(
   return {
     service,
     approver: new DeferringApprover(),
+    limits,
     auditDir,
     plansDir,
     scansDir,

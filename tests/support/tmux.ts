@@ -91,6 +91,15 @@ export class TmuxSession implements AsyncDisposable {
   }
 
   /**
+   * Pastes `text` as a terminal paste does: wrapped in bracketed-paste
+   * markers when the program asked for them, line breaks sent as Enter.
+   */
+  async paste(text: string): Promise<void> {
+    await tmux("-S", this.#socket, "set-buffer", "-b", "paste", "--", text);
+    await tmux("-S", this.#socket, "paste-buffer", "-p", "-d", "-b", "paste", "-t", this.name);
+  }
+
+  /**
    * The pane's text with the last 200 lines of history. A line the terminal
    * wrapped comes back whole (`-J`), so a long line — a path under a temporary
    * HOME — matches whatever the width; trailing spaces are trimmed, as a plain

@@ -8,8 +8,7 @@
  *
  * @module
  */
-import * as readline from "node:readline";
-import process from "node:process";
+import type * as readline from "node:readline";
 import { VERSION } from "../../version.ts";
 import type { App } from "../../app/app.ts";
 import { Exit } from "../../app/exit.ts";
@@ -18,13 +17,12 @@ import { abortOnSignals, type Io, SIGNAL_EXIT, type StopSignal } from "../../app
 import { TerminalApprover } from "../term/approval_prompt.ts";
 import { TerminalOperator } from "./ask_user_prompt.ts";
 import { subagentLine, TerminalRenderer } from "../term/render.ts";
-import { runSlash } from "./slash.ts";
+import { runSlash, slashCommands } from "./slash.ts";
 import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
-
-type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolean } | {
-  kind: "eof";
-};
+import { Completer } from "./completion.ts";
+import { readMessage } from "./line_input.ts";
+import { TurnInput } from "./turn_input.ts";
 
 export async function runRepl(app: App, io: Io): Promise<number> {
   const s = style(io.color);
@@ -32,24 +30,35 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   app.checkModel();
   const history = new History(`${app.stateDir}/history`, app.loaded.config.ui.history_size);
   await history.load();
-  const m = app.modelInfo;
   io.out(
-    `${s.bold("accel-agent")} ${VERSION} · ${app.cs.kind} · model ${m.name} (${m.model})\n` +
+    `${statusLine(app, s)}\n` +
       s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
   );
-  if (app.profile.name !== "operator") io.out(s.yellow(`profile ${app.profile.name}\n`));
   const asked = app.session.userInputs().length;
   if (asked) {
     io.out(s.dim(`continuing session ${untrusted(app.session.id)} (${asked} questions so far)\n`));
   }
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
+  // What the operator types during a turn; it lets go of the terminal while a prompt is up.
+  let typing: TurnInput | undefined;
+  const beforePrompt = () => {
+    typing?.pause();
+    renderer?.pause();
+  };
   // Clarifying questions are asked here too, the same way.
-  app.operator = new TerminalOperator(io, () => renderer?.pause());
+  app.operator = new TerminalOperator(io, beforePrompt);
   // (sim-eval with auto_approve keeps its automatic approver.)
   if (!app.loaded.config.profile.auto_approve) {
-    app.plans.approver = new TerminalApprover(io, () => renderer?.pause());
+    app.plans.approver = new TerminalApprover(io, beforePrompt);
   }
+  const devices = app.devices;
+  const completer = new Completer(
+    slashCommands(),
+    devices && (async () => (await devices.index()).data.names),
+  );
+  // Typed during a turn and not taken by the agent: the next question.
+  let next: string | undefined;
   // Load the model client while the operator types the first question.
   app.model().catch(() => {});
   // A background sub-agent that ends says so at once, at the prompt or mid-answer.
@@ -67,8 +76,21 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   });
   let lastInterrupt = false;
   for (;;) {
-    const input = await readLine(s.cyan("accel› "), history.entries, (rl) => (atPrompt = rl));
+    const prompt = s.cyan("accel› ");
+    const input = next !== undefined ? { kind: "line" as const, text: next } : await readMessage({
+      prompt,
+      continuation: s.cyan("     … "),
+      history: history.entries,
+      complete: (line) => completer.complete(line),
+      onOpen: (rl) => (atPrompt = rl),
+    });
+    if (next !== undefined) io.out(`${prompt}${untrusted(next, { multiline: true })}\n`);
+    next = undefined;
     if (input.kind === "eof") break;
+    if (input.kind === "stop") {
+      unsubscribe();
+      return SIGNAL_EXIT[input.signal];
+    }
     if (input.kind === "interrupt") {
       if (input.empty && lastInterrupt) break;
       lastInterrupt = input.empty;
@@ -84,7 +106,17 @@ export async function runRepl(app: App, io: Io): Promise<number> {
       continue;
     }
     renderer = new TerminalRenderer(io, { showUsage: true });
-    const stopped = await turn(app, io, text, renderer);
+    const queue = new LocalQueue();
+    const steering = app.steering ?? queue;
+    typing = new TurnInput((line) => {
+      steering.push(line);
+      renderer?.pause();
+      io.out(s.dim(`› ${untrusted(line)}  (queued for the next step)\n`));
+    });
+    const stopped = await turn(app, io, text, renderer, typing);
+    typing = undefined;
+    const left = steering.take();
+    if (left.length && !stopped) next = left.join("\n");
     if (stopped) {
       // The terminal is gone or the program was told to end: the turn (and any plan) stopped,
       // restored and was recorded; the session is saved as it goes.
@@ -113,12 +145,19 @@ async function turn(
   io: Io,
   text: string,
   renderer: TerminalRenderer,
+  typing: TurnInput,
 ): Promise<Exclude<StopSignal, "SIGINT"> | undefined> {
   const controller = new AbortController();
   using stop = abortOnSignals(controller, (sig) => STOPPED_BY[sig]);
+  using _typing = typing;
   try {
     renderer.begin();
-    for await (const ev of app.turn(text, controller.signal)) renderer.handle(ev);
+    typing.start();
+    for await (const ev of app.turn(text, controller.signal)) {
+      renderer.handle(ev);
+      // Back from an approval or a question: listen again.
+      typing.start();
+    }
   } catch (e) {
     // A bug in one turn must not end the shift's session.
     renderer.end();
@@ -132,36 +171,24 @@ async function turn(
   return stop.received === "SIGINT" ? undefined : stop.received;
 }
 
-/** One line from the terminal; the terminal is back in normal mode afterwards. */
-function readLine(
-  prompt: string,
-  history: string[],
-  onOpen: (rl: readline.Interface | undefined) => void,
-): Promise<Input> {
-  const rl = readline.createInterface({
-    input: process.stdin,
-    output: process.stdout,
-    terminal: Deno.stdin.isTerminal(),
-    history: [...history],
-    historySize: Math.max(history.length, 1000),
-    removeHistoryDuplicates: true,
-  });
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (input: Input) => {
-      if (settled) return;
-      settled = true;
-      onOpen(undefined);
-      rl.close();
-      resolve(input);
-    };
-    rl.on("SIGINT", () => {
-      const empty = (rl as unknown as { line: string }).line === "";
-      process.stdout.write("\n");
-      settle({ kind: "interrupt", empty });
-    });
-    rl.on("close", () => settle({ kind: "eof" }));
-    onOpen(rl);
-    rl.question(prompt, (text) => settle({ kind: "line", text }));
-  });
+/** The one-line status at start: version, model, backend, profile. */
+function statusLine(app: App, s: ReturnType<typeof style>): string {
+  const m = app.modelInfo;
+  const profile = app.profile.name === "operator"
+    ? `profile ${app.profile.name}`
+    : s.yellow(`profile ${app.profile.name}`);
+  return `${s.bold("accel-agent")} ${VERSION} · model ${untrusted(m.name)} (${
+    untrusted(m.model)
+  }) · ${app.cs.kind} · ${profile}`;
+}
+
+/** Steering kept by the REPL while the agent loop cannot take it: sent when the turn ends. */
+class LocalQueue {
+  #items: string[] = [];
+  push(text: string): void {
+    if (text.trim()) this.#items.push(text.trim());
+  }
+  take(): string[] {
+    return this.#items.splice(0);
+  }
 }
