@@ -90,6 +90,19 @@ export class TmuxSession implements AsyncDisposable {
     await tmux("-S", this.#socket, "send-keys", "-t", this.name, "-l", text);
   }
 
+  /** The processes in the pane that have `arg` as one of their arguments (not the shell's line). */
+  async processes(arg: string): Promise<number[]> {
+    const panes = await tmux("-S", this.#socket, "list-panes", "-a", "-F", "#{pane_pid}");
+    const pids = panes.split("\n").filter(Boolean).map(Number).flatMap(sessionMembers);
+    return pids.filter((pid) => {
+      try {
+        return Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").includes(arg);
+      } catch {
+        return false;
+      }
+    });
+  }
+
   /**
    * Pastes `text` as a terminal paste does: wrapped in bracketed-paste
    * markers when the program asked for them, line breaks sent as Enter.
