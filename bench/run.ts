@@ -18,6 +18,9 @@
  *   and 1M, 1M build / cache / memory, search quality per query class.
  * - an eval attempt (bench/eval_overhead.ts): the harness's cost per attempt
  *   beyond its model requests, against those requests made with bare fetch.
+ * - Tab completion at 10^5 names (bench/repl_completion.ts): one Tab against
+ *   a filter over all names; the prompt's stall while the names load, in a
+ *   worker against on the main thread.
  *
  * @module
  */
@@ -36,6 +39,7 @@ import { sandboxBench } from "./sandbox.ts";
 import { facilityScaleBench } from "./facility_scale.ts";
 import { deviceIndexBench } from "./device_index.ts";
 import { evalOverheadBench } from "./eval_overhead.ts";
+import { replCompletionBench } from "./repl_completion.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -294,6 +298,7 @@ const deviceIndex = await deviceIndexBench();
 figures.push(...deviceIndex.figures);
 console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 figures.push(await evalOverheadBench());
+figures.push(...await replCompletionBench());
 
 const rows = figures.map((f) => [
   f.name,

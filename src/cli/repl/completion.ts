@@ -69,11 +69,15 @@ export class Completer {
   }
 }
 
-/** The names sorted, for prefix search. */
+/** The names sorted, for prefix search (the index keeps them sorted: then no sort is needed). */
 export function sortedNames(column: NameColumn): string[] {
   const names = new Array<string>(column.length);
-  for (let i = 0; i < column.length; i++) names[i] = column.at(i);
-  return names.sort();
+  let sorted = true;
+  for (let i = 0; i < column.length; i++) {
+    names[i] = column.at(i);
+    if (i > 0 && (names[i - 1] ?? "") > (names[i] ?? "")) sorted = false;
+  }
+  return sorted ? names : names.sort();
 }
 
 /**

@@ -25,7 +25,7 @@ const LAUNCHED = [
 
 Deno.test({
   name:
-    "REPL: /audit 3 shows the last three records escaped with the chain verified, then a tampered record breaks it; /permissions shows the grants the launcher gave",
+    "REPL: /audit 3 shows the last three records escaped with the chain verified, then a tampered record breaks it; /permissions shows the grants the launcher gave; Tab completes device names under them",
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using llm = await startScriptedLlm({ scenario: { turns: [] } });
@@ -76,5 +76,15 @@ Deno.test({
     assert.match(screen, new RegExp(`net\\s+[^\\n]*127\\.0\\.0\\.1:${port}`));
     assert.match(screen, /write\s+[^\n]*\.local\/state\/accel-agent/);
     assert.doesNotMatch(screen, /more than needed/, "the launcher grants only what is listed");
+
+    // Device names load in a worker, which has the launcher's grants too.
+    await term.type("/limits RF:PHA");
+    const deadline = performance.now() + CEILING;
+    for (;;) {
+      await term.send("Tab");
+      const shown = await term.waitFor(/accel› \/limits RF:PHASE:\s*$/m, 1_000).catch(() => "");
+      if (shown) break;
+      assert.ok(performance.now() < deadline, "Tab never completed RF:PHA");
+    }
   },
 });
