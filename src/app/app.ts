@@ -90,7 +90,7 @@ export interface App {
    * Absent while the agent loop cannot take it: the REPL then keeps the text
    * and sends it once the turn ends.
    */
-  steering?: SteerQueue;
+  steering?: Steering;
   /** Runs one turn of the session with the current model, tools and system prompt. */
   turn(input: string, signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined>;
   /** Files that make up the context, for /context. */
@@ -99,7 +99,7 @@ export interface App {
 }
 
 /** Lines the operator typed during a turn, waiting for the agent's next step. */
-export interface SteerQueue {
+export interface Steering {
   /** Queues `text` (blank text is ignored). */
   push(text: string): void;
   /** Everything queued, oldest first, leaving the queue empty. */
