@@ -76,7 +76,7 @@ async function showLimits(device: string, app: App, io: Io): Promise<void> {
     );
     if (entry.settle_s !== undefined) row("settle", `${entry.settle_s} s`);
   }
-  row("readback", readbackText(entry?.readback, info?.readback));
+  if (entry) row("readback", readbackText(entry.readback, info?.readback));
   if (info?.exists) row("units", untrusted(info.units || "none"));
   if (!app.loaded.config.safety.writes_enabled) {
     io.out(s.yellow("  writes are off in this configuration ([safety] writes_enabled)\n"));
@@ -187,13 +187,11 @@ function showPermissions(app: App, io: Io): void {
   for (const kind of ["read", "write", "net", "env", "run", "sys"] as const) {
     const list = grants[kind];
     const all = Deno.permissions.querySync({ name: kind }).state === "granted";
-    const held = all ? s.yellow(" (this process: all, more than needed)") : "";
-    io.out(
-      `  ${s.bold(kind.padEnd(6))} ${
-        list.length ? list.map((x) => untrusted(x)).join(", ") : s.dim("none")
-      }${held}\n`,
-    );
+    const held = all ? ` ${s.yellow("(this process holds all: more than needed)")}` : "";
+    const items = kind === "env" ? [list.join(", ")] : list;
+    io.out(`  ${s.bold(kind)}${list.length ? "" : s.dim(" none")}${held}\n`);
+    for (const item of items.filter(Boolean)) io.out(`    ${untrusted(item)}\n`);
   }
   const ffi = Deno.permissions.querySync({ name: "ffi" }).state === "granted";
-  if (ffi) io.out(s.yellow("  ffi    granted (not needed)\n"));
+  if (ffi) io.out(`  ${s.bold("ffi")} ${s.yellow("(this process holds it: not needed)")}\n`);
 }
