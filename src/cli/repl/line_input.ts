@@ -29,6 +29,48 @@ export interface LineOptions {
   complete?: (line: string) => Completion;
   /** Called with the editor while it is open, and with undefined once it closed. */
   onOpen?: (rl: readline.Interface | undefined) => void;
+  /** Catches a Ctrl-C that arrives as SIGINT between two prompts (see {@link PromptSigint}). */
+  sigint?: PromptSigint;
+}
+
+/**
+ * Between two prompts the terminal is briefly out of raw mode, so a Ctrl-C
+ * typed right after the last one (the second of "Ctrl-C twice") reaches the
+ * process as SIGINT, whose default is to end it. Armed by the prompt and
+ * left armed after it, this counts such a SIGINT as a Ctrl-C at the next
+ * prompt. Disarm it before anything that handles SIGINT itself (a turn).
+ */
+export class PromptSigint implements Disposable {
+  #listener: (() => void) | undefined;
+  #missed = false;
+  /** The open prompt's handler; undefined between prompts. */
+  onSigint: (() => void) | undefined;
+
+  arm(): void {
+    if (this.#listener) return;
+    this.#listener = () => {
+      if (this.onSigint) this.onSigint();
+      else this.#missed = true;
+    };
+    Deno.addSignalListener("SIGINT", this.#listener);
+  }
+
+  disarm(): void {
+    if (this.#listener) Deno.removeSignalListener("SIGINT", this.#listener);
+    this.#listener = undefined;
+    this.#missed = false;
+  }
+
+  /** True once for a SIGINT that came while no prompt was open. */
+  takeMissed(): boolean {
+    const missed = this.#missed;
+    this.#missed = false;
+    return missed;
+  }
+
+  [Symbol.dispose](): void {
+    this.disarm();
+  }
 }
 
 /**
@@ -61,6 +103,7 @@ export function readMessage(opts: LineOptions): Promise<Input> {
     const settle = (result: Input) => {
       if (settled) return;
       settled = true;
+      if (opts.sigint) opts.sigint.onSigint = undefined;
       for (const [signal, listener] of Object.entries(onSignal)) {
         Deno.removeSignalListener(signal as Deno.Signal, listener);
       }
@@ -70,11 +113,16 @@ export function readMessage(opts: LineOptions): Promise<Input> {
       if (terminal) process.stdout.write(PASTE_OFF);
       resolve(result);
     };
-    rl.on("SIGINT", () => {
+    const interrupt = () => {
       const line = (rl as unknown as { line: string }).line;
       process.stdout.write("\n");
       settle({ kind: "interrupt", empty: line === "" && lines.length === 0 });
-    });
+    };
+    rl.on("SIGINT", interrupt);
+    if (opts.sigint) {
+      opts.sigint.arm();
+      opts.sigint.onSigint = interrupt;
+    }
     rl.on("close", () => settle({ kind: "eof" }));
     rl.on("line", (line: string) => {
       const text = pastedText(line);
@@ -93,14 +141,35 @@ export function readMessage(opts: LineOptions): Promise<Input> {
     opts.onOpen?.(rl);
     rl.setPrompt(opts.prompt);
     rl.prompt();
+    input?.start();
+    if (opts.sigint?.takeMissed()) interrupt();
   });
 }
 
-/** The terminal's input as readline should see it: pastes folded by {@link PasteFilter}. */
-function pasteAwareStdin(): { stream: PassThrough; close(): void } {
+/**
+ * Keys typed after the key that closed the last prompt (type-ahead: `x`,
+ * Ctrl-C, Enter arriving in one read), kept for the next prompt instead of
+ * going to the editor that closed.
+ */
+let carried = "";
+
+/** Keys after which the editor may close: Enter, Ctrl-C, Ctrl-D. */
+// deno-lint-ignore no-control-regex
+const CLOSING = /[\r\n\x03\x04]/;
+
+/**
+ * The terminal's input as readline should see it: pastes folded by
+ * {@link PasteFilter}, and each read cut after a key that may close the
+ * editor; the rest follows once readline has handled that key, to this
+ * editor when it is still open, else to the next one.
+ */
+function pasteAwareStdin(): { stream: PassThrough; start(): void; close(): void } {
   const stream = new PassThrough();
   const filter = new PasteFilter();
   const decoder = new TextDecoder();
+  let closed = false;
+  /** Text held until readline has handled a closing key. */
+  let held: string | undefined;
   // readline switches raw mode on the stream it reads: pass it to the terminal.
   Object.assign(stream, {
     isTTY: true,
@@ -109,18 +178,50 @@ function pasteAwareStdin(): { stream: PassThrough; close(): void } {
       return stream;
     },
   });
+  const feed = (text: string) => {
+    if (closed) {
+      carried += text;
+      return;
+    }
+    if (held !== undefined) {
+      held += text;
+      return;
+    }
+    const at = text.search(CLOSING);
+    if (at < 0 || at === text.length - 1) {
+      if (text) stream.write(text);
+      return;
+    }
+    // Held first: readline may handle the key, and the editor close, within this write.
+    held = text.slice(at + 1);
+    stream.write(text.slice(0, at + 1));
+    setTimeout(() => {
+      if (held === undefined) return;
+      const rest = held;
+      held = undefined;
+      feed(rest);
+    }, 0);
+  };
   const onData = (chunk: Uint8Array | string) => {
     const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    const out = filter.feed(text);
-    if (out) stream.write(out);
+    feed(filter.feed(text));
   };
   const onEnd = () => stream.end();
-  process.stdin.on("data", onData);
-  process.stdin.on("end", onEnd);
-  process.stdin.resume();
   return {
     stream,
+    start() {
+      process.stdin.on("data", onData);
+      process.stdin.on("end", onEnd);
+      process.stdin.resume();
+      const earlier = carried;
+      carried = "";
+      if (earlier) feed(earlier);
+    },
     close() {
+      if (closed) return;
+      closed = true;
+      carried += held ?? "";
+      held = undefined;
       process.stdin.off("data", onData);
       process.stdin.off("end", onEnd);
       process.stdin.pause();

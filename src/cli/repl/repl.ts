@@ -21,7 +21,7 @@ import { runSlash, slashCommands } from "./slash.ts";
 import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import { Completer } from "./completion.ts";
-import { readMessage } from "./line_input.ts";
+import { PromptSigint, readMessage } from "./line_input.ts";
 import { TurnInput } from "./turn_input.ts";
 
 export async function runRepl(app: App, io: Io): Promise<number> {
@@ -75,6 +75,7 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     }
   });
   let lastInterrupt = false;
+  using sigint = new PromptSigint();
   for (;;) {
     const prompt = s.cyan("accel› ");
     const input = next !== undefined ? { kind: "line" as const, text: next } : await readMessage({
@@ -83,6 +84,7 @@ export async function runRepl(app: App, io: Io): Promise<number> {
       history: history.entries,
       complete: (line) => completer.complete(line),
       onOpen: (rl) => (atPrompt = rl),
+      sigint,
     });
     if (next !== undefined) io.out(`${prompt}${untrusted(next, { multiline: true })}\n`);
     next = undefined;
@@ -100,6 +102,8 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     lastInterrupt = false;
     const text = input.text.trim();
     if (!text) continue;
+    // A turn handles SIGINT itself (it cancels the answer); so do the prompts a command shows.
+    sigint.disarm();
     await history.add(text);
     if (text.startsWith("/")) {
       if ((await runSlash(text, app, io)) === "quit") break;
@@ -110,18 +114,23 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     const steering = app.steering ?? queue;
     typing = new TurnInput((line) => {
       steering.push(line);
+      // On a line of its own: the answer so far is flushed first, and the spinner resumes.
       renderer?.pause();
       io.out(s.dim(`› ${untrusted(line)}  (queued for the next step)\n`));
+      renderer?.begin();
     });
-    const stopped = await turn(app, io, text, renderer, typing);
+    const signal = await turn(app, io, text, renderer, typing);
     typing = undefined;
     const left = steering.take();
-    if (left.length && !stopped) next = left.join("\n");
-    if (stopped) {
+    if (left.length && !signal) next = left.join("\n");
+    else if (left.length) {
+      io.err(s.dim(`  not sent, the answer was cancelled: ${untrusted(left.join(" / "))}\n`));
+    }
+    if (signal && signal !== "SIGINT") {
       // The terminal is gone or the program was told to end: the turn (and any plan) stopped,
       // restored and was recorded; the session is saved as it goes.
       unsubscribe();
-      return SIGNAL_EXIT[stopped];
+      return SIGNAL_EXIT[signal];
     }
   }
   unsubscribe();
@@ -137,8 +146,8 @@ const STOPPED_BY: Record<StopSignal, string> = {
 };
 
 /**
- * Runs one turn. Ctrl-C cancels it and the session goes on; returns SIGTERM
- * or SIGHUP when one of them stopped it, and the REPL then ends.
+ * Runs one turn; returns the signal that stopped it, if any. After Ctrl-C
+ * (SIGINT) the session goes on; after SIGTERM or SIGHUP the REPL ends.
  */
 async function turn(
   app: App,
@@ -146,7 +155,7 @@ async function turn(
   text: string,
   renderer: TerminalRenderer,
   typing: TurnInput,
-): Promise<Exclude<StopSignal, "SIGINT"> | undefined> {
+): Promise<StopSignal | undefined> {
   const controller = new AbortController();
   using stop = abortOnSignals(controller, (sig) => STOPPED_BY[sig]);
   using _typing = typing;
@@ -168,7 +177,7 @@ async function turn(
   } finally {
     renderer.end();
   }
-  return stop.received === "SIGINT" ? undefined : stop.received;
+  return stop.received;
 }
 
 /** The one-line status at start: version, model, backend, profile. */

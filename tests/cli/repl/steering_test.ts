@@ -67,13 +67,17 @@ Deno.test({
     assert.equal(llm.requests.length, 2);
     assert.deepEqual(llm.failures, []);
 
-    // Ctrl-C still cancels a turn while the operator is typing, and what was typed is dropped.
+    // Ctrl-C still cancels a turn while the operator is typing; what was queued is not sent.
     await term.type("one more");
     await term.send("Enter");
     await until(() => llm.requests.length === 3, "the model was asked again");
+    await term.type("queued then cancelled");
+    await term.send("Enter");
+    await term.waitFor(/queued then cancelled {2}\(queued/, CEILING);
     await term.type("half a line");
     await term.send("C-c");
-    await term.waitFor(/cancelled by Ctrl-C[\s\S]*accel›\s*$/m, CEILING);
+    screen = await term.waitFor(/cancelled by Ctrl-C[\s\S]*accel›\s*$/m, CEILING);
+    assert.match(screen, /not sent, the answer was cancelled: queued then cancelled/);
     stalled.open();
     await term.type("/quit");
     await term.send("Enter");
