@@ -95,18 +95,16 @@ export function readMessage(opts: LineOptions): Promise<Input> {
   return new Promise((resolve) => {
     let settled = false;
     const lines: string[] = [];
-    const onSignal = Object.fromEntries(
-      (["SIGTERM", "SIGHUP"] as const).map((
-        signal,
-      ) => [signal, () => settle({ kind: "stop", signal })]),
-    ) as Record<"SIGTERM" | "SIGHUP", () => void>;
+    // SIGTERM or SIGHUP at the prompt: end as a turn would, the terminal restored.
+    const stops = (["SIGTERM", "SIGHUP"] as const).map((signal) => ({
+      signal,
+      listener: () => settle({ kind: "stop", signal }),
+    }));
     const settle = (result: Input) => {
       if (settled) return;
       settled = true;
       if (opts.sigint) opts.sigint.onSigint = undefined;
-      for (const [signal, listener] of Object.entries(onSignal)) {
-        Deno.removeSignalListener(signal as Deno.Signal, listener);
-      }
+      for (const { signal, listener } of stops) Deno.removeSignalListener(signal, listener);
       opts.onOpen?.(undefined);
       rl.close();
       input?.close();
@@ -135,9 +133,7 @@ export function readMessage(opts: LineOptions): Promise<Input> {
       rl.setPrompt(opts.continuation);
       rl.prompt();
     });
-    for (const [signal, listener] of Object.entries(onSignal)) {
-      Deno.addSignalListener(signal as Deno.Signal, listener);
-    }
+    for (const { signal, listener } of stops) Deno.addSignalListener(signal, listener);
     opts.onOpen?.(rl);
     rl.setPrompt(opts.prompt);
     rl.prompt();

@@ -7,6 +7,7 @@
  * @module
  */
 import type { App } from "../../app/app.ts";
+import type { DeviceInfo } from "../../adapters/adapter.ts";
 import type { Io } from "../../app/io.ts";
 import { computeGrants, GrantError, type Grants } from "../../app/permissions.ts";
 import { type AuditEntry, AuditLog } from "../../safety/audit.ts";
@@ -60,7 +61,7 @@ async function showLimits(device: string, app: App, io: Io): Promise<void> {
     row("writable", s.red(`no: no entry in ${untrusted(source)}`));
   } else {
     row("entry", untrusted(`${entry.pattern} in ${source}`));
-    row("writable", writableText(entry, info?.writable, s));
+    row("writable", writableText(entry, info, s));
     if (entry.min !== undefined || entry.max !== undefined) {
       row("range", `${entry.min ?? "−∞"} … ${entry.max ?? "∞"}${units}`);
     }
@@ -85,11 +86,12 @@ async function showLimits(device: string, app: App, io: Io): Promise<void> {
 
 function writableText(
   entry: LimitEntry,
-  deviceWritable: boolean | undefined,
+  info: DeviceInfo | undefined,
   s: ReturnType<typeof style>,
 ): string {
   if (entry.writable === false) return s.red("no: marked not writable");
-  if (deviceWritable === false) return s.red("no: the control system does not allow writes");
+  if (info && !info.exists) return s.red("no: the control system has no such device");
+  if (info?.writable === false) return s.red("no: the control system does not allow writes");
   if (isBounded(entry)) return s.green("yes, within the limits below");
   if (entry.unbounded) return s.yellow("yes, unbounded on purpose (unbounded = true)");
   return s.red("no: the entry lacks min, max or max_step (or values)");

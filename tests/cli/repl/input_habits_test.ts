@@ -111,6 +111,15 @@ Deno.test({
     );
     assert.match(screen, /writable\s+no: no entry in .*safety_limits\.toml/);
 
+    // A pattern in the limits file covers a name the control system does not have.
+    await term.type("/limits LINAC:COR:H99:SETPT");
+    await term.send("Enter");
+    screen = await term.waitFor(/H99:SETPT \(no such device\)[\s\S]*accel›\s*$/m, CEILING);
+    assert.match(
+      screen,
+      /entry\s+LINAC:COR:\*:SETPT in .*\n\s+writable\s+no: the control system has no such device/,
+    );
+
     await term.type("/limits");
     await term.send("Enter");
     await term.waitFor(/\/limits takes one device name/, CEILING);
