@@ -120,7 +120,8 @@ Deno.test({
     await term.send("Enter");
     await term.waitFor(/queued for the next step/, CEILING);
     first.open();
-    await term.waitFor(/Using the readback\.[\s\S]*accel›\s*$/m, CEILING);
+    const screen = await term.waitFor(/Using the readback\.[\s\S]*accel›\s*$/m, CEILING);
+    assert.match(screen, /given to the model: use the readback instead/);
     assert.equal(llm.requests.length, 2, "given within the turn, not as a new question");
     assert.deepEqual(llm.failures, []);
     await term.waitFor(PROMPT, CEILING);
