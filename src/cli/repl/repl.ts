@@ -22,6 +22,7 @@ import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import { Completer } from "./completion.ts";
 import { PromptSigint, readMessage } from "./line_input.ts";
+import { PASTED_BREAK } from "./paste.ts";
 import { TurnInput } from "./turn_input.ts";
 
 export async function runRepl(app: App, io: Io): Promise<number> {
@@ -104,7 +105,8 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     if (!text) continue;
     // A turn handles SIGINT itself (it cancels the answer); so do the prompts a command shows.
     sigint.disarm();
-    await history.add(text);
+    // One entry a message: recalled with ↑, a message of several lines is one again.
+    await history.add(text.replaceAll("\n", PASTED_BREAK));
     if (text.startsWith("/")) {
       if ((await runSlash(text, app, io)) === "quit") break;
       continue;

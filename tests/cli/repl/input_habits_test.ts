@@ -64,6 +64,12 @@ Deno.test({
     screen = await term.waitFor(/Got the paste\.[\s\S]*accel›\s*$/m, CEILING);
     assert.equal(llm.requests.length, 2, "the paste was one message");
     assert.deepEqual(llm.failures, []);
+    // History keeps each message whole: ↑ brings back the paste, and the continued lines.
+    await term.send("Up");
+    await term.waitFor(/accel› pasted one↵pasted two↵pasted three\s*$/m, CEILING);
+    await term.send("Up");
+    await term.waitFor(/accel› first line↵second line\s*$/m, CEILING);
+    await term.send("C-u");
 
     // Ctrl-C at a continuation line drops the lines typed so far.
     await term.type("not sent\\");
