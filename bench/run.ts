@@ -21,6 +21,9 @@
  * - promptness the tests no longer bound in wall time (bench/timing_bounds.ts):
  *   a read that times out against a bare sleep of its timeout; SIGINT to exit
  *   of a stalled `ask` against an empty program's.
+ * - Tab completion at 10^5 names (bench/repl_completion.ts): one Tab against
+ *   a filter over all names; the prompt's stall while the names load, in a
+ *   worker against on the main thread.
  *
  * @module
  */
@@ -40,6 +43,7 @@ import { facilityScaleBench } from "./facility_scale.ts";
 import { deviceIndexBench } from "./device_index.ts";
 import { evalOverheadBench } from "./eval_overhead.ts";
 import { timingBoundsBench } from "./timing_bounds.ts";
+import { replCompletionBench } from "./repl_completion.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -317,6 +321,7 @@ figures.push(...deviceIndex.figures);
 console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 figures.push(await evalOverheadBench());
 figures.push(...await timingBoundsBench());
+figures.push(...await replCompletionBench());
 
 const rows = figures.map((f) => [
   f.name,

@@ -86,11 +86,27 @@ export interface App {
   checkModel(): void;
   switchModel(name: string): ResolvedModel;
   systemPrompt(): Promise<string>;
+  /**
+   * Steering: what the operator types while a turn runs is pushed here and
+   * given to the model at the turn's next step; `take()` returns what no step
+   * took before the turn ended (the REPL sends it as the next question).
+   * Absent where the agent loop cannot take it (a test's app): the REPL
+   * then keeps the text and sends it once the turn ends.
+   */
+  steering?: Steering;
   /** Runs one turn of the session with the current model, tools and system prompt. */
   turn(input: string, signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined>;
   /** Files that make up the context, for /context. */
   contextFiles(): Promise<ContextFile[]>;
   close(): Promise<void>;
+}
+
+/** Lines the operator typed during a turn, waiting for the agent's next step. */
+export interface Steering {
+  /** Queues `text` (blank text is ignored). */
+  push(text: string): void;
+  /** Everything queued, oldest first, leaving the queue empty. */
+  take(): string[];
 }
 
 /** A session resumed, and the sub-agents of the one left that were cancelled for it. */
@@ -277,6 +293,10 @@ export async function createApp(
     stateDir,
     get session() {
       return session;
+    },
+    // The session's own queue: a resumed or cleared session brings its own.
+    get steering() {
+      return session.steering;
     },
     sandbox,
     agents: features.agents,

@@ -30,6 +30,8 @@ import { errorMessage } from "../util/errors.ts";
 export interface PlanPath {
   service: PlanService;
   approver: Approver;
+  /** The limits table the plan service checks against (read-only here: `/limits` shows it). */
+  limits: LimitsTable;
   /** Directories under the state directory. */
   auditDir: string;
   plansDir: string;
@@ -109,6 +111,7 @@ export async function createPlanPath(
   return {
     service,
     approver: new DeferringApprover(),
+    limits,
     auditDir,
     plansDir,
     scansDir,

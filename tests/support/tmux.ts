@@ -90,6 +90,28 @@ export class TmuxSession implements AsyncDisposable {
     await tmux("-S", this.#socket, "send-keys", "-t", this.name, "-l", text);
   }
 
+  /** The processes in the pane that have `arg` as one of their arguments (not the shell's line). */
+  async processes(arg: string): Promise<number[]> {
+    const panes = await tmux("-S", this.#socket, "list-panes", "-a", "-F", "#{pane_pid}");
+    const pids = panes.split("\n").filter(Boolean).map(Number).flatMap(sessionMembers);
+    return pids.filter((pid) => {
+      try {
+        return Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").includes(arg);
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /**
+   * Pastes `text` as a terminal paste does: wrapped in bracketed-paste
+   * markers when the program asked for them, line breaks sent as Enter.
+   */
+  async paste(text: string): Promise<void> {
+    await tmux("-S", this.#socket, "set-buffer", "-b", "paste", "--", text);
+    await tmux("-S", this.#socket, "paste-buffer", "-p", "-d", "-b", "paste", "-t", this.name);
+  }
+
   /**
    * The pane's text with the last 200 lines of history. A line the terminal
    * wrapped comes back whole (`-J`), so a long line — a path under a temporary

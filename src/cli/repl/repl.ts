@@ -8,8 +8,7 @@
  *
  * @module
  */
-import * as readline from "node:readline";
-import process from "node:process";
+import type * as readline from "node:readline";
 import { VERSION } from "../../version.ts";
 import type { App } from "../../app/app.ts";
 import { Exit } from "../../app/exit.ts";
@@ -18,14 +17,14 @@ import { abortOnSignals, type Io, SIGNAL_EXIT, type StopSignal } from "../../app
 import { TerminalApprover } from "../term/approval_prompt.ts";
 import { TerminalOperator } from "./ask_user_prompt.ts";
 import { subagentLine, TerminalRenderer } from "../term/render.ts";
-import { runSlash } from "./slash.ts";
+import { runSlash, slashCommands } from "./slash.ts";
 import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
-
-type Input = { kind: "line"; text: string } | { kind: "interrupt"; empty: boolean } | {
-  kind: "eof";
-};
+import { Completer } from "./completion.ts";
+import { PromptSigint, readMessage } from "./line_input.ts";
+import { PASTED_BREAK } from "./paste.ts";
+import { TurnInput } from "./turn_input.ts";
 
 export async function runRepl(app: App, io: Io): Promise<number> {
   const s = style(io.color);
@@ -33,24 +32,35 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   app.checkModel();
   const history = new History(`${app.stateDir}/history`, app.loaded.config.ui.history_size);
   await history.load();
-  const m = app.modelInfo;
   io.out(
-    `${s.bold("accel-agent")} ${VERSION} · ${app.cs.kind} · model ${m.name} (${m.model})\n` +
+    `${statusLine(app, s)}\n` +
       s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
   );
-  if (app.profile.name !== "operator") io.out(s.yellow(`profile ${app.profile.name}\n`));
   const asked = app.session.userInputs().length;
   if (asked) {
     io.out(s.dim(`continuing session ${untrusted(app.session.id)} (${asked} questions so far)\n`));
   }
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
+  // What the operator types during a turn; it lets go of the terminal while a prompt is up.
+  let typing: TurnInput | undefined;
+  const beforePrompt = () => {
+    typing?.pause();
+    renderer?.pause();
+  };
   // Clarifying questions are asked here too, the same way.
-  app.operator = new TerminalOperator(io, () => renderer?.pause());
+  app.operator = new TerminalOperator(io, beforePrompt);
   // (sim-eval with auto_approve keeps its automatic approver.)
   if (!app.loaded.config.profile.auto_approve) {
-    app.plans.approver = new TerminalApprover(io, () => renderer?.pause());
+    app.plans.approver = new TerminalApprover(io, beforePrompt);
   }
+  const devices = app.devices;
+  const completer = new Completer(
+    slashCommands(),
+    devices && (async () => (await devices.index()).data.names),
+  );
+  // Typed during a turn and not taken by the agent: the next question.
+  let next: string | undefined;
   // Load the model client while the operator types the first question.
   app.model().catch(() => {});
   // A background sub-agent that ends says so at once, at the prompt or mid-answer.
@@ -67,9 +77,24 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     }
   });
   let lastInterrupt = false;
+  using sigint = new PromptSigint();
   for (;;) {
-    const input = await readLine(s.cyan("accel› "), history.entries, (rl) => (atPrompt = rl));
+    const prompt = s.cyan("accel› ");
+    const input = next !== undefined ? { kind: "line" as const, text: next } : await readMessage({
+      prompt,
+      continuation: s.cyan("     … "),
+      history: history.entries,
+      complete: (line) => completer.complete(line),
+      onOpen: (rl) => (atPrompt = rl),
+      sigint,
+    });
+    if (next !== undefined) io.out(`${prompt}${untrusted(next, { multiline: true })}\n`);
+    next = undefined;
     if (input.kind === "eof") break;
+    if (input.kind === "stop") {
+      unsubscribe();
+      return SIGNAL_EXIT[input.signal];
+    }
     if (input.kind === "interrupt") {
       if (input.empty && lastInterrupt) break;
       lastInterrupt = input.empty;
@@ -79,18 +104,36 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     lastInterrupt = false;
     const text = input.text.trim();
     if (!text) continue;
-    await history.add(text);
+    // A turn handles SIGINT itself (it cancels the answer); so do the prompts a command shows.
+    sigint.disarm();
+    // One entry a message: recalled with ↑, a message of several lines is one again.
+    await history.add(text.replaceAll("\n", PASTED_BREAK));
     if (text.startsWith("/")) {
       if ((await runSlash(text, app, io)) === "quit") break;
       continue;
     }
     renderer = new TerminalRenderer(io, { showUsage: true });
-    const stopped = await turn(app, io, text, renderer);
-    if (stopped) {
+    const queue = new LocalQueue();
+    const steering = app.steering ?? queue;
+    typing = new TurnInput((line) => {
+      steering.push(line);
+      // On a line of its own: the answer so far is flushed first, and the spinner resumes.
+      renderer?.pause();
+      io.out(s.dim(`› ${untrusted(line)}  (queued for the next step)\n`));
+      renderer?.begin();
+    });
+    const signal = await turn(app, io, text, renderer, typing);
+    typing = undefined;
+    const left = steering.take();
+    if (left.length && !signal) next = left.join("\n");
+    else if (left.length) {
+      io.err(s.dim(`  not sent, the answer was cancelled: ${untrusted(left.join(" / "))}\n`));
+    }
+    if (signal && signal !== "SIGINT") {
       // The terminal is gone or the program was told to end: the turn (and any plan) stopped,
       // restored and was recorded; the session is saved as it goes.
       unsubscribe();
-      return SIGNAL_EXIT[stopped];
+      return SIGNAL_EXIT[signal];
     }
   }
   unsubscribe();
@@ -106,20 +149,27 @@ const STOPPED_BY: Record<StopSignal, string> = {
 };
 
 /**
- * Runs one turn. Ctrl-C cancels it and the session goes on; returns SIGTERM
- * or SIGHUP when one of them stopped it, and the REPL then ends.
+ * Runs one turn; returns the signal that stopped it, if any. After Ctrl-C
+ * (SIGINT) the session goes on; after SIGTERM or SIGHUP the REPL ends.
  */
 async function turn(
   app: App,
   io: Io,
   text: string,
   renderer: TerminalRenderer,
-): Promise<Exclude<StopSignal, "SIGINT"> | undefined> {
+  typing: TurnInput,
+): Promise<StopSignal | undefined> {
   const controller = new AbortController();
   using stop = abortOnSignals(controller, (sig) => STOPPED_BY[sig]);
+  using _typing = typing;
   try {
     renderer.begin();
-    for await (const ev of app.turn(text, controller.signal)) renderer.handle(ev);
+    typing.start();
+    for await (const ev of app.turn(text, controller.signal)) {
+      renderer.handle(ev);
+      // Back from an approval or a question: listen again.
+      typing.start();
+    }
   } catch (e) {
     // A bug in one turn must not end the shift's session.
     renderer.end();
@@ -130,39 +180,27 @@ async function turn(
   } finally {
     renderer.end();
   }
-  return stop.received === "SIGINT" ? undefined : stop.received;
+  return stop.received;
 }
 
-/** One line from the terminal; the terminal is back in normal mode afterwards. */
-function readLine(
-  prompt: string,
-  history: string[],
-  onOpen: (rl: readline.Interface | undefined) => void,
-): Promise<Input> {
-  const rl = readline.createInterface({
-    input: process.stdin,
-    output: process.stdout,
-    terminal: Deno.stdin.isTerminal(),
-    history: [...history],
-    historySize: Math.max(history.length, 1000),
-    removeHistoryDuplicates: true,
-  });
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (input: Input) => {
-      if (settled) return;
-      settled = true;
-      onOpen(undefined);
-      rl.close();
-      resolve(input);
-    };
-    rl.on("SIGINT", () => {
-      const empty = (rl as unknown as { line: string }).line === "";
-      process.stdout.write("\n");
-      settle({ kind: "interrupt", empty });
-    });
-    rl.on("close", () => settle({ kind: "eof" }));
-    onOpen(rl);
-    rl.question(prompt, (text) => settle({ kind: "line", text }));
-  });
+/** The one-line status at start: version, model, backend, profile. */
+function statusLine(app: App, s: ReturnType<typeof style>): string {
+  const m = app.modelInfo;
+  const profile = app.profile.name === "operator"
+    ? `profile ${app.profile.name}`
+    : s.yellow(`profile ${app.profile.name}`);
+  return `${s.bold("accel-agent")} ${VERSION} · model ${untrusted(m.name)} (${
+    untrusted(m.model)
+  }) · ${app.cs.kind} · ${profile}`;
+}
+
+/** Steering kept by the REPL while the agent loop cannot take it: sent when the turn ends. */
+class LocalQueue {
+  #items: string[] = [];
+  push(text: string): void {
+    if (text.trim()) this.#items.push(text.trim());
+  }
+  take(): string[] {
+    return this.#items.splice(0);
+  }
 }

@@ -13,6 +13,7 @@ import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import { costText } from "./cost.ts";
 import { runSessionSlash, SESSION_SLASH_HELP, skillsLine } from "./slash_sessions.ts";
+import { runSafetySlash, SAFETY_SLASH_HELP } from "./slash_safety.ts";
 
 export const SLASH_HELP: [string, string][] = [
   ["/help", "this list"],
@@ -27,9 +28,16 @@ export const SLASH_HELP: [string, string][] = [
     "/display [NAME …]",
     "open a facility display (MACRO=VALUE after the name); list them without one",
   ],
+  ...SAFETY_SLASH_HELP,
   ["/save-plan NAME", "save the last plan approved, to run it again with plan run"],
   ["/quit", "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)"],
 ];
+
+/** Every slash command by name, for Tab completion (aliases included). */
+export function slashCommands(): string[] {
+  const names = SLASH_HELP.map(([c]) => c.split(" ")[0] ?? c);
+  return [...new Set([...names, "/exit", "/model"])].sort();
+}
 
 /** Runs a slash command; returns "quit" when the REPL should end. */
 export async function runSlash(line: string, app: App, io: Io): Promise<"quit" | undefined> {
@@ -39,7 +47,12 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
   switch (cmd) {
     case "/help":
       for (const [c, d] of SLASH_HELP) io.out(`  ${s.bold(c.padEnd(18))} ${d}\n`);
-      io.out(s.dim("  Ctrl-C cancels the answer in progress; the conversation is kept.\n"));
+      io.out(s.dim(
+        "  Ctrl-C cancels the answer in progress; the conversation is kept.\n" +
+          "  Tab completes commands and device names; a line ending in \\ continues on the next;\n" +
+          "  a pasted block is one message; what you type during an answer goes to the model\n" +
+          "  at its next step.\n",
+      ));
       return;
     case "/quit":
     case "/exit":
@@ -121,6 +134,7 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
     }
     default:
       if (await runSessionSlash(cmd, arg, app, io)) return;
+      if (await runSafetySlash(cmd, arg, app, io)) return;
       io.err(s.red(`unknown command ${untrusted(cmd)}; /help lists the commands\n`));
       return;
   }

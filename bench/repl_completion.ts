@@ -1,0 +1,80 @@
+/**
+ * Tab completion at facility scale (10^5 devices): one Tab's candidates
+ * from the sorted names against a plain filter over every name, and the
+ * longest stall of the prompt's event loop while the first Tab loads the
+ * (cached) index, beside the whole load's time.
+ *
+ * @module
+ */
+import { createApp } from "../src/app/app.ts";
+import { denoIo } from "../src/app/io.ts";
+import { deviceCandidates, sortedNames } from "../src/cli/repl/completion.ts";
+import { atMost, type Figure } from "./figure.ts";
+
+const PREFIXES = ["ARC0", "ARC007:", "ARC007:BPM:", "ARC007:BPM:05:", "RF:PHA", "SR"];
+
+/** The longest gap between 5 ms ticks while `work` runs. */
+async function worstStall(work: () => Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+  }, 5);
+  try {
+    await work();
+    await new Promise((r) => setTimeout(r, 20));
+  } finally {
+    clearInterval(timer);
+  }
+  return worst;
+}
+
+export async function replCompletionBench(): Promise<Figure[]> {
+  const dir = await Deno.makeTempDir({ prefix: "accel-agent-bench-" });
+  try {
+    const config = `${dir}/config.toml`;
+    await Deno.writeTextFile(
+      config,
+      `[simulator]\ndevices = 100000\n[state]\ndir = "${dir}/state"\n`,
+    );
+    const open = () => createApp({ config }, denoIo({ noColor: true }));
+    // The first load writes the on-disk cache the measured ones read.
+    const warm = await open();
+    await warm.devices?.index();
+    await warm.close();
+    const stall: number[] = [];
+    const load: number[] = [];
+    let names: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const app = await open();
+      const t = performance.now();
+      stall.push(
+        await worstStall(async () => {
+          names = sortedNames((await app.devices!.index()).data.names);
+        }),
+      );
+      load.push(performance.now() - t);
+      await app.close();
+    }
+    const tab: number[] = [];
+    const scan: number[] = [];
+    for (let rep = 0; rep < 20; rep++) {
+      for (const p of PREFIXES) {
+        let t = performance.now();
+        deviceCandidates(names, p);
+        tab.push(performance.now() - t);
+        t = performance.now();
+        names.filter((n) => n.startsWith(p));
+        scan.push(performance.now() - t);
+      }
+    }
+    return [
+      atMost("Tab completion at 10^5 names vs a filter over all", tab, scan, 5),
+      atMost("prompt stall while the first Tab loads 10^5 names vs the load", stall, load, 2000),
+    ];
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
