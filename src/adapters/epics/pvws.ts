@@ -19,33 +19,24 @@
 
 import { realTimers, type Timers, unrefTimers } from "../../util/misc.ts";
 import { parseFrame } from "./pvws_frame.ts";
+import {
+  chunks,
+  DEFAULT_MAX_FRAME_BYTES,
+  mergeUpdate,
+  messageBytes,
+  mib,
+  type PvState,
+} from "./pvws_messages.ts";
+import { Backoff, openSocket, waitForOpening } from "./pvws_socket.ts";
+import { type Entry, firstUpdates, type Watcher } from "./pvws_reads.ts";
 
-/** A PV's merged update: the first message's metadata plus every later delta. */
-export type PvState = Record<string, unknown>;
-
-/** The fields that carry a value; an update with any of them replaces all of them. */
-const VALUE_FIELDS = ["value", "text", "b64dbl", "b64flt", "b64int", "b64srt", "b64byt"];
-
-/**
- * Merges a delta over the state. A new value in one field makes the others
- * stale (a disconnect's `"NaN"` after an array, an array after a `"NaN"`),
- * so they are dropped; metadata (units, limits, labels) carries over.
- */
-export function mergeUpdate(state: PvState | undefined, msg: PvState): PvState {
-  const merged = { ...state };
-  if (VALUE_FIELDS.some((f) => f in msg)) { for (const f of VALUE_FIELDS) delete merged[f]; }
-  return { ...merged, ...msg };
-}
-
-type Watcher = (state: PvState | undefined, error?: Error) => void;
-
-interface Entry {
-  refs: number;
-  state?: PvState;
-  watchers: Set<Watcher>;
-  /** The gateway's last frame for this PV was garbage, and no good one came since. */
-  malformed?: Error;
-}
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  mergeUpdate,
+  messageBytes,
+  type PvState,
+} from "./pvws_messages.ts";
+export type { Watcher } from "./pvws_reads.ts";
 
 /** Options of {@link PvwsClient}. */
 export interface PvwsOptions {
@@ -73,24 +64,6 @@ export interface PvwsOptions {
   timers?: Timers;
 }
 
-/** Default of {@link PvwsOptions.maxFrameBytes}: 16 MiB. */
-export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
-
-/** The size in bytes of a WebSocket message, counting no further than needed. */
-export function messageBytes(data: unknown, limit: number): number {
-  if (typeof data === "string") {
-    // UTF-8 takes one to three bytes per UTF-16 unit: encode only when that decides.
-    if (data.length > limit || data.length * 3 <= limit) return data.length;
-    return new TextEncoder().encode(data).byteLength;
-  }
-  if (data instanceof ArrayBuffer) return data.byteLength;
-  if (data instanceof Blob) return data.size;
-  return 0;
-}
-
-/** Tomcat's default text-message limit is 8192 bytes; stay below it. */
-const MAX_MESSAGE_BYTES = 8000;
-
 type TimerId = ReturnType<typeof setTimeout>;
 
 /** One pvws connection with its per-PV cache. */
@@ -103,11 +76,9 @@ export class PvwsClient {
   #cancelOpening?: () => void;
   #pvs = new Map<string, Entry>();
   #errorListeners = new Set<(message: string) => void>();
-  #backoffMs: number;
-  #retryAt = 0;
+  readonly #backoff: Backoff;
   #reconnectTimer?: TimerId;
   #closed = false;
-  #lastError?: Error;
   /** A malformed frame for no PV in particular on this socket, named in "no value" errors. */
   #malformed?: string;
   #lastSent = 0;
@@ -120,8 +91,8 @@ export class PvwsClient {
   readonly #idleTimers: Timers;
 
   constructor(readonly opts: PvwsOptions) {
-    this.#backoffMs = opts.reconnectMinMs;
     this.#timers = opts.timers ?? realTimers;
+    this.#backoff = new Backoff(opts.reconnectMinMs, opts.reconnectMaxMs, this.#timers);
     this.#idleTimers = opts.timers ?? unrefTimers;
   }
 
@@ -154,7 +125,16 @@ export class PvwsClient {
     this.#subscribe(ws, fresh);
     this.#flushClears();
     const left = Math.max(1, Math.round(timeoutMs - (this.#timers.now() - started)));
-    return await this.#firstUpdates(names, left, statedMs, signal);
+    return await firstUpdates({
+      names,
+      pvs: this.#pvs,
+      watch: (name, fn) => this.watch(name, fn),
+      timers: this.#timers,
+      timeoutMs: left,
+      statedMs,
+      malformedNote: () => this.#malformed,
+      signal,
+    });
   }
 
   /** Gives names back; a PV nobody uses any more is cleared on the server. */
@@ -258,37 +238,15 @@ export class PvwsClient {
   }
 
   async #open(): Promise<WebSocket> {
-    // Inside the backoff window fail at once: waiting could outlast the caller's timeout.
-    const wait = this.#retryAt - this.#timers.now();
-    if (wait > 0 && this.#lastError) {
-      throw new Error(`${this.#lastError.message} (next attempt in ${Math.ceil(wait)} ms)`);
-    }
+    this.#backoff.check();
     const url = this.opts.url;
     try {
-      const ws = await new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(url);
-        const fail = (why: string, hint = "; check [epics] pvws_url and the gateway") => {
-          this.#timers.clearTimeout(timer);
-          this.#cancelOpening = undefined;
-          ws.onopen = ws.onerror = ws.onclose = null;
-          try {
-            ws.close();
-          } catch { /* never opened */ }
-          reject(new Error(`pvws gateway at ${url} ${why}${hint}`));
-        };
-        const timer = this.#timers.setTimeout(
-          () => fail(`did not accept a connection within ${this.opts.connectTimeoutMs} ms`),
-          this.opts.connectTimeoutMs,
-        );
-        ws.onopen = () => {
-          this.#timers.clearTimeout(timer);
-          this.#cancelOpening = undefined;
-          resolve(ws);
-        };
-        this.#cancelOpening = () => fail("was not connected: the EPICS adapter was closed", "");
-        ws.onerror = (e) => fail(`is unreachable (${(e as ErrorEvent).message ?? "error"})`);
-        ws.onclose = () => fail("closed the connection");
-      });
+      const ws = await openSocket(
+        url,
+        this.opts.connectTimeoutMs,
+        this.#timers,
+        (cancel) => (this.#cancelOpening = cancel),
+      );
       if (this.#closed) {
         // Closed between the socket opening and this continuation.
         ws.onopen = ws.onerror = ws.onclose = null;
@@ -311,14 +269,10 @@ export class PvwsClient {
       this.#ws = ws;
       this.#malformed = undefined;
       this.#startKeepalive(ws);
-      this.#backoffMs = this.opts.reconnectMinMs;
-      this.#retryAt = 0;
-      this.#lastError = undefined;
+      this.#backoff.succeeded();
       return ws;
     } catch (e) {
-      this.#lastError = asError(e);
-      this.#retryAt = this.#timers.now() + this.#backoffMs;
-      this.#backoffMs = Math.min(this.opts.reconnectMaxMs, this.#backoffMs * 2);
+      this.#backoff.failed(e);
       throw e;
     }
   }
@@ -382,7 +336,6 @@ export class PvwsClient {
     try {
       ws.close(1009, "message too big");
     } catch { /* already closing */ }
-    const mib = (n: number) => `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB`;
     this.#onClose(
       ws,
       this.#frameError(`a ${mib(size)} message, over the ${mib(limit)} limit`),
@@ -424,7 +377,7 @@ export class PvwsClient {
       } catch {
         this.#scheduleReconnect();
       }
-    }, Math.max(this.#backoffMs, this.#retryAt - this.#timers.now()));
+    }, this.#backoff.nextDelayMs());
   }
 
   #subscribe(ws: WebSocket, names: string[]): void {
@@ -439,98 +392,4 @@ export class PvwsClient {
     this.#lastSent = this.#timers.now();
     ws.send(JSON.stringify(msg));
   }
-
-  #firstUpdates(
-    names: string[],
-    timeoutMs: number,
-    statedMs: number,
-    signal?: AbortSignal,
-  ): Promise<Map<string, PvState | Error>> {
-    return new Promise((resolve) => {
-      const out = new Map<string, PvState | Error>();
-      const pending = new Set<string>();
-      const unwatch: (() => void)[] = [];
-      for (const name of names) {
-        const entry = this.#pvs.get(name);
-        // After a garbage delta the held state is stale: the PV's value is unknown.
-        if (entry?.malformed) out.set(name, entry.malformed);
-        else if (entry?.state) out.set(name, entry.state);
-        else pending.add(name);
-      }
-      const finish = () => {
-        this.#timers.clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        for (const u of unwatch) u();
-        resolve(out);
-      };
-      const onAbort = () => {
-        for (const name of pending) out.set(name, asError(signal?.reason));
-        pending.clear();
-        finish();
-      };
-      const timer = this.#timers.setTimeout(() => {
-        // A gateway that sent garbage may have meant it for these PVs: that is what to report.
-        const why = this.#malformed
-          ? `${this.#malformed} and no update for this PV`
-          : "the PV did not connect through the gateway";
-        for (const name of pending) {
-          out.set(name, new Error(`no value within ${statedMs} ms: ${why}`));
-        }
-        pending.clear();
-        finish();
-      }, timeoutMs);
-      for (const name of pending) {
-        unwatch.push(this.watch(name, (state, error) => {
-          if (!pending.delete(name)) return;
-          out.set(name, error ?? state ?? new Error("no value"));
-          if (pending.size === 0) finish();
-        }));
-      }
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (signal?.aborted) onAbort(); // aborted while the socket was opening
-      else if (pending.size === 0) finish();
-    });
-  }
-}
-
-function* chunks(names: string[]): Generator<string[]> {
-  let chunk: string[] = [];
-  let bytes = 40;
-  for (const name of names) {
-    const size = name.length + 3;
-    if (chunk.length && bytes + size > MAX_MESSAGE_BYTES) {
-      yield chunk;
-      chunk = [];
-      bytes = 40;
-    }
-    chunk.push(name);
-    bytes += size;
-  }
-  if (chunk.length) yield chunk;
-}
-
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
-}
-
-/**
- * `opening`, or a rejection as soon as the signal is aborted (with its
- * reason) or `late.ms` have passed (with `late.error()`).
- */
-function waitForOpening<T>(
-  timers: Timers,
-  opening: Promise<T>,
-  signal?: AbortSignal,
-  late?: { ms: number; error: () => Error },
-): Promise<T> {
-  if (!signal && !late) return opening;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = late ? timers.setTimeout(() => reject(late.error()), late.ms) : undefined;
-    opening.then(resolve, reject).finally(() => {
-      if (timer !== undefined) timers.clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    });
-  });
 }
