@@ -11,7 +11,6 @@ const MAX_FILE_LINES = 400;
 
 /** Files still over the limit, and the most lines each may have until it is split. */
 const NOT_YET_SPLIT: Record<string, number> = {
-  "llm/openai_client.ts": 426,
 };
 
 const NO_EXCEPTIONS = ["plan/", "plan_model/", "safety/"];
