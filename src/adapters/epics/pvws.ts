@@ -27,8 +27,8 @@ import {
   mib,
   type PvState,
 } from "./pvws_messages.ts";
-import { Backoff, openSocket, waitForOpening } from "./pvws_socket.ts";
-import { type Entry, firstUpdates, type Watcher } from "./pvws_reads.ts";
+import { Backoff, Keepalive, openSocket, waitForOpening } from "./pvws_socket.ts";
+import { firstUpdates, PvTable, type Watcher } from "./pvws_reads.ts";
 
 export {
   DEFAULT_MAX_FRAME_BYTES,
@@ -74,7 +74,9 @@ export class PvwsClient {
   #opening?: Promise<WebSocket>;
   /** Ends the opening in progress (when the adapter is closed). */
   #cancelOpening?: () => void;
-  #pvs = new Map<string, Entry>();
+  readonly #table = new PvTable();
+  /** The entries of the PVs in use, by name. */
+  readonly #pvs = this.#table.entries;
   #errorListeners = new Set<(message: string) => void>();
   readonly #backoff: Backoff;
   #reconnectTimer?: TimerId;
@@ -82,18 +84,15 @@ export class PvwsClient {
   /** A malformed frame for no PV in particular on this socket, named in "no value" errors. */
   #malformed?: string;
   #lastSent = 0;
-  #keepalive?: TimerId;
-  /** Released PVs still subscribed on the server, to clear later. */
-  #lingering = new Set<string>();
+  readonly #keepalive: Keepalive;
   #clearTimer?: TimerId;
   readonly #timers: Timers;
-  /** The keepalive's timers: the real ones do not keep the program running. */
-  readonly #idleTimers: Timers;
 
   constructor(readonly opts: PvwsOptions) {
     this.#timers = opts.timers ?? realTimers;
     this.#backoff = new Backoff(opts.reconnectMinMs, opts.reconnectMaxMs, this.#timers);
-    this.#idleTimers = opts.timers ?? unrefTimers;
+    // The keepalive's real timers do not keep the program running.
+    this.#keepalive = new Keepalive(opts.keepaliveMs ?? 30_000, opts.timers ?? unrefTimers);
   }
 
   /**
@@ -112,17 +111,7 @@ export class PvwsClient {
   ): Promise<Map<string, PvState | Error>> {
     const started = this.#timers.now();
     const ws = await this.#connect(signal, { ms: timeoutMs, stated: statedMs });
-    const fresh: string[] = [];
-    for (const name of names) {
-      let entry = this.#pvs.get(name);
-      if (!entry) {
-        entry = { refs: 0, watchers: new Set() };
-        this.#pvs.set(name, entry);
-      }
-      // A lingering PV is still subscribed: its monitor is live, no new subscribe.
-      if (entry.refs++ === 0 && !this.#lingering.delete(name)) fresh.push(name);
-    }
-    this.#subscribe(ws, fresh);
+    this.#subscribe(ws, this.#table.take(names));
     this.#flushClears();
     const left = Math.max(1, Math.round(timeoutMs - (this.#timers.now() - started)));
     return await firstUpdates({
@@ -139,18 +128,10 @@ export class PvwsClient {
 
   /** Gives names back; a PV nobody uses any more is cleared on the server. */
   release(names: string[]): void {
-    for (const name of names) {
-      const entry = this.#pvs.get(name);
-      if (entry && --entry.refs <= 0) {
-        entry.refs = 0;
-        // Its socket dropped while it was in use: no subscription is left to keep.
-        if (this.#ws?.readyState === WebSocket.OPEN) this.#lingering.add(name);
-        else this.#pvs.delete(name);
-      }
-    }
+    const lingers = this.#table.give(names, this.#ws?.readyState === WebSocket.OPEN);
     // No linger: clear at once, as the simplest client would (and pay the delayed ACK).
     if ((this.opts.lingerMs ?? 1000) === 0) return this.#flushClears();
-    if (this.#lingering.size && this.#clearTimer === undefined) {
+    if (lingers && this.#clearTimer === undefined) {
       this.#clearTimer = this.#timers.setTimeout(() => {
         this.#clearTimer = undefined;
         this.#flushClears();
@@ -160,10 +141,8 @@ export class PvwsClient {
 
   /** Clears every lingering PV on the server and forgets it. */
   #flushClears(): void {
-    if (!this.#lingering.size) return;
-    const done = [...this.#lingering];
-    this.#lingering.clear();
-    for (const name of done) this.#pvs.delete(name);
+    const done = this.#table.dropLingering();
+    if (!done.length) return;
     const ws = this.#ws;
     if (ws?.readyState === WebSocket.OPEN) {
       for (const chunk of chunks(done)) this.#send(ws, { type: "clear", pvs: chunk });
@@ -204,7 +183,7 @@ export class PvwsClient {
     this.#closed = true;
     this.#clear(this.#reconnectTimer);
     this.#clear(this.#clearTimer);
-    this.#stopKeepalive();
+    this.#keepalive.stop();
     this.#cancelOpening?.();
     this.#ws?.close();
     this.#ws = undefined;
@@ -268,7 +247,9 @@ export class PvwsClient {
       };
       this.#ws = ws;
       this.#malformed = undefined;
-      this.#startKeepalive(ws);
+      this.#keepalive.start(ws, () => this.#ws, () => this.#lastSent, () => {
+        this.#send(ws, { type: "ping" });
+      });
       this.#backoff.succeeded();
       return ws;
     } catch (e) {
@@ -306,26 +287,6 @@ export class PvwsClient {
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
 
-  /** Every `keepaliveMs`, a ping if nothing was sent meanwhile; ends with the socket. */
-  #startKeepalive(ws: WebSocket): void {
-    const every = this.opts.keepaliveMs ?? 30_000;
-    const timers = this.#idleTimers;
-    this.#stopKeepalive();
-    const tick = () => {
-      if (this.#ws !== ws) return;
-      if (ws.readyState === WebSocket.OPEN && timers.now() - this.#lastSent >= every) {
-        this.#send(ws, { type: "ping" });
-      }
-      this.#keepalive = timers.setTimeout(tick, every);
-    };
-    this.#keepalive = timers.setTimeout(tick, every);
-  }
-
-  #stopKeepalive(): void {
-    if (this.#keepalive !== undefined) this.#idleTimers.clearTimeout(this.#keepalive);
-    this.#keepalive = undefined;
-  }
-
   #clear(id: TimerId | undefined): void {
     if (id !== undefined) this.#timers.clearTimeout(id);
   }
@@ -352,12 +313,11 @@ export class PvwsClient {
   #onClose(ws: WebSocket, reason?: Error): void {
     if (this.#ws !== ws) return;
     this.#ws = undefined;
-    this.#stopKeepalive();
+    this.#keepalive.stop();
     const lost = reason ??
       new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
     // Subscriptions ended with the socket: lingering PVs are simply forgotten.
-    for (const name of this.#lingering) this.#pvs.delete(name);
-    this.#lingering.clear();
+    this.#table.dropLingering();
     for (const entry of this.#pvs.values()) {
       entry.state = undefined;
       for (const fn of [...entry.watchers]) fn(undefined, lost);

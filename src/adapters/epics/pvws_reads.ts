@@ -1,7 +1,8 @@
 /**
  * The per-PV bookkeeping of the pvws client and a read's wait for first
  * updates: each PV in use has a reference count, its merged state and its
- * watchers; a read resolves with every PV's state or the error that says why
+ * watchers, and one given back lingers, still subscribed, until it is
+ * cleared; a read resolves with every PV's state or the error that says why
  * it has none (the deadline, a dropped socket, garbage from the gateway, an
  * abort).
  *
@@ -21,6 +22,53 @@ export interface Entry {
   watchers: Set<Watcher>;
   /** The gateway's last frame for this PV was garbage, and no good one came since. */
   malformed?: Error;
+}
+
+/** The PVs in use, and those given back but still subscribed on the server (lingering). */
+export class PvTable {
+  readonly entries = new Map<string, Entry>();
+  readonly #lingering = new Set<string>();
+
+  /** Takes a reference on each name; returns those that need a subscribe. */
+  take(names: string[]): string[] {
+    const fresh: string[] = [];
+    for (const name of names) {
+      let entry = this.entries.get(name);
+      if (!entry) {
+        entry = { refs: 0, watchers: new Set() };
+        this.entries.set(name, entry);
+      }
+      // A lingering PV is still subscribed: its monitor is live, no new subscribe.
+      if (entry.refs++ === 0 && !this.#lingering.delete(name)) fresh.push(name);
+    }
+    return fresh;
+  }
+
+  /**
+   * Gives references back. A PV nobody uses any more lingers while
+   * `subscribed` (its socket is open), else it is forgotten. Returns whether
+   * any PV lingers.
+   */
+  give(names: string[], subscribed: boolean): boolean {
+    for (const name of names) {
+      const entry = this.entries.get(name);
+      if (entry && --entry.refs <= 0) {
+        entry.refs = 0;
+        // Its socket dropped while it was in use: no subscription is left to keep.
+        if (subscribed) this.#lingering.add(name);
+        else this.entries.delete(name);
+      }
+    }
+    return this.#lingering.size > 0;
+  }
+
+  /** Forgets every lingering PV; returns their names, to clear on the server. */
+  dropLingering(): string[] {
+    const done = [...this.#lingering];
+    this.#lingering.clear();
+    for (const name of done) this.entries.delete(name);
+    return done;
+  }
 }
 
 /** What {@link firstUpdates} waits on. */

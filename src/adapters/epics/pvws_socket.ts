@@ -116,3 +116,39 @@ export class Backoff {
     return Math.max(this.#delayMs, this.#retryAt - this.timers.now());
   }
 }
+
+/**
+ * A ping every so often on a socket that sent nothing meanwhile, so proxies
+ * keep an idle socket open. It runs on timers that (when real) do not keep
+ * the program running, and ends when the socket is no longer the current one.
+ */
+export class Keepalive {
+  #timer?: ReturnType<typeof setTimeout>;
+
+  constructor(readonly everyMs: number, readonly timers: Timers) {}
+
+  /**
+   * Every `everyMs` while `current()` is `ws`: `ping()` if the socket is
+   * open and nothing was sent since `lastSent()` that long ago.
+   */
+  start(
+    ws: WebSocket,
+    current: () => WebSocket | undefined,
+    lastSent: () => number,
+    ping: () => void,
+  ): void {
+    const { everyMs: every, timers } = this;
+    this.stop();
+    const tick = () => {
+      if (current() !== ws) return;
+      if (ws.readyState === WebSocket.OPEN && timers.now() - lastSent() >= every) ping();
+      this.#timer = timers.setTimeout(tick, every);
+    };
+    this.#timer = timers.setTimeout(tick, every);
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) this.timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
