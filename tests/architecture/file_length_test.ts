@@ -10,10 +10,7 @@ import { lineCount, SRC, tsFiles } from "./sources.ts";
 const MAX_FILE_LINES = 400;
 
 /** Files still over the limit, and the most lines each may have until it is split. */
-const NOT_YET_SPLIT: Record<string, number> = {
-  "adapters/epics/pvws.ts": 508,
-  "llm/openai_client.ts": 426,
-};
+const NOT_YET_SPLIT: Record<string, number> = {};
 
 const NO_EXCEPTIONS = ["plan/", "plan_model/", "safety/"];
 

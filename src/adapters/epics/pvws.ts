@@ -19,33 +19,24 @@
 
 import { realTimers, type Timers, unrefTimers } from "../../util/misc.ts";
 import { parseFrame } from "./pvws_frame.ts";
+import {
+  chunks,
+  DEFAULT_MAX_FRAME_BYTES,
+  mergeUpdate,
+  messageBytes,
+  mib,
+  type PvState,
+} from "./pvws_messages.ts";
+import { Backoff, Keepalive, openSocket, waitForOpening } from "./pvws_socket.ts";
+import { firstUpdates, PvTable, type Watcher } from "./pvws_reads.ts";
 
-/** A PV's merged update: the first message's metadata plus every later delta. */
-export type PvState = Record<string, unknown>;
-
-/** The fields that carry a value; an update with any of them replaces all of them. */
-const VALUE_FIELDS = ["value", "text", "b64dbl", "b64flt", "b64int", "b64srt", "b64byt"];
-
-/**
- * Merges a delta over the state. A new value in one field makes the others
- * stale (a disconnect's `"NaN"` after an array, an array after a `"NaN"`),
- * so they are dropped; metadata (units, limits, labels) carries over.
- */
-export function mergeUpdate(state: PvState | undefined, msg: PvState): PvState {
-  const merged = { ...state };
-  if (VALUE_FIELDS.some((f) => f in msg)) { for (const f of VALUE_FIELDS) delete merged[f]; }
-  return { ...merged, ...msg };
-}
-
-type Watcher = (state: PvState | undefined, error?: Error) => void;
-
-interface Entry {
-  refs: number;
-  state?: PvState;
-  watchers: Set<Watcher>;
-  /** The gateway's last frame for this PV was garbage, and no good one came since. */
-  malformed?: Error;
-}
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  mergeUpdate,
+  messageBytes,
+  type PvState,
+} from "./pvws_messages.ts";
+export type { Watcher } from "./pvws_reads.ts";
 
 /** Options of {@link PvwsClient}. */
 export interface PvwsOptions {
@@ -73,24 +64,6 @@ export interface PvwsOptions {
   timers?: Timers;
 }
 
-/** Default of {@link PvwsOptions.maxFrameBytes}: 16 MiB. */
-export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
-
-/** The size in bytes of a WebSocket message, counting no further than needed. */
-export function messageBytes(data: unknown, limit: number): number {
-  if (typeof data === "string") {
-    // UTF-8 takes one to three bytes per UTF-16 unit: encode only when that decides.
-    if (data.length > limit || data.length * 3 <= limit) return data.length;
-    return new TextEncoder().encode(data).byteLength;
-  }
-  if (data instanceof ArrayBuffer) return data.byteLength;
-  if (data instanceof Blob) return data.size;
-  return 0;
-}
-
-/** Tomcat's default text-message limit is 8192 bytes; stay below it. */
-const MAX_MESSAGE_BYTES = 8000;
-
 type TimerId = ReturnType<typeof setTimeout>;
 
 /** One pvws connection with its per-PV cache. */
@@ -101,28 +74,25 @@ export class PvwsClient {
   #opening?: Promise<WebSocket>;
   /** Ends the opening in progress (when the adapter is closed). */
   #cancelOpening?: () => void;
-  #pvs = new Map<string, Entry>();
+  readonly #table = new PvTable();
+  /** The entries of the PVs in use, by name. */
+  readonly #pvs = this.#table.entries;
   #errorListeners = new Set<(message: string) => void>();
-  #backoffMs: number;
-  #retryAt = 0;
+  readonly #backoff: Backoff;
   #reconnectTimer?: TimerId;
   #closed = false;
-  #lastError?: Error;
   /** A malformed frame for no PV in particular on this socket, named in "no value" errors. */
   #malformed?: string;
   #lastSent = 0;
-  #keepalive?: TimerId;
-  /** Released PVs still subscribed on the server, to clear later. */
-  #lingering = new Set<string>();
+  readonly #keepalive: Keepalive;
   #clearTimer?: TimerId;
   readonly #timers: Timers;
-  /** The keepalive's timers: the real ones do not keep the program running. */
-  readonly #idleTimers: Timers;
 
   constructor(readonly opts: PvwsOptions) {
-    this.#backoffMs = opts.reconnectMinMs;
     this.#timers = opts.timers ?? realTimers;
-    this.#idleTimers = opts.timers ?? unrefTimers;
+    this.#backoff = new Backoff(opts.reconnectMinMs, opts.reconnectMaxMs, this.#timers);
+    // The keepalive's real timers do not keep the program running.
+    this.#keepalive = new Keepalive(opts.keepaliveMs ?? 30_000, opts.timers ?? unrefTimers);
   }
 
   /**
@@ -141,36 +111,27 @@ export class PvwsClient {
   ): Promise<Map<string, PvState | Error>> {
     const started = this.#timers.now();
     const ws = await this.#connect(signal, { ms: timeoutMs, stated: statedMs });
-    const fresh: string[] = [];
-    for (const name of names) {
-      let entry = this.#pvs.get(name);
-      if (!entry) {
-        entry = { refs: 0, watchers: new Set() };
-        this.#pvs.set(name, entry);
-      }
-      // A lingering PV is still subscribed: its monitor is live, no new subscribe.
-      if (entry.refs++ === 0 && !this.#lingering.delete(name)) fresh.push(name);
-    }
-    this.#subscribe(ws, fresh);
+    this.#subscribe(ws, this.#table.take(names));
     this.#flushClears();
     const left = Math.max(1, Math.round(timeoutMs - (this.#timers.now() - started)));
-    return await this.#firstUpdates(names, left, statedMs, signal);
+    return await firstUpdates({
+      names,
+      pvs: this.#pvs,
+      watch: (name, fn) => this.watch(name, fn),
+      timers: this.#timers,
+      timeoutMs: left,
+      statedMs,
+      malformedNote: () => this.#malformed,
+      signal,
+    });
   }
 
   /** Gives names back; a PV nobody uses any more is cleared on the server. */
   release(names: string[]): void {
-    for (const name of names) {
-      const entry = this.#pvs.get(name);
-      if (entry && --entry.refs <= 0) {
-        entry.refs = 0;
-        // Its socket dropped while it was in use: no subscription is left to keep.
-        if (this.#ws?.readyState === WebSocket.OPEN) this.#lingering.add(name);
-        else this.#pvs.delete(name);
-      }
-    }
+    const lingers = this.#table.give(names, this.#ws?.readyState === WebSocket.OPEN);
     // No linger: clear at once, as the simplest client would (and pay the delayed ACK).
     if ((this.opts.lingerMs ?? 1000) === 0) return this.#flushClears();
-    if (this.#lingering.size && this.#clearTimer === undefined) {
+    if (lingers && this.#clearTimer === undefined) {
       this.#clearTimer = this.#timers.setTimeout(() => {
         this.#clearTimer = undefined;
         this.#flushClears();
@@ -180,10 +141,8 @@ export class PvwsClient {
 
   /** Clears every lingering PV on the server and forgets it. */
   #flushClears(): void {
-    if (!this.#lingering.size) return;
-    const done = [...this.#lingering];
-    this.#lingering.clear();
-    for (const name of done) this.#pvs.delete(name);
+    const done = this.#table.dropLingering();
+    if (!done.length) return;
     const ws = this.#ws;
     if (ws?.readyState === WebSocket.OPEN) {
       for (const chunk of chunks(done)) this.#send(ws, { type: "clear", pvs: chunk });
@@ -224,7 +183,7 @@ export class PvwsClient {
     this.#closed = true;
     this.#clear(this.#reconnectTimer);
     this.#clear(this.#clearTimer);
-    this.#stopKeepalive();
+    this.#keepalive.stop();
     this.#cancelOpening?.();
     this.#ws?.close();
     this.#ws = undefined;
@@ -258,37 +217,15 @@ export class PvwsClient {
   }
 
   async #open(): Promise<WebSocket> {
-    // Inside the backoff window fail at once: waiting could outlast the caller's timeout.
-    const wait = this.#retryAt - this.#timers.now();
-    if (wait > 0 && this.#lastError) {
-      throw new Error(`${this.#lastError.message} (next attempt in ${Math.ceil(wait)} ms)`);
-    }
+    this.#backoff.check();
     const url = this.opts.url;
     try {
-      const ws = await new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(url);
-        const fail = (why: string, hint = "; check [epics] pvws_url and the gateway") => {
-          this.#timers.clearTimeout(timer);
-          this.#cancelOpening = undefined;
-          ws.onopen = ws.onerror = ws.onclose = null;
-          try {
-            ws.close();
-          } catch { /* never opened */ }
-          reject(new Error(`pvws gateway at ${url} ${why}${hint}`));
-        };
-        const timer = this.#timers.setTimeout(
-          () => fail(`did not accept a connection within ${this.opts.connectTimeoutMs} ms`),
-          this.opts.connectTimeoutMs,
-        );
-        ws.onopen = () => {
-          this.#timers.clearTimeout(timer);
-          this.#cancelOpening = undefined;
-          resolve(ws);
-        };
-        this.#cancelOpening = () => fail("was not connected: the EPICS adapter was closed", "");
-        ws.onerror = (e) => fail(`is unreachable (${(e as ErrorEvent).message ?? "error"})`);
-        ws.onclose = () => fail("closed the connection");
-      });
+      const ws = await openSocket(
+        url,
+        this.opts.connectTimeoutMs,
+        this.#timers,
+        (cancel) => (this.#cancelOpening = cancel),
+      );
       if (this.#closed) {
         // Closed between the socket opening and this continuation.
         ws.onopen = ws.onerror = ws.onclose = null;
@@ -310,15 +247,13 @@ export class PvwsClient {
       };
       this.#ws = ws;
       this.#malformed = undefined;
-      this.#startKeepalive(ws);
-      this.#backoffMs = this.opts.reconnectMinMs;
-      this.#retryAt = 0;
-      this.#lastError = undefined;
+      this.#keepalive.start(ws, () => this.#ws, () => this.#lastSent, () => {
+        this.#send(ws, { type: "ping" });
+      });
+      this.#backoff.succeeded();
       return ws;
     } catch (e) {
-      this.#lastError = asError(e);
-      this.#retryAt = this.#timers.now() + this.#backoffMs;
-      this.#backoffMs = Math.min(this.opts.reconnectMaxMs, this.#backoffMs * 2);
+      this.#backoff.failed(e);
       throw e;
     }
   }
@@ -352,26 +287,6 @@ export class PvwsClient {
     for (const fn of [...entry.watchers]) fn(entry.state);
   }
 
-  /** Every `keepaliveMs`, a ping if nothing was sent meanwhile; ends with the socket. */
-  #startKeepalive(ws: WebSocket): void {
-    const every = this.opts.keepaliveMs ?? 30_000;
-    const timers = this.#idleTimers;
-    this.#stopKeepalive();
-    const tick = () => {
-      if (this.#ws !== ws) return;
-      if (ws.readyState === WebSocket.OPEN && timers.now() - this.#lastSent >= every) {
-        this.#send(ws, { type: "ping" });
-      }
-      this.#keepalive = timers.setTimeout(tick, every);
-    };
-    this.#keepalive = timers.setTimeout(tick, every);
-  }
-
-  #stopKeepalive(): void {
-    if (this.#keepalive !== undefined) this.#idleTimers.clearTimeout(this.#keepalive);
-    this.#keepalive = undefined;
-  }
-
   #clear(id: TimerId | undefined): void {
     if (id !== undefined) this.#timers.clearTimeout(id);
   }
@@ -382,7 +297,6 @@ export class PvwsClient {
     try {
       ws.close(1009, "message too big");
     } catch { /* already closing */ }
-    const mib = (n: number) => `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB`;
     this.#onClose(
       ws,
       this.#frameError(`a ${mib(size)} message, over the ${mib(limit)} limit`),
@@ -399,12 +313,11 @@ export class PvwsClient {
   #onClose(ws: WebSocket, reason?: Error): void {
     if (this.#ws !== ws) return;
     this.#ws = undefined;
-    this.#stopKeepalive();
+    this.#keepalive.stop();
     const lost = reason ??
       new Error(`the connection to the pvws gateway at ${this.opts.url} dropped`);
     // Subscriptions ended with the socket: lingering PVs are simply forgotten.
-    for (const name of this.#lingering) this.#pvs.delete(name);
-    this.#lingering.clear();
+    this.#table.dropLingering();
     for (const entry of this.#pvs.values()) {
       entry.state = undefined;
       for (const fn of [...entry.watchers]) fn(undefined, lost);
@@ -424,7 +337,7 @@ export class PvwsClient {
       } catch {
         this.#scheduleReconnect();
       }
-    }, Math.max(this.#backoffMs, this.#retryAt - this.#timers.now()));
+    }, this.#backoff.nextDelayMs());
   }
 
   #subscribe(ws: WebSocket, names: string[]): void {
@@ -439,98 +352,4 @@ export class PvwsClient {
     this.#lastSent = this.#timers.now();
     ws.send(JSON.stringify(msg));
   }
-
-  #firstUpdates(
-    names: string[],
-    timeoutMs: number,
-    statedMs: number,
-    signal?: AbortSignal,
-  ): Promise<Map<string, PvState | Error>> {
-    return new Promise((resolve) => {
-      const out = new Map<string, PvState | Error>();
-      const pending = new Set<string>();
-      const unwatch: (() => void)[] = [];
-      for (const name of names) {
-        const entry = this.#pvs.get(name);
-        // After a garbage delta the held state is stale: the PV's value is unknown.
-        if (entry?.malformed) out.set(name, entry.malformed);
-        else if (entry?.state) out.set(name, entry.state);
-        else pending.add(name);
-      }
-      const finish = () => {
-        this.#timers.clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        for (const u of unwatch) u();
-        resolve(out);
-      };
-      const onAbort = () => {
-        for (const name of pending) out.set(name, asError(signal?.reason));
-        pending.clear();
-        finish();
-      };
-      const timer = this.#timers.setTimeout(() => {
-        // A gateway that sent garbage may have meant it for these PVs: that is what to report.
-        const why = this.#malformed
-          ? `${this.#malformed} and no update for this PV`
-          : "the PV did not connect through the gateway";
-        for (const name of pending) {
-          out.set(name, new Error(`no value within ${statedMs} ms: ${why}`));
-        }
-        pending.clear();
-        finish();
-      }, timeoutMs);
-      for (const name of pending) {
-        unwatch.push(this.watch(name, (state, error) => {
-          if (!pending.delete(name)) return;
-          out.set(name, error ?? state ?? new Error("no value"));
-          if (pending.size === 0) finish();
-        }));
-      }
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (signal?.aborted) onAbort(); // aborted while the socket was opening
-      else if (pending.size === 0) finish();
-    });
-  }
-}
-
-function* chunks(names: string[]): Generator<string[]> {
-  let chunk: string[] = [];
-  let bytes = 40;
-  for (const name of names) {
-    const size = name.length + 3;
-    if (chunk.length && bytes + size > MAX_MESSAGE_BYTES) {
-      yield chunk;
-      chunk = [];
-      bytes = 40;
-    }
-    chunk.push(name);
-    bytes += size;
-  }
-  if (chunk.length) yield chunk;
-}
-
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
-}
-
-/**
- * `opening`, or a rejection as soon as the signal is aborted (with its
- * reason) or `late.ms` have passed (with `late.error()`).
- */
-function waitForOpening<T>(
-  timers: Timers,
-  opening: Promise<T>,
-  signal?: AbortSignal,
-  late?: { ms: number; error: () => Error },
-): Promise<T> {
-  if (!signal && !late) return opening;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = late ? timers.setTimeout(() => reject(late.error()), late.ms) : undefined;
-    opening.then(resolve, reject).finally(() => {
-      if (timer !== undefined) timers.clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    });
-  });
 }

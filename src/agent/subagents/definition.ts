@@ -1,7 +1,8 @@
 /**
  * Sub-agents as data: a Markdown file with front matter (name, description,
  * tools, deny, model, max_turns, timeout, output) and the agent's prompt as
- * its body. Pure: the CLI reads the files.
+ * its body; and the tools a run of one gets, narrowed by its spawn. Pure:
+ * the CLI reads the files.
  *
  * @module
  */
@@ -120,4 +121,24 @@ function seconds(v: FrontValue | undefined, dflt: number, what: string): number 
     throw new SyntaxError(`${what}: ${s} s is above the bound of ${MAX_TIMEOUT_S} s (one day)`);
   }
   return s;
+}
+
+/**
+ * The tools of a run: the definition's allow list, narrowed by the spawn's
+ * allow list, minus both deny lists and every forbidden tool. A spawn that
+ * names a tool outside the definition is refused: spawning never widens.
+ */
+export function narrowTools(def: AgentDefinition, allow?: string[], deny?: string[]): string[] {
+  if (allow) {
+    const wider = allow.filter((t) => !def.tools.includes(t));
+    if (wider.length) {
+      throw new RangeError(
+        `allow_tools may only narrow ${def.name}'s tools (${def.tools.join(", ")}); not allowed: ${
+          wider.join(", ")
+        }`,
+      );
+    }
+  }
+  const denied = new Set([...def.deny, ...(deny ?? []), ...FORBIDDEN_TOOLS]);
+  return (allow ?? def.tools).filter((t) => !denied.has(t));
 }

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { parseAgentDefinition } from "../../../src/agent/subagents/definition.ts";
+import { narrowTools, parseAgentDefinition } from "../../../src/agent/subagents/definition.ts";
 import { parseFrontMatter } from "../../../src/agent/subagents/frontmatter.ts";
-import { narrowTools } from "../../../src/agent/subagents/manager.ts";
 import { parseSignature, validateSignature } from "../../../src/agent/subagents/signature.ts";
 import { loadAgentDefinitions } from "../../../src/app/subagent_wiring.ts";
 import { CliError } from "../../../src/app/exit.ts";
