@@ -9,7 +9,8 @@ import type { ReplayStep } from "./model_server.ts";
 /** What the replay types at the prompt. */
 export const QUESTION = "Scan the RF phase from -4 to -8 deg and tell me where the energy peaks";
 
-const SCAN_PLAN = {
+/** The scan plan the replayed model proposes (the REPL tests propose it too). */
+export const SCAN_PLAN = {
   description: "RF phase scan around the operating point",
   actions: [{
     type: "scan",

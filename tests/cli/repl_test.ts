@@ -8,6 +8,7 @@ import { HAS_TMUX } from "../support/tmux.ts";
 import { startRepl } from "../support/repl_session.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 import { tempDir } from "../support/temp.ts";
+import { SCAN_PLAN } from "../../demo/session.ts";
 
 Deno.test({
   name:
@@ -98,23 +99,8 @@ Deno.test({
   async fn() {
     await using homeDir = await tempDir();
     const home = homeDir.path;
-    const scanPlan = {
-      description: "RF phase scan around the operating point",
-      actions: [{
-        type: "scan",
-        writeDevice: "RF:PHASE:SETPT",
-        start: -4,
-        stop: -8,
-        steps: 5,
-        readDevices: ["DIAG:ENERGY:MEAS"],
-        dwellSeconds: 0.2,
-      }],
-      rollback: [
-        { type: "write", device: "RF:PHASE:SETPT", value: -6, reason: "back" },
-        { type: "wait", seconds: 0.1 },
-        { type: "write", device: "RF:PHASE:SETPT", value: -4, reason: "operating point" },
-      ],
-    };
+    // The scan the demo replays: five phases, the energy read at each, rolled back in two steps.
+    const scanPlan = SCAN_PLAN;
     await using llm = await startScriptedLlm({
       scenario: {
         turns: [
@@ -132,7 +118,7 @@ Deno.test({
     let screen = await term.waitFor(/Run this plan\?[\s\S]*all: run it as shown/);
     assert.match(screen, /RF phase scan around the operating point/);
     assert.match(screen, /RF:PHASE:SETPT\s+│ -4 → -4 … -8 deg/);
-    assert.match(screen, /5 points, dwell 0\.2 s/);
+    assert.match(screen, /5 points, dwell 0\.3 s/);
     assert.match(screen, /plan hash [0-9a-f]{64}/);
     await term.send("Up");
     await term.send("Enter");
