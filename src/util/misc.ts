@@ -36,7 +36,8 @@ export interface Timers {
   now(): number;
 }
 
-const realTimers: Timers = {
+/** The real clock and timers. */
+export const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id),
   now: () => performance.now(),
