@@ -29,6 +29,12 @@ export const SandboxConfigSchema = z.strictObject({
   optimize: z.enum(["eager", "hot"]).default("eager"),
   /** Start an interpreter in the background when the agent starts. */
   prewarm: z.boolean().default(true),
+  /**
+   * Prewarmed processes kept beside the one the next run takes, so a run
+   * straight after another does not wait for a process to start (each costs
+   * an idle process's memory; see README). 0 turns it off.
+   */
+  spare_processes: z.int().min(0).max(4).default(1),
   /** At most one day. */
   timeout_s: z.number().positive().max(86_400).default(30),
   grace_ms: z.int().min(0).max(60_000).default(500),

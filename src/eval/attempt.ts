@@ -159,7 +159,12 @@ function attemptConfig(task: Task, base: LoadedConfig, model: AttemptModel, dir:
   config.facility = { ...config.facility, adapter: "simulator" };
   config.simulator = { ...config.simulator, seed: task.seed };
   config.state = { ...config.state, dir: `${dir}/state` };
-  config.sandbox = { ...config.sandbox, work_dir: `${dir}/work`, prewarm: false };
+  config.sandbox = {
+    ...config.sandbox,
+    work_dir: `${dir}/work`,
+    prewarm: false,
+    spare_processes: 0,
+  };
   config.llm.default = model.name;
   if (model.baseUrl !== undefined) {
     const entry = config.llm.models[model.name];

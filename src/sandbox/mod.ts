@@ -64,6 +64,7 @@ export function createSandboxDeps(
     workRoot: at(cfg.work_dir),
     ...(cfg.snapshot ? { snapshotPath: `${at(cfg.cache_dir)}/${SNAPSHOT_NAME}` } : {}),
     optimize: cfg.optimize,
+    spareProcesses: cfg.spare_processes,
     ...(agentGrants ? { agentGrants } : {}),
     limits: {
       timeoutMs: cfg.timeout_s * 1000,

@@ -3,21 +3,41 @@
  * the process that ran a piece of code is killed after its result, so
  * nothing the code left behind (a scheduled callback, a patched module, a
  * thread still spinning) reaches the next run. The next process is started
- * in the background from the memory snapshot, so a run is usually warm.
+ * in the background from the memory snapshot, so a run is usually warm; with
+ * a spare beside it (`spareProcesses`), so is a run straight after another.
  *
  * @module
  */
 import { COPY_OUT_MS, type SandboxSetup } from "./protocol.ts";
 import { prepareDenoDir, saveSeed, seedDir } from "./deno_cache.ts";
 import { collectOutputFiles } from "./output_files.ts";
-import { OutputCap } from "./output_cap.ts";
 import { FLOOD, pipeLimits, SandboxProcess } from "./sandbox_process.ts";
 import type { RunRequest, RunResult, SandboxLimits, SandboxRunner } from "./types.ts";
+import { dirname, killedMessage, MAX_ERROR_CHARS, recap } from "./run_text.ts";
 import { type DiskUse, diskUse, pruneRuns, removeTree, runPrefix } from "./work_dirs.ts";
 import { errorMessage } from "../util/errors.ts";
+import { realTimers, type Timers } from "../util/misc.ts";
 
 export interface PyodideSandboxOptions extends SandboxSetup {
   limits: SandboxLimits;
+  /**
+   * Prewarmed processes kept beside the one the next run takes, so that a
+   * run straight after another takes a ready one too (0: none; default 1).
+   * Each still runs exactly one run.
+   */
+  spareProcesses?: number;
+  /** The clock of each run's deadlines (its time limit and copying out); tests pass fake ones. */
+  timers?: Timers;
+  /** How long a running process may go without a memory report before it is killed (default 2 s). */
+  reportTimeoutMs?: number;
+}
+
+/** An idle prewarmed process, as {@link PyodideSandbox.idle} reports it. */
+export interface IdleProcess {
+  pid: number;
+  workDir: string;
+  /** False when it could not start (it is gone). */
+  ready: boolean;
 }
 
 /** How often the process's memory reports are looked at… */
@@ -41,8 +61,13 @@ type Killed = NonNullable<RunResult["killed"]>;
 export class PyodideSandbox implements SandboxRunner {
   readonly limits: SandboxLimits;
   readonly #setup: SandboxSetup;
-  /** The prewarmed process the next run takes. */
-  #proc?: SandboxProcess;
+  readonly #spares: number;
+  readonly #timers: Timers;
+  readonly #reportTimeoutMs: number;
+  /** Prewarmed processes not yet taken by a run, the next run's first. */
+  #idle: SandboxProcess[] = [];
+  /** The background filling of {@link #idle}, while it goes. */
+  #filling?: Promise<void>;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   /** Runs asked for and not yet finished. */
@@ -60,18 +85,22 @@ export class PyodideSandbox implements SandboxRunner {
   readonly #prepared = new WeakMap<SandboxProcess, Promise<DiskUse>>();
 
   constructor(opts: PyodideSandboxOptions) {
-    const { limits, ...setup } = opts;
+    const { limits, spareProcesses, timers, reportTimeoutMs, ...setup } = opts;
     this.limits = limits;
     this.#setup = setup;
+    this.#spares = Math.max(0, Math.floor(spareProcesses ?? 1));
+    this.#timers = timers ?? realTimers;
+    this.#reportTimeoutMs = reportTimeoutMs ?? REPORT_TIMEOUT_MS;
   }
 
+  /**
+   * Starts the next run's process now (or after `delayMs`) and then, once it
+   * is ready, the spares one at a time (processes starting side by side
+   * delay each other). Stops while a run waits: that run takes what is there.
+   */
   prewarm(delayMs = 0): void {
     if (delayMs <= 0) {
-      try {
-        if (!this.#closed) this.#process();
-      } catch {
-        // The first run reports why (e.g. the work directory cannot be made).
-      }
+      if (!this.#closed) this.#filling ??= this.#fill().finally(() => this.#filling = undefined);
       return;
     }
     // Later, so starting the process does not compete with drawing the prompt;
@@ -81,17 +110,42 @@ export class PyodideSandbox implements SandboxRunner {
 
   /** Resolves when the prewarmed interpreter (the next run's) is ready. */
   async ready(): Promise<{ ms: number; fromSnapshot: boolean; pid: number; workDir: string }> {
-    const proc = this.#process();
+    const proc = this.#idle[0] ?? this.#start();
     return { ...(await proc.ready), pid: proc.pid, workDir: proc.workDir };
+  }
+
+  /**
+   * Fills the idle processes as {@link prewarm} does, and resolves once that
+   * is done with them (the next run's first).
+   */
+  async idle(): Promise<IdleProcess[]> {
+    this.prewarm();
+    await this.#filling;
+    return await Promise.all(this.#idle.map(async (p) => ({
+      pid: p.pid,
+      workDir: p.workDir,
+      ready: await p.ready.then(() => true, () => false),
+    })));
+  }
+
+  async #fill(): Promise<void> {
+    try {
+      while (!this.#closed && this.#queued === 0 && this.#idle.length < 1 + this.#spares) {
+        const proc = this.#start();
+        await proc.ready;
+      }
+    } catch {
+      // The next run reports why (e.g. the work directory cannot be made).
+    }
   }
 
   run(req: RunRequest): Promise<RunResult> {
     this.#queued++;
     const result = this.#queue.then(() => this.#run(req)).finally(() => {
       this.#queued--;
-      // A fresh interpreter for the next run, started once this result is
-      // out (starting it competes for the CPU the result still needs), and
-      // only if no run is waiting (that one starts its own).
+      // Fresh interpreters for the next runs, started once this result is
+      // out (starting them competes for the CPU the result still needs), and
+      // only if no run is waiting (that one takes a spare or starts its own).
       Deno.unrefTimer(setTimeout(() => {
         if (this.#queued === 0) this.prewarm();
       }, 0));
@@ -102,61 +156,62 @@ export class PyodideSandbox implements SandboxRunner {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const proc = this.#proc;
-    this.#proc = undefined;
+    const idle = this.#idle;
+    this.#idle = [];
     for (const running of this.#running) running.kill("closed");
+    for (const proc of idle) proc.kill("closed");
     // Every run asked for has its result (cancelled) before close returns.
     await this.#queue;
-    if (proc) {
-      proc.kill("closed");
+    for (const proc of idle) {
       await proc.exited;
       await removeTree(dirname(proc.workDir)); // unused
     }
     await Promise.all(this.#cleanups);
   }
 
-  /** The prewarmed process, started (with its own new run directory) if there is none. */
-  #process(): SandboxProcess {
+  /** Starts a prewarmed process (with its own new run directory), last in the idle list. */
+  #start(): SandboxProcess {
     if (this.#closed) throw new Error("the sandbox is closed");
-    if (!this.#proc) {
-      const { workRoot, snapshotPath } = this.#setup;
-      Deno.mkdirSync(workRoot, { recursive: true });
-      if (snapshotPath) Deno.mkdirSync(dirname(snapshotPath), { recursive: true });
-      const runDir = Deno.makeTempDirSync({ dir: workRoot, prefix: runPrefix() });
-      const workDir = `${runDir}/work`;
-      Deno.mkdirSync(workDir);
-      const limits = pipeLimits(this.limits.maxOutputChars);
-      const seed = seedDir(snapshotPath);
-      prepareDenoDir(`${runDir}/deno`, seed);
-      const proc = new SandboxProcess(
-        {
-          ...this.#setup,
-          workDir,
-          quotaBytes: this.limits.maxWorkMb * 1024 * 1024,
-          rssLimitMb: this.limits.memoryMb + RSS_HEADROOM_MB,
-        },
-        this.limits.memoryMb,
-        limits,
-        `${runDir}/deno`,
-      );
-      this.#proc = proc;
-      // Ready and nothing run yet: its cache holds only our own start-up.
-      const prepared = proc.ready
-        .then(() => seed ? saveSeed(`${runDir}/deno`, seed) : undefined)
-        .then(() => diskUse(runDir));
-      prepared.catch(() => {}); // a process that never starts is reported by its run
-      this.#prepared.set(proc, prepared);
-      const cleanup = proc.exited.then(async () => {
-        if (this.#proc === proc) this.#proc = undefined;
-        // The private Deno cache goes with its process; an empty run directory too.
-        await removeTree(`${runDir}/deno`);
-        await Deno.remove(workDir).then(() => Deno.remove(runDir)).catch(() => {});
-      });
-      this.#cleanups.add(cleanup);
-      cleanup.finally(() => this.#cleanups.delete(cleanup));
-      void pruneRuns(workRoot, this.limits.keepRuns, runDir);
-    }
-    return this.#proc;
+    const { workRoot, snapshotPath } = this.#setup;
+    Deno.mkdirSync(workRoot, { recursive: true });
+    if (snapshotPath) Deno.mkdirSync(dirname(snapshotPath), { recursive: true });
+    const runDir = Deno.makeTempDirSync({ dir: workRoot, prefix: runPrefix() });
+    const workDir = `${runDir}/work`;
+    Deno.mkdirSync(workDir);
+    const limits = pipeLimits(this.limits.maxOutputChars);
+    const seed = seedDir(snapshotPath);
+    prepareDenoDir(`${runDir}/deno`, seed);
+    const proc = new SandboxProcess(
+      {
+        ...this.#setup,
+        workDir,
+        quotaBytes: this.limits.maxWorkMb * 1024 * 1024,
+        rssLimitMb: this.limits.memoryMb + RSS_HEADROOM_MB,
+      },
+      this.limits.memoryMb,
+      limits,
+      `${runDir}/deno`,
+    );
+    this.#idle.push(proc);
+    // Ready and nothing run yet: its cache holds only our own start-up.
+    const prepared = proc.ready
+      .then(() => seed ? saveSeed(`${runDir}/deno`, seed) : undefined)
+      .then(() => diskUse(runDir));
+    prepared.catch(() => {}); // a process that never starts is reported by its run
+    this.#prepared.set(proc, prepared);
+    const cleanup = proc.exited.then(async () => {
+      // One that died idle (killed from outside, out of memory) is not taken by a run.
+      this.#idle = this.#idle.filter((p) => p !== proc);
+      // The private Deno cache goes with its process; an empty run directory too.
+      await removeTree(`${runDir}/deno`);
+      await Deno.remove(workDir).then(() => Deno.remove(runDir)).catch(() => {});
+    });
+    this.#cleanups.add(cleanup);
+    cleanup.finally(() => this.#cleanups.delete(cleanup));
+    // Not the directories of the other processes alive (idle or running).
+    const live = [...this.#idle, ...this.#running].map((p) => dirname(p.workDir));
+    void pruneRuns(workRoot, this.limits.keepRuns, live);
+    return proc;
   }
 
   async #run(req: RunRequest): Promise<RunResult> {
@@ -180,9 +235,9 @@ export class PyodideSandbox implements SandboxRunner {
     });
     if (this.#closed) return fail("the sandbox is closed", "cancelled");
     try {
-      proc = this.#process();
-      // This run owns the process: the next run gets a new one.
-      this.#proc = undefined;
+      // This run owns the process: the next run gets another.
+      proc = this.#idle.shift() ?? this.#start();
+      this.#idle = this.#idle.filter((p) => p !== proc);
       this.#running.add(proc);
       proc.exited.then(() => this.#running.delete(proc));
       workDir = proc.workDir;
@@ -211,11 +266,12 @@ export class PyodideSandbox implements SandboxRunner {
     const startBytes = "bytes" in startUse ? startUse.bytes : 0;
     // The watchdog lives until the process is gone, not until a reply: the
     // interrupt fires at timeoutMs inside the process, this kill later.
-    let deadline = setTimeout(() => kill("timeout"), timeoutMs + limits.graceMs);
+    const timers = this.#timers;
+    let deadline = timers.setTimeout(() => kill("timeout"), timeoutMs + limits.graceMs);
     // The run has ended; its files are being copied out by our own code.
     proc.onCopying = () => {
-      clearTimeout(deadline);
-      deadline = setTimeout(() => kill("timeout"), COPY_OUT_MS);
+      timers.clearTimeout(deadline);
+      deadline = timers.setTimeout(() => kill("timeout"), COPY_OUT_MS);
     };
     const quota = limits.maxWorkMb * 1024 * 1024;
     const runDir = dirname(workDir);
@@ -229,9 +285,11 @@ export class PyodideSandbox implements SandboxRunner {
     let polls = 0;
     proc.expectReports();
     const poll = setInterval(() => {
-      // Fails closed: a process whose memory reports stop is killed.
-      if (proc.reportAge > REPORT_TIMEOUT_MS) {
-        proc.memoryDetail ??= `it stopped reporting its memory use for ${REPORT_TIMEOUT_MS} ms`;
+      // Fails closed: a process whose memory reports stop is killed (one
+      // already killed, e.g. for the size it reported, is silent for that).
+      const silence = this.#reportTimeoutMs;
+      if (proc.killedFor === undefined && proc.reportAge > silence) {
+        proc.memoryDetail ??= `it stopped reporting its memory use for ${silence} ms`;
         proc.memoryUnmeasured = true;
         kill("memory");
       }
@@ -266,7 +324,7 @@ export class PyodideSandbox implements SandboxRunner {
     // result need not wait for the exit (about 10 ms), but the watchdog does.
     proc.kill("done");
     proc.exited.then(() => {
-      clearTimeout(deadline);
+      timers.clearTimeout(deadline);
       clearInterval(poll);
     });
     if (proc.killedFor === FLOOD) killed ??= "output";
@@ -314,41 +372,4 @@ export class PyodideSandbox implements SandboxRunner {
       ms: performance.now() - started,
     };
   }
-}
-
-function killedMessage(why: Killed | undefined, timeoutMs: number, limits: SandboxLimits): string {
-  switch (why) {
-    case "timeout":
-      return `stopped by the time limit of ${timeoutMs / 1000} s (the process was killed)`;
-    case "memory":
-      return `stopped: the sandbox used more than ${limits.memoryMb} MB of memory (the process was killed)`;
-    case "disk":
-      return `stopped: the run wrote more than ${limits.maxWorkMb} MB, its disk quota (its files were not kept)`;
-    case "output":
-      return "stopped: the code wrote too much to the sandbox's protocol pipe (the process was killed)";
-    case "cancelled":
-      return "cancelled";
-    default:
-      return "the Python interpreter crashed; a fresh one is started for the next run";
-  }
-}
-
-/** Longest error line kept. */
-const MAX_ERROR_CHARS = 2_000;
-
-/**
- * The output cap again, on the agent's side: whatever happened inside the
- * sandbox, at most `max` characters (and the marker) reach the reader.
- */
-function recap(text: unknown, max: number): string {
-  const s = typeof text === "string" ? text : "";
-  // The worker's cap adds one marker line; anything longer was not capped there.
-  if (s.length <= max + 80) return s;
-  const cap = new OutputCap(max);
-  cap.push(s);
-  return cap.text();
-}
-
-function dirname(path: string): string {
-  return path.slice(0, path.lastIndexOf("/")) || "/";
 }

@@ -102,19 +102,24 @@ export async function removeTree(path: string): Promise<boolean> {
 }
 
 /**
- * Removes `run-*` directories beyond the newest `keep` (never `current`),
- * newest by the creation order in their names.
+ * Removes `run-*` directories beyond the newest `keep` (never those of
+ * `live` processes, which count towards `keep`), newest by the creation
+ * order in their names.
  */
-export async function pruneRuns(root: string, keep: number, current: string): Promise<void> {
+export async function pruneRuns(
+  root: string,
+  keep: number,
+  live: readonly string[],
+): Promise<void> {
   try {
     const runs: { path: string; stamp: number }[] = [];
     for await (const e of Deno.readDir(root)) {
       if (!e.isDirectory || !e.name.startsWith("run-")) continue;
       const path = `${root}/${e.name}`;
-      if (path !== current) runs.push({ path, stamp: runStamp(e.name) });
+      if (!live.includes(path)) runs.push({ path, stamp: runStamp(e.name) });
     }
     runs.sort((a, b) => b.stamp - a.stamp);
-    for (const old of runs.slice(Math.max(0, keep - 1))) await removeTree(old.path);
+    for (const old of runs.slice(Math.max(0, keep - live.length))) await removeTree(old.path);
   } catch {
     // The work root is housekeeping, never a reason for a run to fail.
   }

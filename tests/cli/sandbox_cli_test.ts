@@ -27,7 +27,7 @@ async function sandboxConfig(): Promise<
   const config = `${dir}/config.toml`;
   await Deno.writeTextFile(
     config,
-    `[sandbox]\ndata_dirs = ["data"]\nscripts_dir = "${ROOT}/scripts"\nwork_dir = "work"\ntimeout_s = 20\n`,
+    `[sandbox]\ndata_dirs = ["data"]\nscripts_dir = "${ROOT}/scripts"\nwork_dir = "work"\ntimeout_s = 120\n`,
   );
   return { config, dataDir, [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose]() };
 }

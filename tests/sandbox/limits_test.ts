@@ -2,22 +2,28 @@
  * Resource limits, run against the real runner: time (interrupt, then the
  * hard kill), memory (the WebAssembly heap cap, then the RSS kill), output,
  * files; and what one run leaves for the next. Each run has its own process,
- * killed after its result.
+ * killed after its result. A test of one limit gives every other limit
+ * ample room (the shared sandbox's time limit is 120 s), and none bounds
+ * the wall-clock time a run takes: timings are in `deno task bench`.
  */
 import assert from "node:assert/strict";
 import {
   cpuTicks,
+  gone,
   runCode,
   sandboxTest,
   SNAPSHOT_PATH,
   startFileSandbox,
   startTestSandbox,
-  watchEventLoop,
 } from "../support/sandbox.ts";
+import { ClockTimers } from "../support/clock_timers.ts";
+import { ManualClock } from "../../src/adapters/clock.ts";
 import { shapeRun } from "../../src/tools/sandbox_result.ts";
 
 const env = await startFileSandbox();
 const { sandbox } = env;
+/** For the interrupt alone: a grace period no busy machine reaches, so nothing is killed. */
+const patient = await startFileSandbox({ graceMs: 60_000 });
 
 const attack = sandboxTest;
 const run = (code: string) => runCode(sandbox, code);
@@ -28,31 +34,29 @@ const TRY = (expr: string) =>
 attack(
   "a busy loop is interrupted at the time limit; its process ends, the next one idles",
   async () => {
-    const ran = await sandbox.ready();
-    const r = await sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
+    const ran = await patient.sandbox.ready();
+    const r = await patient.sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
     assert.equal(r.timedOut, true);
     assert.match(r.error ?? "", /time limit of 1 s/);
-    assert.ok(r.ms < 1_000 + 500, `${r.ms} ms`);
-    assert.equal(r.killed, undefined);
-    await new Promise((res) => setTimeout(res, 100)); // killed as the result came in
-    assert.equal(cpuTicks(ran.pid), undefined, "the process that ran the loop is gone");
+    assert.equal(r.killed, undefined, "the interrupt stopped it, not the kill");
+    assert.ok(await gone(ran.pid), "the process that ran the loop is gone");
     // The next process does not spin: once V8 has optimized its interpreter
     // (about a second of background compiling after its start, longer on a
     // loaded machine), it uses no CPU over half a second.
-    const { pid } = await sandbox.ready();
+    const { pid } = await patient.sandbox.ready();
     const t = performance.now();
     let idle = false;
-    while (!idle && performance.now() - t < 10_000) {
+    while (!idle && performance.now() - t < 120_000) {
       const a = cpuTicks(pid) ?? 0;
       await new Promise((res) => setTimeout(res, 500));
       idle = (cpuTicks(pid) ?? 0) - a <= 2;
     }
     assert.ok(idle, "the next process never went idle");
-    assert.equal((await run("print(6 * 7)")).stdout, "42\n");
+    assert.equal((await runCode(patient.sandbox, "print(6 * 7)")).stdout, "42\n");
   },
 );
 
-attack("a loop that catches KeyboardInterrupt is killed within a second of its limit", async () => {
+attack("a loop that catches KeyboardInterrupt is killed after the grace period", async () => {
   const { pid } = await sandbox.ready();
   const r = await sandbox.run({
     code: "open('/work/partial.txt', 'w').write('kept')\n" +
@@ -60,20 +64,24 @@ attack("a loop that catches KeyboardInterrupt is killed within a second of its l
     timeoutMs: 1_000,
   });
   assert.equal(r.killed, "timeout");
-  assert.ok(r.ms < 2_000, `stopped after ${r.ms} ms`);
+  assert.match(r.error ?? "", /time limit of 1 s \(the process was killed\)/);
   // /work is in memory until the run ends: a process killed mid-run leaves no files.
   assert.deepEqual(r.files.map((f) => f.name), [], "nothing half-written is kept");
-  await new Promise((res) => setTimeout(res, 100));
-  assert.equal(cpuTicks(pid), undefined, "the process is gone");
+  assert.ok(await gone(pid), "the process is gone");
   assert.equal((await run("print('fresh')")).stdout, "fresh\n");
 });
 
-attack("the host stays responsive while the sandbox spins", async () => {
-  const loop = watchEventLoop();
-  await sandbox.run({ code: "while True: pass", timeoutMs: 1_000 });
-  const worst = loop.stop();
-  assert.ok(worst < 100, `the host's event loop stalled ${worst.toFixed(0)} ms`);
-});
+attack(
+  "the host stays responsive while the sandbox spins: its own timer cancels the run",
+  async () => {
+    // Only a host whose event loop turns while the sandbox spins can fire the
+    // timer; the run's time limit (120 s) is not what ends it.
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const r = await sandbox.run({ code: "while True: pass", signal: controller.signal });
+    assert.equal(r.killed, "cancelled", JSON.stringify(r));
+  },
+);
 
 attack("deep recursion is a RecursionError", async () => {
   const r = await run("def f(n):\n    return f(n + 1)\nf(0)");
@@ -106,7 +114,6 @@ attack("a 1 GB print comes back truncated to the output cap, head and tail", asy
   const r = await sandbox.run({
     code:
       "import sys\nsys.stdout.write('HEAD')\nfor _ in range(1024):\n    sys.stdout.write('x' * 2**20)\nprint('TAIL')",
-    timeoutMs: 30_000,
   });
   assert.ok(r.stdout.length < 4_200, `${r.stdout.length} characters`);
   assert.ok(r.stdout.startsWith("HEAD"));
@@ -115,7 +122,8 @@ attack("a 1 GB print comes back truncated to the output cap, head and tail", asy
 });
 
 attack("a million output files are cut off by the time limit and the file cap", async () => {
-  const r = await sandbox.run({
+  // Interrupted, not killed: a killed run keeps no files.
+  const r = await patient.sandbox.run({
     code: "i = 0\nwhile i < 10**6:\n    open(f'/work/f{i}', 'w').close()\n    i += 1",
     timeoutMs: 1_500,
   });
@@ -153,7 +161,7 @@ attack("memory taken through js outside the WebAssembly heap gets the process ki
   const r = await sandbox.run({
     code:
       "import js\nkeep = []\nwhile True:\n    keep.append(js.Uint8Array.new(256 * 1024 * 1024).fill(1))",
-    timeoutMs: 30_000, // the memory cap, not the clock, must stop it
+    timeoutMs: 120_000, // the memory cap, not the clock, must stop it
   });
   assert.equal(r.killed, "memory", JSON.stringify(r));
   assert.match(r.error ?? "", /used more than 512 MB of memory/);
@@ -180,18 +188,34 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await using fresh = await startTestSandbox();
-    const t = performance.now();
     fresh.sandbox.prewarm();
     const ready = await fresh.sandbox.ready();
     assert.equal(ready.fromSnapshot, true);
-    assert.ok(performance.now() - t < 2_000, `${performance.now() - t} ms`);
   },
 });
 
 attack("a sleep that ignores the interrupt is killed after the grace period", async () => {
   await sandbox.ready();
-  const r = await sandbox.run({ code: "import time\ntime.sleep(60)", timeoutMs: 1_000 });
+  const r = await sandbox.run({ code: "import time\ntime.sleep(600)", timeoutMs: 1_000 });
   assert.equal(r.killed, "timeout");
-  assert.ok(r.ms < 2_000, `${r.ms} ms`);
   assert.equal((await run("print('fresh')")).stdout, "fresh\n");
+});
+
+Deno.test({
+  name:
+    "the runner kills a run at its time limit plus the grace period on its own clock, whatever the code does",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    // The runner's deadline on a fake clock: reached at once, with no real
+    // waiting, while the process's own interrupt (600 s) never comes.
+    const timers = new ClockTimers(new ManualClock(0));
+    await using fake = await startTestSandbox({ graceMs: 700 }, { timers, spareProcesses: 0 });
+    const { pid } = await fake.sandbox.ready();
+    const r = await fake.sandbox.run({ code: "import time\ntime.sleep(600)", timeoutMs: 600_000 });
+    assert.equal(r.killed, "timeout", JSON.stringify(r));
+    assert.equal(r.error, "stopped by the time limit of 600 s (the process was killed)");
+    assert.deepEqual(timers.delays, [600_700], "one deadline: the limit and the grace period");
+    assert.ok(await gone(pid), "the process is gone");
+  },
 });

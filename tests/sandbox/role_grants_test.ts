@@ -167,7 +167,7 @@ Deno.test("the compiled sandbox role, with the baked grants, can no longer read 
     id: 1,
     code: "print(open('/data/bpm.csv').read().split()[1])\nopen('/work/ok.txt', 'w').write('fine')",
     argv: ["<code>"],
-    timeoutMs: 20_000,
+    timeoutMs: 120_000,
     maxOutputChars: 10_000,
   });
   await until('"type":"result"');

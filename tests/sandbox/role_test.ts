@@ -55,7 +55,7 @@ Deno.test("main.ts in the sandbox role drops broad grants before running Python"
     id: 1,
     code,
     argv: ["<code>"],
-    timeoutMs: 10_000,
+    timeoutMs: 120_000,
     maxOutputChars: 10_000,
   });
   let text = "";

@@ -27,7 +27,7 @@ async function withTools(
       now: () => Date.now(),
       sandbox: { runner: env.sandbox, scriptsDir: env.scriptsDir, packages },
     },
-    { maxOutputChars: 20_000, timeoutMs: 30_000 },
+    { maxOutputChars: 20_000, timeoutMs: 120_000 },
   );
   const call = async (name: string, args: unknown) => {
     const out = await tools.execute(name, JSON.stringify(args), new AbortController().signal);

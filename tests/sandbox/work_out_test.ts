@@ -115,7 +115,7 @@ Deno.test("pruning keeps the newest by the names' creation order, not by a futur
     const ahead = `${root}/run-${String(Date.now() + 10 * 86_400_000).padStart(15, "0")}-000001-x`;
     await Deno.mkdir(ahead);
     assert.equal(runStamp(ahead.slice(root.length + 1)), 0);
-    await pruneRuns(root, 2, made[2]!);
+    await pruneRuns(root, 2, [made[2]!]);
     const left = [...Deno.readDirSync(root)].map((e) => `${root}/${e.name}`).sort();
     assert.deepEqual(left, [made[1], made[2]].sort());
   } finally {

@@ -6,6 +6,7 @@
  */
 import { defaultPyodideDir, PyodideSandbox, type SandboxLimits } from "../../src/sandbox/mod.ts";
 import { removeAtUnload, removeTree } from "./temp.ts";
+import type { Timers } from "../../src/util/misc.ts";
 
 /**
  * One snapshot for every test run on the machine (not a new 31 MB file per
@@ -15,8 +16,12 @@ const SNAPSHOT_DIR = `${Deno.env.get("TMPDIR") ?? "/tmp"}/accel-agent-test-snaps
 Deno.mkdirSync(SNAPSHOT_DIR, { recursive: true });
 export const SNAPSHOT_PATH = `${SNAPSHOT_DIR}/pyodide-314.0.7.snapshot`;
 
+/**
+ * Every limit with room to spare on a busy machine; a test of one limit sets
+ * that one (a time-limit test its `timeoutMs`, a memory test `memoryMb`…).
+ */
 export const TEST_LIMITS: SandboxLimits = {
-  timeoutMs: 2_000,
+  timeoutMs: 120_000,
   graceMs: 500,
   memoryMb: 512,
   maxOutputChars: 4_000,
@@ -42,7 +47,15 @@ export interface TestSandbox {
 /** A sandbox with a data dir holding `orbit.csv`, an empty scripts dir and a work root. */
 export async function startTestSandbox(
   limits: Partial<SandboxLimits> = {},
-  extra: { packagesDir?: string; scriptsDir?: string; optimize?: "eager" | "hot" } = {},
+  extra: {
+    packagesDir?: string;
+    scriptsDir?: string;
+    optimize?: "eager" | "hot";
+    spareProcesses?: number;
+    timers?: Timers;
+    /** Default 60 s: only the test of the memory reports' silence races it. */
+    reportTimeoutMs?: number;
+  } = {},
 ): Promise<TestSandbox> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "accel-agent-sbx-" }));
   const dataDir = `${root}/data`;
@@ -67,6 +80,9 @@ export async function startTestSandbox(
     scriptsDir,
     ...(extra.packagesDir ? { packagesDir: extra.packagesDir } : {}),
     ...(extra.optimize ? { optimize: extra.optimize } : {}),
+    ...(extra.spareProcesses !== undefined ? { spareProcesses: extra.spareProcesses } : {}),
+    ...(extra.timers ? { timers: extra.timers } : {}),
+    reportTimeoutMs: extra.reportTimeoutMs ?? 60_000,
     workRoot,
     snapshotPath: SNAPSHOT_PATH,
     limits: { ...TEST_LIMITS, ...limits },
@@ -98,6 +114,40 @@ export async function startFileSandbox(
   return env;
 }
 
+/** The command line the kernel has for a process (empty once it is gone). */
+export function cmdline(pid: number): string[] {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** Pids of the sandbox processes alive whose command line names `workRoot` (their run directories). */
+export function sandboxPids(workRoot: string): number[] {
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    const args = cmdline(Number(e.name));
+    const isSandbox = args.some((a) => a.endsWith("/process_main.ts"));
+    if (isSandbox && args.some((a) => a.includes(`${workRoot}/run-`))) pids.push(Number(e.name));
+  }
+  return pids;
+}
+
+/**
+ * Whether the process `pid` is gone, polling until it is (a killed process
+ * takes a moment to be reaped, longer on a busy machine; a minute is ample).
+ */
+export async function gone(pid: number): Promise<boolean> {
+  const deadline = performance.now() + 60_000;
+  while (cpuTicks(pid) !== undefined) {
+    if (performance.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
 /** CPU time (user + system, in clock ticks) a process has used; undefined once it is gone. */
 export function cpuTicks(pid: number): number | undefined {
   try {
@@ -121,21 +171,4 @@ export function sandboxTest(name: string, fn: () => Promise<void>): void {
 export async function runCode(sandbox: PyodideSandbox, code: string) {
   const r = await sandbox.run({ code });
   return { ...r, all: `${r.stdout}\n${r.stderr}\n${r.error ?? ""}` };
-}
-
-/** Watches this process's event loop with a 10 ms timer; `stop()` gives its longest stall in ms. */
-export function watchEventLoop(): { stop(): number } {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last);
-    last = now;
-  }, 10);
-  return {
-    stop() {
-      clearInterval(timer);
-      return worst;
-    },
-  };
 }
