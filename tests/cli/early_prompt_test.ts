@@ -29,7 +29,7 @@ Deno.test({
     await term.type("/history");
     await term.send("Enter");
     const screen = await term.waitFor(/no questions yet\s*\naccel›\s*$/m, 60_000);
-    assert.match(screen, /accel-agent \d+\.\d+\.\d+ · simulator/);
+    assert.match(screen, /accel-agent \d+\.\d+\.\d+ · model .* · simulator/);
     // One banner, and the line was run once.
     assert.equal(screen.match(/accel-agent \d+\.\d+\.\d+ ·/g)?.length, 1);
     assert.equal(screen.match(/no questions yet/g)?.length, 1);

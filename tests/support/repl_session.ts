@@ -8,9 +8,12 @@ import { TmuxSession } from "./tmux.ts";
 
 export const PROMPT = /accel›\s*$/m;
 
+/** The session's own prompt, after its banner: the early prompt drawn while it loads comes first. */
+export const READY = /Ask about the machine[^\n]*\n[\s\S]*accel›\s*$/m;
+
 /**
  * Starts `main.ts` (or `argv`) with the model at `modelUrl` and `home` as
- * HOME, and returns once the prompt is shown.
+ * HOME, and returns once the session's prompt is shown (not the early one).
  */
 export async function startRepl(
   modelUrl: string,
@@ -23,7 +26,7 @@ export async function startRepl(
     ROOT,
   );
   try {
-    await term.waitFor(PROMPT);
+    await term.waitFor(READY);
   } catch (e) {
     await term[Symbol.asyncDispose]();
     throw e;
