@@ -63,3 +63,28 @@ Deno.test({
     assert.doesNotMatch(screen, /accel›/);
   },
 });
+
+Deno.test({
+  name:
+    "SIGTERM the moment a prompt shows ends the program with 143 and gives the shell its terminal back out of raw mode",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using home = await tempDir();
+    const env = childEnv({
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+      OPENAI_API_KEY: "k",
+      HOME: home.path,
+    });
+    const agent = [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN].map((a) => `'${a}'`).join(" ");
+    // After the program, the shell reports the terminal's line discipline: "icanon" is normal mode.
+    const line = `${agent}; code=$?; stty -a | grep -o -- '-\\?icanon'; exit $code`;
+    await using term = await TmuxSession.start(["bash", "-c", line], env, ROOT);
+    await term.waitFor(/accel›/, 60_000);
+    const [pid] = await term.processes(MAIN);
+    assert.ok(pid, "the program runs in the pane");
+    Deno.kill(pid, "SIGTERM");
+    const screen = await term.waitFor(/\[exit \d+\]/, 60_000);
+    assert.match(screen, /\[exit 143\]/);
+    assert.match(screen, /^icanon$/m);
+  },
+});

@@ -5,7 +5,9 @@
  * too) waits unechoed in its input buffer and reaches the line editor when
  * it takes over, as if typed at its prompt; the early prompt is erased, and
  * the terminal's mode restored, just before the session draws its banner
- * and its own prompt in its place (or anything else is printed).
+ * and its own prompt in its place (or anything else is printed). A signal
+ * that stops the program meanwhile (SIGINT, SIGTERM, SIGHUP) restores the
+ * terminal first, so the shell does not get it back in raw mode.
  *
  * @module
  */
@@ -35,14 +37,31 @@ export function earlyPrompt(glance: ConfigGlance | undefined, io: Io): EarlyProm
   }
   io.out(style(io.color).cyan(PROMPT_TEXT));
   let shown = true;
-  return {
+  const stops = STOP_SIGNALS.map(([signal, code]) => {
+    const stop = () => {
+      prompt.erase();
+      Deno.exit(code);
+    };
+    Deno.addSignalListener(signal, stop);
+    return () => Deno.removeSignalListener(signal, stop);
+  });
+  const prompt = {
     erase() {
       if (!shown) return;
       shown = false;
+      for (const remove of stops) remove();
       io.out("\r\x1b[2K");
       try {
         Deno.stdin.setRaw(false);
       } catch { /* the terminal is gone; nothing to restore */ }
     },
   };
+  return prompt;
 }
+
+/** Signals that end the program while the early prompt is up, and the exit code each gives. */
+const STOP_SIGNALS: readonly [Deno.Signal, number][] = [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+  ["SIGHUP", 129],
+];
