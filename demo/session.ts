@@ -1,6 +1,6 @@
 /**
  * The recorded session the demo replays: a question, reads, a scan plan the
- * operator approves, and a sandbox analysis of the scan's data.
+ * operator approves, a chart of the scan, and a sandbox analysis of its data.
  *
  * @module
  */
@@ -39,10 +39,15 @@ for r in rows:
 print(f"peak: {float(best[energy]):.4f} at {float(best[phase]):.2f} deg")
 `;
 
-/** The scan's CSV as Python sees it, from the plan's tool result. */
-function csvInPython(result: unknown): string {
-  const files = (result as { csv_files_in_python?: unknown })?.csv_files_in_python;
-  return Array.isArray(files) && typeof files[0] === "string" ? files[0] : "/data1/missing.csv";
+/** What the plan's tool result says of its scan: the CSV as Python sees it, and its file name. */
+const scan = { python: "/data1/missing.csv", file: "" };
+
+function rememberScan(result: unknown): void {
+  const r = result as { csv_files?: unknown; csv_files_in_python?: unknown; plan_hash?: unknown };
+  const inPython = Array.isArray(r?.csv_files_in_python) ? r.csv_files_in_python[0] : undefined;
+  const file = Array.isArray(r?.csv_files) ? r.csv_files[0] : r?.plan_hash;
+  if (typeof inPython === "string") scan.python = inPython;
+  if (typeof file === "string") scan.file = file;
 }
 
 /** The model's answers, in order. */
@@ -59,12 +64,22 @@ export const STEPS: ReplayStep[] = [
     toolCalls: [{ name: "propose_plan", arguments: SCAN_PLAN }],
   },
   {
-    text: "The scan is done. Now the analysis, in the sandbox.",
-    toolCalls: (result) => [{
+    text: "The scan is done. First a look at the curve.",
+    toolCalls: (result) => {
+      rememberScan(result);
+      return [{
+        name: "plot",
+        arguments: { source: "scan", scan: scan.file, columns: ["DIAG:ENERGY:MEAS"] },
+      }];
+    },
+  },
+  {
+    text: "Now the analysis, in the sandbox.",
+    toolCalls: () => [{
       name: "execute_code",
       arguments: {
         description: "Find the phase of peak energy in the scan",
-        code: `PATH = ${JSON.stringify(csvInPython(result))}\n${ANALYSIS}`,
+        code: `PATH = ${JSON.stringify(scan.python)}\n${ANALYSIS}`,
       },
     }],
   },

@@ -136,6 +136,7 @@ export async function scanData(
   scansDir: string,
   ref: string,
   signal?: AbortSignal,
+  columns?: string[],
 ): Promise<PlotData> {
   const name = ref.slice(ref.lastIndexOf("/") + 1);
   let file: string | undefined;
@@ -157,7 +158,7 @@ export async function scanData(
       `scan "${ref}" is neither a scan file's name (scan-….csv) nor a plan hash`,
     );
   }
-  const data = await csvText(`${scansDir}/${file}`, file, { x: 1, skip: [0] });
+  const data = await csvText(`${scansDir}/${file}`, file, { x: 1, skip: [0], columns });
   // The scan file has no units; the devices' descriptions do.
   try {
     const info = await cs.describe(

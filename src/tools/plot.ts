@@ -52,7 +52,7 @@ const Parameters = z.strictObject({
       "first column x (ISO times or numbers), a header row, one numeric series per other column",
   ),
   columns: z.array(z.string()).max(20).optional().describe(
-    "csv: only these columns (header names)",
+    "csv and scan: only these columns (header names, e.g. a scan's read devices)",
   ),
 });
 
@@ -131,7 +131,10 @@ async function load(
       );
     case "scan":
       need(a.scan, "scan (a scan file's name or a plan hash)");
-      return { data: await scanData(cs, d.scansDir, a.scan ?? "", signal), errors: [] };
+      return {
+        data: await scanData(cs, d.scansDir, a.scan ?? "", signal, a.columns),
+        errors: [],
+      };
     case "csv":
       need(a.file, "file (a path in the work directory)");
       return { data: await csvData(d.workDir, a.file ?? "", a.columns), errors: [] };

@@ -11,7 +11,7 @@ const CEILING = 90_000;
 
 Deno.test({
   name:
-    "the demo replays a question, tool calls, a scan plan approved by a shown keypress, the progress bar and a sandbox analysis, then stops",
+    "the demo replays a question, tool calls, a scan plan approved by a shown keypress, the progress bar, a chart of the scan and a sandbox analysis, then stops",
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using home = await tempDir();
@@ -32,6 +32,9 @@ Deno.test({
     await term.waitFor(/plan [0-9a-f]{12} approved/, CEILING);
     await term.waitFor(/replay pressed ↑ then Enter: all: run it as shown/, CEILING);
     await term.waitFor(/\[█+\] 5\/5/, CEILING);
+    screen = await term.waitFor(/✓ plot .*chart of 1 series/, CEILING);
+    screen = await term.waitFor(/━━ DIAG:ENERGY:MEAS/, CEILING);
+    assert.match(screen, /└[─┬]+▶/, "the chart's x axis");
     await term.waitFor(/✓ execute_code /, CEILING);
     screen = await term.waitFor(/Replay finished — no model was called/, CEILING);
     assert.match(screen, /The energy peaks at -?\d\.\d\d deg \(\d+\.\d+ MeV\)/);

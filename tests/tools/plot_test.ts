@@ -124,7 +124,7 @@ Deno.test("plot of live values reads every interval for the duration, on the inj
   });
 });
 
-Deno.test("plot of a scan takes the plan's recorded CSV by hash, the setpoint as x", async () => {
+Deno.test("plot of a scan takes the plan's recorded CSV by hash, the setpoint as x, and only the columns asked for", async () => {
   const s = await setUp();
   await using _ = s.dir;
   await Deno.mkdir(s.deps.scansDir);
@@ -145,6 +145,12 @@ Deno.test("plot of a scan takes the plan's recorded CSV by hash, the setpoint as
       ["DIAG:ENERGY:MEAS", "MeV", 102, -5],
     ]);
   }
+  // Only the read devices asked for: the energy against the phase, without the phase's readback.
+  const energy = await s.plot({ source: "scan", scan: name, columns: ["DIAG:ENERGY:MEAS"] });
+  assert.ok(energy.ok, JSON.stringify(energy.result));
+  assert.deepEqual((energy.result.series as Record<string, unknown>[]).map((x) => x.name), [
+    "DIAG:ENERGY:MEAS",
+  ]);
   const missing = await s.plot({ source: "scan", scan: "ffffff" });
   assert.equal(missing.ok, false);
   assert.match(String(missing.result.error), /no scan of a plan ffffff/);

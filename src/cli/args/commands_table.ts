@@ -271,7 +271,7 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
         type: "string",
         multiple: true,
         value: "NAME",
-        description: "csv: only this column (repeatable)",
+        description: "csv, scan: only this column (repeatable)",
       },
     ],
     build: (rest, v) => ({ kind: "plot", args: plotArgs(rest, v) }),

@@ -28,9 +28,8 @@ export function plotArgs(devices: string[], values: Values): Record<string, unkn
     if (devices.length || timeRange || v.live !== undefined || v.every !== undefined) {
       throw new UsageError("--scan and --csv take no devices, --from, --to, --live or --every");
     }
-    if (v.column && v.csv === undefined) throw new UsageError("--column goes with --csv");
     return v.scan !== undefined
-      ? { source: "scan", scan: v.scan }
+      ? { source: "scan", scan: v.scan, ...(v.column ? { columns: v.column } : {}) }
       : { source: "csv", file: v.csv, ...(v.column ? { columns: v.column } : {}) };
   }
   if (!devices.length) {
@@ -38,7 +37,7 @@ export function plotArgs(devices: string[], values: Values): Record<string, unkn
       "plot needs devices, --scan or --csv, e.g. accel-agent plot RING:DCCT:CURRENT --from -8h",
     );
   }
-  if (v.column) throw new UsageError("--column goes with --csv");
+  if (v.column) throw new UsageError("--column goes with --csv or --scan");
   if (v.live === undefined) {
     if (v.every !== undefined) throw new UsageError("--every goes with --live");
     return {
