@@ -26,7 +26,9 @@ const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
     "sets a fresh simulator's starting state before the attempt runs",
   "eval/conditions.ts: write(": "the definition of that wrapper's write method",
   "eval/conditions.ts: this.inner.write(": "passes the executor's write to the attempt's simulator",
-  "cli/repl/repl.ts: process.stdout.write(": "a newline after Ctrl-C at the prompt",
+  "cli/repl/line_input.ts: process.stdout.write(":
+    "bracketed paste on and off around the prompt, and a newline after Ctrl-C at it",
+  "cli/repl/line_input.ts: stream.write(": "hands typed-ahead keys to the line editor's input",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
   "tools/hooks.ts: writer.write(": "gives a facility hook program its JSON on stdin",
   "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",
