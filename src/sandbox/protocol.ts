@@ -14,8 +14,6 @@ export const PY_PATHS = {
   work: "/work",
 } as const;
 
-import type { AgentGrants } from "./role_grants.ts";
-
 /** Everything the sandbox process needs to start its interpreter. */
 export interface SandboxSetup {
   /** Directory holding `pyodide.asm.wasm`, `python_stdlib.zip`, the lock file. */
@@ -43,6 +41,12 @@ export interface SandboxSetup {
    * (see `role_grants.ts`). Absent under `deno run`, whose flags are narrow.
    */
   agentGrants?: AgentGrants;
+}
+
+/** The read and write grants of the agent, as computed from its configuration. */
+export interface AgentGrants {
+  read: string[];
+  write: string[];
 }
 
 /** One process's setup: the shared one plus the run directory it alone may use. */

@@ -13,13 +13,9 @@
  *
  * @module
  */
-import type { ProcessSetup } from "./protocol.ts";
+import type { AgentGrants, ProcessSetup } from "./protocol.ts";
 
-/** The read and write grants of the agent, as computed from its configuration. */
-export interface AgentGrants {
-  read: string[];
-  write: string[];
-}
+export type { AgentGrants } from "./protocol.ts";
 
 /** What the sandbox process itself needs (the worker gets less still). */
 export function ownNeeds(setup: ProcessSetup): AgentGrants {

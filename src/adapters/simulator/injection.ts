@@ -7,7 +7,8 @@
  */
 import type { DeviceDef } from "./facility.ts";
 import { uniform } from "./noise.ts";
-import type { Physics, Setpoints } from "./physics.ts";
+import type { Machine } from "./machine.ts";
+import type { Setpoints } from "./setpoints.ts";
 import { num, round } from "./signals.ts";
 
 const DEG = Math.PI / 180;
@@ -15,7 +16,7 @@ const DEG = Math.PI / 180;
 const KICKER_TOLERANCE = 0.03;
 const SEPTUM_TOLERANCE = 0.01;
 
-/** The injector of one {@link Physics}. */
+/** The injector of one {@link Machine}. */
 export class Injection {
   /** RF phase (deg) of maximum energy gain; the initial setpoint sits a few degrees off it. */
   readonly onCrestDeg: number;
@@ -30,7 +31,7 @@ export class Injection {
   /** Linac energy with the initial settings, MeV: the reference of the dispersion downstream. */
   private readonly linacEnergy0: number;
 
-  constructor(private readonly physics: Physics) {
+  constructor(private readonly physics: Machine) {
     const facility = physics.facility;
     const need = (name: string) => {
       const def = facility.byName.get(name);

@@ -17,6 +17,7 @@ import { gauss, smooth } from "./noise.ts";
 import { buildOptics, type Optics, termResponse } from "./optics.ts";
 import { rigidityTm, undulatorFieldT } from "./ring.ts";
 import type { Setpoints } from "./setpoints.ts";
+import type { Machine } from "./machine.ts";
 import { StoredBeam } from "./storage.ts";
 import { Injection } from "./injection.ts";
 import { alarmOf, initialSetpoints, num, plus, probeWave, turnByTurnWave } from "./signals.ts";
@@ -29,7 +30,7 @@ const DAY_MS = 24 * HOUR_MS;
 const DEG = Math.PI / 180;
 
 /** The simulated machine's physics for one seed. */
-export class Physics {
+export class Physics implements Machine {
   readonly optics: Optics;
   readonly initial: ReadonlyMap<string, number | string>;
   /** The stored beam: current, lifetime, losses. */

@@ -11,7 +11,8 @@ import { type BeamConditions, type BeamEnv, BeamTrack, closedFormCurrent } from 
 import type { DeviceDef } from "./facility.ts";
 import type { LatticePoint } from "./lattice.ts";
 import { gauss } from "./noise.ts";
-import type { Physics, Setpoints } from "./physics.ts";
+import type { Machine } from "./machine.ts";
+import type { Setpoints } from "./setpoints.ts";
 import {
   bunchLengthPs,
   C_LIGHT,
@@ -49,7 +50,7 @@ interface Aperture {
   smallestGap: DeviceDef | undefined;
 }
 
-/** The stored beam of one {@link Physics}. */
+/** The stored beam of one {@link Machine}. */
 export class StoredBeam {
   private readonly stations: readonly DeviceDef[];
   private readonly vacuum: RingVacuum;
@@ -66,7 +67,7 @@ export class StoredBeam {
   /** Lifetime with the initial settings at the target current, h: the loss monitors' baseline. */
   readonly nominalLifetimeH: number;
 
-  constructor(private readonly physics: Physics) {
+  constructor(private readonly physics: Machine) {
     const facility = physics.facility;
     const lattice = physics.optics.lattice;
     this.stations = facility.devices.filter((d) => /^RF:STN:\d+:CAV:VOLT$/.test(d.name));

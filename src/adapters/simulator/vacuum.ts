@@ -7,20 +7,21 @@
 import type { DeviceDef } from "./facility.ts";
 import { IncidentBook } from "./incidents.ts";
 import { gauss } from "./noise.ts";
-import type { Physics, Setpoints } from "./physics.ts";
+import type { Machine } from "./machine.ts";
+import type { Setpoints } from "./setpoints.ts";
 
 const PRESSURE_GRID_MS = 600_000;
 /** Grid points and shifts remembered before the memo starts over. */
 const MEMO_SIZE = 4096;
 
-/** The ring gauges of one {@link Physics}. */
+/** The ring gauges of one {@link Machine}. */
 export class RingVacuum {
   private readonly gauges: readonly DeviceDef[];
   private readonly pressureRef: number;
   private readonly pressures = new Map<number, number>();
   private readonly bursts = new Map<number, readonly DeviceDef[]>();
 
-  constructor(private readonly physics: Physics) {
+  constructor(private readonly physics: Machine) {
     this.gauges = physics.facility.devices.filter((d) => /^RING:VAC:IG:\d+:PRES$/.test(d.name));
     this.pressureRef = mean(this.gauges.map((d) => {
       const s = d.spec;
