@@ -6,7 +6,7 @@
  * @module
  */
 import { errorMessage } from "../../util/errors.ts";
-import type { SafetyState } from "../../safety/audit.ts";
+import type { AuditRecord, SafetyState } from "../../safety/audit.ts";
 import type { Plan } from "../../plan_model/plan.ts";
 import type { SafetyPolicy } from "../../plan_model/preflighted.ts";
 import type { AuditFailed, PlanServiceDeps } from "./types.ts";
@@ -17,18 +17,19 @@ export interface InForce {
   safety?: SafetyState;
 }
 
-/** What an audit entry holds beyond the plan, its hash and the decision. */
-export interface RecordExtra {
-  decidedBy: string;
-  token?: unknown;
-  run?: string;
-  originals?: unknown;
-  status?: string;
-  results?: unknown;
-  restores?: unknown;
-  errors?: string[];
-  violations?: unknown;
-}
+/** What an audit entry holds beyond the plan, its hash and the decision (the audit's own fields). */
+export type RecordExtra = Pick<
+  AuditRecord,
+  | "decidedBy"
+  | "token"
+  | "run"
+  | "originals"
+  | "status"
+  | "results"
+  | "restores"
+  | "errors"
+  | "violations"
+>;
 
 export class Recorder {
   constructor(private readonly deps: PlanServiceDeps) {}
