@@ -63,7 +63,10 @@ export async function createPlanPath(
 ): Promise<PlanPath> {
   const { config } = loaded;
   const limitsPath = resolvePath(config.safety.limits_file, loaded.baseDir, io);
-  const { limits, hash: limitsHash } = await readLimits(limitsPath, nameMatchingFor(cs.kind));
+  const { limits, hash: limitsHash } = await readLimits(
+    limitsPath,
+    nameMatchingFor(cs.kind, { tangoHost: config.tango.tango_host }),
+  );
   const exposed = keysExposedBy(stateDir, sandboxRoots(loaded, stateDir, io));
   if (exposed) throw new CliError(`config error: ${exposed}`, Exit.USAGE);
   const auditDir = `${stateDir}/audit`;

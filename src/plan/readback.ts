@@ -29,6 +29,7 @@ import type { ControlReader, DeviceInfo } from "../adapters/adapter.ts";
 import type { LimitEntry } from "../safety/limits.ts";
 import { timeoutSignal } from "../util/misc.ts";
 import type { ReadbackPartner } from "../plan_model/preflighted.ts";
+import type { DeviceNaming } from "../adapters/device_names.ts";
 
 /** The result's words for a write confirmed (or not) by a partner. */
 export function partnerText(p: ReadbackPartner | undefined): string {
@@ -68,6 +69,7 @@ export async function findReadbacks(
   written: WrittenDevice[],
   defaultSettleMs: number,
   signal?: AbortSignal,
+  naming?: DeviceNaming,
 ): Promise<{ partners: Record<string, ReadbackPartner>; problems: Record<string, string> }> {
   const named = new Map<string, { device: string; source: "limits" | "catalogue" }>();
   const guesses = new Map<string, string[]>();
@@ -88,8 +90,29 @@ export async function findReadbacks(
     } else if (w.info.readback) {
       named.set(device, { device: w.info.readback, source: "catalogue" });
     } else {
-      guesses.set(device, conventionCandidates(device));
+      guesses.set(
+        device,
+        conventionCandidates(device).filter((n) => {
+          const c = naming?.canonical(n);
+          return !c || (c.ok && c.name === n);
+        }),
+      );
     }
+  }
+  // A named partner is read as the control system names it (TANGO's catalogue spells attributes
+  // its own way); one it refuses cannot confirm, and an alias of the setpoint is the setpoint.
+  for (const [device, n] of named) {
+    const c = naming?.canonical(n.device);
+    if (c?.ok) n.device = c.name;
+    const why = c && !c.ok
+      ? c.error
+      : n.device === device
+      ? `${n.device} is ${device} itself: reading a setpoint back confirms nothing`
+      : undefined;
+    if (!why) continue;
+    const where = n.source === "limits" ? "the limits entry" : "the device catalogue";
+    problems[device] = `the readback device ${where} names for ${device} cannot stand: ${why}`;
+    named.delete(device);
   }
   const namedDevices = [...new Set([...named.values()].map((n) => n.device))];
   const [readings, exists] = await Promise.all([
@@ -99,6 +122,7 @@ export async function findReadbacks(
   const readable = new Map(readings.map((r) => [r.device, r]));
   for (const w of written) {
     const device = w.info.device;
+    if (problems[device]) continue;
     const base = { settleMs: settle(w) };
     const n = named.get(device);
     if (n) {
