@@ -4,6 +4,11 @@
  * name becomes on the wire, decoded back as a server decodes it.
  */
 import assert from "node:assert/strict";
+import { createEpics } from "../../src/adapters/epics/mod.ts";
+import { createSimulator } from "../../src/adapters/simulator/mod.ts";
+import { createTango } from "../../src/adapters/tango/mod.ts";
+import { startFakeEpics } from "../support/facility/fake_epics.ts";
+import { FakeTangoRest } from "../support/facility/fake_tango_rest.ts";
 import { namingFor, requireCanonical, tangoPath } from "../../src/adapters/device_names.ts";
 
 const epics = namingFor("epics");
@@ -160,4 +165,51 @@ Deno.test("a limits entry must be able to match a canonical name", () => {
     tango.entryProblem("tango://tg.example.org:10000/sys/tg_test/1/ampli") ?? "",
     /names sys\/tg_test\/1\/ampli; write that/,
   );
+});
+
+Deno.test("the EPICS adapter's write refuses an alias before anything reaches the gateway", async () => {
+  await using fake = startFakeEpics();
+  const cs = createEpics({ pvwsUrl: fake.pvws.url, readTimeoutMs: 2000, writeTimeoutMs: 2000 });
+  try {
+    for (
+      const alias of ["pva://SR:COR:H01:SETPT", "SR:COR:H01:SETPT.VAL", "SR:COR:H01:SETPT.VAL$"]
+    ) {
+      await assert.rejects(cs.write(alias, 0.7), /not sent: /, alias);
+    }
+    assert.deepEqual(fake.pvws.stats.writes, []);
+    assert.deepEqual(fake.pvws.stats.subscribed, [], "not even subscribed");
+  } finally {
+    await cs.close();
+  }
+});
+
+Deno.test("the simulator's write refuses an alias of its device", async () => {
+  const sim = createSimulator();
+  const [before] = await sim.read(["RF:PHASE:SETPT"]);
+  await assert.rejects(
+    sim.write("RF:PHASE:SETPT.VAL", 1),
+    /^Error: write to "RF:PHASE:SETPT\.VAL" not sent: its canonical name is RF:PHASE:SETPT$/,
+  );
+  assert.deepEqual((await sim.read(["RF:PHASE:SETPT"]))[0]?.value, before?.value);
+});
+
+Deno.test("the TANGO adapter refuses an escaped name at write and read, and sends canonical ones encoded", async () => {
+  await using server = new FakeTangoRest();
+  const cs = createTango({ restUrl: server.restUrl, tangoHost: server.tangoHost });
+  await assert.rejects(cs.write("sys/tg_test/%31/ampli", 2), /holds "%", a percent escape/);
+  await assert.rejects(
+    cs.write("SYS/TG_TEST/1/AMPLI", 2),
+    /its canonical name is sys\/tg_test\/1\/ampli/,
+  );
+  const [r] = await cs.read(["sys/tg_test/%31/ampli"]);
+  assert.equal(r?.ok, false);
+  assert.match(r?.error ?? "", /percent escape/);
+  assert.equal(server.http.requests.length, 0, "nothing was asked of the server");
+  assert.equal(server.writes.length, 0);
+  await cs.write("sys/tg_test/1/ampli", 2);
+  assert.deepEqual(server.writes.map((w) => w.path), [
+    "/tango/rest/v11/hosts/tango.test/devices/sys/tg_test/1/attributes/ampli/value",
+  ]);
+  // A name in the server's letter case is read as it is: TANGO ignores case.
+  assert.equal((await cs.read(["SYS/TG_TEST/1/Ampli"]))[0]?.value, 2);
 });

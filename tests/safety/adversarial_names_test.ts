@@ -9,7 +9,9 @@
  * reaches the wire, and one line says why.
  */
 import assert from "node:assert/strict";
+import { call } from "../agent/subagents/harness.ts";
 import { channelOf } from "../support/facility/fake_pvws.ts";
+import { startScriptedLlm } from "../support/scripted_llm.ts";
 import type { RunResult } from "../support/run_agent.ts";
 import { UserSetup } from "../support/user_grants.ts";
 
@@ -221,4 +223,38 @@ Deno.test("device names under a user's grants: the canonical name opens, and the
   const detail = JSON.parse(run.stdout).actions[0].detail as string;
   assert.match(detail, /SR:COR:H01:SETPT/);
   assert.doesNotMatch(detail, /\.VAL/);
+});
+
+Deno.test("device names under a user's grants: a model proposing aliases of the closed corrector is told why, and nothing is written", async () => {
+  const aliases = [`pva://${H01}`, `${H01}.VAL`, `${H01}.DRVH`];
+  await using llm = await startScriptedLlm({
+    scenario: {
+      turns: [
+        ...aliases.map((device) => ({
+          respond: call("propose_plan", {
+            description: "trim H01",
+            actions: [{ type: "write", device, value: 0.6, reason: "asked" }],
+          }),
+        })),
+        { respond: { text: "Refused." } },
+      ],
+    },
+  });
+  await using user = await UserSetup.start({
+    limits: OPEN_BUT_H01,
+    extra: `[llm]\nbase_url = "${llm.url}"\n`,
+  });
+  const ask = await user.run(["ask", "--json", "trim H01"], { env: { OPENAI_API_KEY: "k" } });
+  const out = JSON.parse(ask.stdout);
+  const results = out.tool_calls.map((c: { result: unknown }) => c.result);
+  assert.deepEqual(results.map((r: { status: string }) => r.status), [
+    "preflight_failed",
+    "preflight_failed",
+    "preflight_failed",
+  ]);
+  const said = results.map((r: { violations: string[] }) => r.violations.join("; "));
+  assert.match(said[0], /the protocol prefix "pva:\/\/" .* \[device_name\]/);
+  assert.match(said[1], /SR:COR:H01:SETPT is marked not writable .* \[has_limits\]/);
+  assert.match(said[2], /SR:COR:H01:SETPT\.DRVH is marked not writable .* \[has_limits\]/);
+  assert.deepEqual(user.writes, []);
 });
