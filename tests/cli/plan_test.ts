@@ -110,7 +110,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
     ["approved", "write_ahead"],
     ["approved", "completed"],
   ]);
-  assert.equal(entries[2]?.token?.id, token.split(".")[3]);
+  assert.equal(entries[2]?.token?.id, token.split(".")[4]);
   assert.equal(entries[2]?.safety?.writesEnabled, true);
   assert.match(entries[2]?.safety?.limitsHash, /^[0-9a-f]{64}$/);
   const verify = await runAgent(["audit", "verify"], { env: h.env });
