@@ -65,6 +65,41 @@ export async function indexSourceFor(config: Config): Promise<IndexSource | unde
 }
 
 /**
+ * The facility a configuration names, as one line: the control system's
+ * kind and endpoint (the simulator's seed and size; the pvws gateway and
+ * PV prefix; the TANGO REST server, API version and Tango host). An
+ * approval token is bound to it, so a plan shown against one facility runs
+ * on no other that shares the state directory.
+ */
+export function facilityIdentity(config: Config): string {
+  switch (config.facility.adapter) {
+    case "simulator": {
+      const { seed, devices } = config.simulator;
+      return `simulator seed ${seed}${devices === undefined ? "" : ` devices ${devices}`}`;
+    }
+    case "epics": {
+      const { pvws_url, pv_prefix } = config.epics;
+      return `epics ${endpoint(pvws_url) || "(no gateway)"}${
+        pv_prefix ? ` prefix ${JSON.stringify(pv_prefix)}` : ""
+      }`;
+    }
+    case "tango": {
+      const { rest_url, api_version, tango_host } = config.tango;
+      return `tango ${endpoint(rest_url)} ${api_version} host ${tango_host.toLowerCase()}`;
+    }
+  }
+}
+
+/** A service URL as one spelling: scheme and host lower case, default port and trailing slash dropped. */
+function endpoint(url: string): string {
+  try {
+    return new URL(url).href.replace(/\/+$/, "");
+  } catch {
+    return url;
+  }
+}
+
+/**
  * A control system opened on first use, so start-up (the REPL's first
  * prompt, `--help`) does not pay for building the simulator or connecting.
  */

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ControlSystem } from "../adapters/adapter.ts";
+import { facilityIdentity } from "../adapters/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { PlanService } from "../plan/service.ts";
 import { RunJournal } from "../plan/run_journal.ts";
@@ -63,7 +64,10 @@ export async function createPlanPath(
 ): Promise<PlanPath> {
   const { config } = loaded;
   const limitsPath = resolvePath(config.safety.limits_file, loaded.baseDir, io);
-  const { limits, hash: limitsHash } = await readLimits(limitsPath, nameMatchingFor(cs.kind));
+  const { limits, hash: limitsHash } = await readLimits(
+    limitsPath,
+    nameMatchingFor(cs.kind, { tangoHost: config.tango.tango_host }),
+  );
   const exposed = keysExposedBy(stateDir, sandboxRoots(loaded, stateDir, io));
   if (exposed) throw new CliError(`config error: ${exposed}`, Exit.USAGE);
   const auditDir = `${stateDir}/audit`;
@@ -115,7 +119,11 @@ export async function createPlanPath(
     auditDir,
     plansDir,
     scansDir,
-    tokens: new ApprovalTokens(stateDir),
+    // A token binds the facility and the limits it was shown against, not the plan alone.
+    tokens: new ApprovalTokens(stateDir, {
+      facility: facilityIdentity(config),
+      limits: limitsHash,
+    }),
     approvalExpiryMs: config.safety.approval_expiry_s * 1000,
     audit,
     async auditKey() {

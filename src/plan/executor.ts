@@ -71,6 +71,13 @@ export async function executePlan(
       checked.violations,
     );
   }
+  // What runs is what was approved, name for name: an approved plan holds no alias to rewrite.
+  if (checked.hash !== hash) {
+    return refused([
+      "the approved plan names a device other than as the control system writes it; " +
+      "nothing was written",
+    ]);
+  }
   if (deps.beforeFirstWrite && !checked.readOnly) {
     try {
       await deps.beforeFirstWrite(checked.live);

@@ -25,6 +25,8 @@ import {
   valueChecks,
 } from "./preflight_checks/plan_checks.ts";
 import { tolerance } from "./preflight_checks/value.ts";
+import { canonicalPlan } from "./preflight_checks/names.ts";
+import { type DeviceNaming, namingFor } from "../adapters/device_names.ts";
 import {
   devicesOf,
   type Facts,
@@ -50,11 +52,23 @@ export interface PreflightDeps {
   readbackTimeoutMs?: number;
 }
 
+/** The naming preflight holds names to: the limits table's, else the control system kind's. */
+export function namingOf(deps: Pick<PreflightDeps, "cs" | "limits">): DeviceNaming {
+  return deps.limits.naming ?? namingFor(deps.cs.kind);
+}
+
 /**
- * Runs every check on `plan`: the steps' checks in step order, then
- * `readback_found`, `max_scan_points` and `max_plan_seconds`.
+ * Runs every check on `plan`: first `device_name`, which rewrites every
+ * alias to the control system's one name for it (the plan checked, shown,
+ * hashed and run is that canonical plan) and refuses what it cannot; then
+ * the steps' checks in step order, then `readback_found`, `max_scan_points`
+ * and `max_plan_seconds`. A plan with a refused name is not read further:
+ * nothing is asked of the machine about a name that is not one.
  */
-export async function preflight(plan: Plan, deps: PreflightDeps): Promise<PreflightedPlan> {
+export async function preflight(input: Plan, deps: PreflightDeps): Promise<PreflightedPlan> {
+  const naming = namingOf(deps);
+  const { plan, violations: misnamed } = canonicalPlan(input, naming);
+  if (misnamed.length) return refusedNames(plan, misnamed, deps);
   const steps = planSteps(plan);
   const facts = await readFacts(steps, deps);
   const { targets, changes } = walkWrites(steps, facts);
@@ -77,6 +91,7 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
     })),
     deps.readbackTimeoutMs ?? DEFAULT_SETTLE_MS,
     deps.signal,
+    naming,
   );
   for (const c of changes) c.readback = found.partners[c.device];
   violations.push(...readbackFound(found.problems, changes));
@@ -95,6 +110,29 @@ export async function preflight(plan: Plan, deps: PreflightDeps): Promise<Prefli
     tolerances,
     readbacks: found.partners,
     live: facts.live,
+    checkedAt: new Date(deps.now()).toISOString(),
+  };
+}
+
+/** A plan refused for its names: the violations, and nothing read from the machine. */
+async function refusedNames(
+  plan: Plan,
+  violations: PreflightedPlan["violations"],
+  deps: PreflightDeps,
+): Promise<PreflightedPlan> {
+  const steps = planSteps(plan);
+  return {
+    plan,
+    hash: await planHash(plan),
+    ok: false,
+    violations,
+    changes: [],
+    readOnly: isReadOnly(plan),
+    estimatedSeconds: Math.round(estimateSeconds(steps) * 10) / 10,
+    scanPoints: countScanPoints(steps),
+    tolerances: {},
+    readbacks: {},
+    live: {},
     checkedAt: new Date(deps.now()).toISOString(),
   };
 }

@@ -29,6 +29,7 @@ import type { ControlReader, DeviceInfo } from "../adapters/adapter.ts";
 import type { LimitEntry } from "../safety/limits.ts";
 import { timeoutSignal } from "../util/misc.ts";
 import type { ReadbackPartner } from "../plan_model/preflighted.ts";
+import type { DeviceNaming } from "../adapters/device_names.ts";
 
 /** The result's words for a write confirmed (or not) by a partner. */
 export function partnerText(p: ReadbackPartner | undefined): string {
@@ -68,8 +69,9 @@ export async function findReadbacks(
   written: WrittenDevice[],
   defaultSettleMs: number,
   signal?: AbortSignal,
+  naming?: DeviceNaming,
 ): Promise<{ partners: Record<string, ReadbackPartner>; problems: Record<string, string> }> {
-  const named = new Map<string, { device: string; source: "limits" | "catalogue" }>();
+  const named: Named = new Map();
   const guesses = new Map<string, string[]>();
   const partners: Record<string, ReadbackPartner> = {};
   const problems: Record<string, string> = {};
@@ -88,9 +90,11 @@ export async function findReadbacks(
     } else if (w.info.readback) {
       named.set(device, { device: w.info.readback, source: "catalogue" });
     } else {
-      guesses.set(device, conventionCandidates(device));
+      // Only names the control system writes as they are: nothing is probed under an alias.
+      guesses.set(device, conventionCandidates(device).filter((n) => isCanonical(n, naming)));
     }
   }
+  refuseMisnamed(named, problems, naming);
   const namedDevices = [...new Set([...named.values()].map((n) => n.device))];
   const [readings, exists] = await Promise.all([
     namedDevices.length ? cs.read(namedDevices, signal) : Promise.resolve([]),
@@ -99,6 +103,7 @@ export async function findReadbacks(
   const readable = new Map(readings.map((r) => [r.device, r]));
   for (const w of written) {
     const device = w.info.device;
+    if (problems[device]) continue;
     const base = { settleMs: settle(w) };
     const n = named.get(device);
     if (n) {
@@ -121,6 +126,40 @@ export async function findReadbacks(
     }
   }
   return { partners, problems };
+}
+
+/** A partner named by the limits or the catalogue, and where the name came from. */
+type Named = Map<string, { device: string; source: "limits" | "catalogue" }>;
+
+/**
+ * Named partners are read as the control system names them (TANGO's
+ * catalogue spells attributes its own way); one it refuses cannot confirm,
+ * and the setpoint under another name is the setpoint: each becomes a
+ * problem and leaves `named`.
+ */
+function refuseMisnamed(
+  named: Named,
+  problems: Record<string, string>,
+  naming: DeviceNaming | undefined,
+): void {
+  for (const [device, n] of named) {
+    const c = naming?.canonical(n.device);
+    if (c?.ok) n.device = c.name;
+    const why = c && !c.ok
+      ? c.error
+      : n.device === device
+      ? `${n.device} is ${device} itself: reading a setpoint back confirms nothing`
+      : undefined;
+    if (!why) continue;
+    const where = n.source === "limits" ? "the limits entry" : "the device catalogue";
+    problems[device] = `the readback device ${where} names for ${device} cannot stand: ${why}`;
+    named.delete(device);
+  }
+}
+
+function isCanonical(name: string, naming: DeviceNaming | undefined): boolean {
+  const c = naming?.canonical(name);
+  return !c || (c.ok && c.name === name);
 }
 
 /** How long a naming-convention candidate has to answer before it is taken as absent. */

@@ -10,7 +10,8 @@
 import type { Approver, Decision } from "../safety/approval.ts";
 import { parsePlan, type Plan, planHash } from "../plan_model/plan.ts";
 import type { PreflightedPlan } from "../plan_model/preflighted.ts";
-import { preflight, tolerance } from "./preflight.ts";
+import { namingOf, preflight, tolerance } from "./preflight.ts";
+import { canonicalPlan } from "./preflight_checks/names.ts";
 import { savePlan } from "./plan_file.ts";
 import { buildRecoveryPlan } from "./recovery.ts";
 import type { RunMarker } from "./run_journal.ts";
@@ -38,6 +39,15 @@ export class PlanService {
     return await preflight(plan, { ...this.deps, policy, signal });
   }
 
+  /**
+   * The hash `plan` is approved and run under: its canonical form's (every
+   * alias written as the control system names the device), as preflight
+   * and `plan show` give it.
+   */
+  async hashOf(plan: Plan): Promise<string> {
+    return await planHash(canonicalPlan(plan, namingOf(this.deps)).plan);
+  }
+
   async propose(
     raw: unknown,
     approver: Approver,
@@ -47,7 +57,7 @@ export class PlanService {
     const parsed = parsePlan(raw);
     if (!parsed.ok) return { status: "invalid", errors: parsed.errors };
     const force = await this.#recorder.inForce();
-    const hash = await planHash(parsed.plan);
+    const hash = await this.hashOf(parsed.plan);
     // Nothing is decided (no token used, no operator asked) while the audit cannot record it.
     const unready = await this.#recorder.auditFailure(
       hash,

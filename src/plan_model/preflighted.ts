@@ -25,6 +25,7 @@ export interface SafetyPolicy {
  * A violation names the check that found it.
  */
 export const PREFLIGHT_CHECKS = {
+  device_name: "every device is named as the control system writes it (an alias is refused)",
   no_repeated_write: "a device is not written twice with no read, wait or scan between",
   device_exists: "every device the plan names exists",
   current_value_known: "a device with a max_step that the plan writes can be read now",

@@ -1,19 +1,26 @@
 /**
  * Approval tokens: what an operator hands `plan run --approved-hash` to run a
- * plan without a prompt. A token is `apv1.<plan hash, 16 hex>.<expiry>.<id>.<mac>`,
- * the MAC an HMAC-SHA256 with the state directory's approval key over the
- * plan's full hash, the expiry and the id. Only this program, on the
- * operator's `plan show`, issues one; the model and the sandbox never hold
- * the key, so they cannot compute one. A token is single-use (its id is
- * recorded under `<state>/approvals/used/` before the plan runs; creating that
- * record is atomic, so of two processes racing with one token one wins) and
- * expires, unless the operator issued it for a reusable procedure.
+ * plan without a prompt. A token is
+ * `apv2.<plan hash, 16 hex>.<scope, 16 hex>.<expiry>.<id>.<mac>`, the MAC an
+ * HMAC-SHA256 with the state directory's approval key over the plan's full
+ * hash, the facility and the limits it was shown against, the expiry and
+ * the id. The scope (8 hex of the facility's digest, 8 of the limits') only
+ * lets a refusal say which of the two differs; the MAC decides. So a token
+ * shown against one facility (control system kind and endpoint) or one
+ * limits file runs nowhere else, even where both share the state directory.
+ * Only this program, on the operator's `plan show`, issues one; the model
+ * and the sandbox never hold the key, so they cannot compute one. A token is
+ * single-use (its id is recorded under `<state>/approvals/used/` before the
+ * plan runs; creating that record is atomic, so of two processes racing
+ * with one token one wins) and expires, unless the operator issued it for a
+ * reusable procedure.
  *
  * @module
  */
 import { KeyError, loadKey, macOf, sameText } from "./keys.ts";
 import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
+import { sha256Hex } from "../util/hash.ts";
 import { z } from "zod";
 
 /** What a valid token says. */
@@ -30,15 +37,30 @@ export type TokenCheck =
   | { ok: true; claims: TokenClaims }
   | { ok: false; reason: string };
 
-const PREFIX = "apv1";
-const SHAPE = /^apv1\.([0-9a-f]{16})\.(r|\d{1,12})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
+/** What a token is bound to besides the plan: where and under which limits it was shown. */
+export interface TokenScope {
+  /** The facility: the control system's kind and endpoint (`facilityIdentity`). */
+  facility: string;
+  /** A digest of the limits in force (the limits file's SHA-256; "" for none). */
+  limits: string;
+}
+
+const PREFIX = "apv2";
+const SHAPE =
+  /^apv2\.([0-9a-f]{16})\.([0-9a-f]{8})([0-9a-f]{8})\.(r|\d{1,12})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
+const OLD_SHAPE = /^apv1\.[0-9a-f]{16}\.(r|\d{1,12})\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/;
 const HOW = "the operator issues a token with accel-agent plan show PLAN";
 
-/** Issues, checks and consumes the tokens of one state directory. */
+/** Issues, checks and consumes the tokens of one state directory, for one facility and limits. */
 export class ApprovalTokens {
   #key?: Promise<CryptoKey>;
+  #tags?: Promise<{ facility: string; limits: string }>;
 
-  constructor(readonly stateDir: string, readonly now: () => number = Date.now) {}
+  constructor(
+    readonly stateDir: string,
+    readonly scope: TokenScope,
+    readonly now: () => number = Date.now,
+  ) {}
 
   /** Where single-use tokens are recorded as used. */
   get usedDir(): string {
@@ -53,9 +75,11 @@ export class ApprovalTokens {
     const id = base64urlId();
     const expiresAt = opts.reusable ? undefined : this.now() + opts.ttlMs;
     const exp = expiresAt === undefined ? "r" : String(Math.ceil(expiresAt / 1000));
-    const mac = await macOf(await this.#keyNow(), signed(planHash, exp, id));
+    const mac = await macOf(await this.#keyNow(), signed(planHash, this.scope, exp, id));
+    const tags = await this.#scopeTags();
+    const scope = `${tags.facility}${tags.limits}`;
     return {
-      token: `${PREFIX}.${planHash.slice(0, 16)}.${exp}.${id}.${mac}`,
+      token: `${PREFIX}.${planHash.slice(0, 16)}.${scope}.${exp}.${id}.${mac}`,
       claims: {
         planHash,
         ...(expiresAt === undefined ? {} : { expiresAt: Number(exp) * 1000 }),
@@ -70,16 +94,36 @@ export class ApprovalTokens {
     if (/^[0-9a-f]{64}$/i.test(t)) {
       return no(`a plan hash is not an approval; ${HOW}`);
     }
+    if (OLD_SHAPE.test(t)) {
+      return no(
+        "an apv1 token approves a plan without the facility and limits it was shown against; " +
+          HOW,
+      );
+    }
     const m = SHAPE.exec(t);
-    if (!m) return no(`not an approval token (apv1.…); ${HOW}`);
-    const [, hash16, exp, id, mac] = m as unknown as [string, string, string, string, string];
+    if (!m) return no(`not an approval token (apv2.…); ${HOW}`);
+    const [, hash16 = "", facility = "", limits = "", exp = "", id = "", mac = ""] = m;
     if (hash16 !== planHash.slice(0, 16)) {
       return no(
         `the token approves plan ${hash16}…, not this plan ${planHash.slice(0, 16)}… ` +
           `(a different plan, or the plan was changed after it was approved)`,
       );
     }
-    const expected = await macOf(await this.#keyNow(), signed(planHash, exp, id));
+    const tags = await this.#scopeTags();
+    if (facility !== tags.facility) {
+      return no(
+        `the token was issued against another facility, not this configuration's ` +
+          `${this.scope.facility}; a token runs its plan only on the facility it was shown ` +
+          `against; ${HOW}`,
+      );
+    }
+    if (limits !== tags.limits) {
+      return no(
+        "the token was issued against other safety limits than those in force (the limits " +
+          `file changed since, or another one is configured); ${HOW}`,
+      );
+    }
+    const expected = await macOf(await this.#keyNow(), signed(planHash, this.scope, exp, id));
     if (!sameText(expected, mac)) {
       return no(
         "the token was not issued for this plan by this installation (its signature does not " +
@@ -128,6 +172,13 @@ export class ApprovalTokens {
     return { ok: true };
   }
 
+  /** 8 hex of the facility's digest and 8 of the limits': the token's scope field. */
+  #scopeTags(): Promise<{ facility: string; limits: string }> {
+    this.#tags ??= Promise.all([sha256Hex(this.scope.facility), sha256Hex(this.scope.limits)])
+      .then(([f, l]) => ({ facility: f.slice(0, 8), limits: l.slice(0, 8) }));
+    return this.#tags;
+  }
+
   #keyNow(): Promise<CryptoKey> {
     this.#key ??= loadKey(this.stateDir, "approval");
     return this.#key.catch((e) => {
@@ -137,8 +188,9 @@ export class ApprovalTokens {
   }
 }
 
-function signed(planHash: string, exp: string, id: string): string {
-  return `accel-agent approval v1\n${planHash}\n${exp}\n${id}`;
+function signed(planHash: string, scope: TokenScope, exp: string, id: string): string {
+  return `accel-agent approval v2\n${planHash}\n${JSON.stringify(scope.facility)}\n` +
+    `${JSON.stringify(scope.limits)}\n${exp}\n${id}`;
 }
 
 function no(reason: string): TokenCheck {

@@ -12,9 +12,17 @@
  *   specific patterns are intersected (highest min, lowest max, smallest
  *   max_step and tolerance, common values), so file order never matters.
  * - An entry that makes a device writable bounds it: min, max and max_step,
- *   or values; `unbounded = true` opts out. A pattern with a wildcard in its
- *   first name segment or nothing fixed after it (`*`, `*:SETPT`, `SR*`,
- *   `SR:*`) needs `catch_all = true`.
+ *   or values; `unbounded = true` opts out. An enum device takes only the
+ *   labels its entry lists in `values` (preflight's `limits_complete`).
+ * - A catch-all needs `catch_all = true`: a pattern whose wildcard spans the
+ *   part of a name that tells devices apart — a wildcard in the first name
+ *   segment (`*`, `*:SETPT`, `SR*`), nothing fixed after it (`SR:*`), or a
+ *   `*` (or nothing but `?`) in the second, the family (`BTS:*T`, `SR:*:H01`).
+ * - Names are seen as the control system writes them (`src/adapters/device_names.ts`):
+ *   a name that is not canonical has no entry; an entry's name must itself
+ *   be canonical. An EPICS field other than VAL (`X.DRVH`) is its own device:
+ *   a deny of its record denies it too, and only an entry that names the
+ *   field (`X.DRVH`, `X*.DRVH`) makes it writable.
  * - Two entries whose names differ only in ASCII letter case are a load
  *   error naming both lines, whatever the control system: one of them is a
  *   mistake, and which one was meant cannot be guessed.
@@ -32,6 +40,7 @@ import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import { keyLines } from "./limits_lines.ts";
 import { errorMessage } from "../util/errors.ts";
+import { type DeviceNaming, namingFor, type NamingOptions } from "../adapters/device_names.ts";
 
 /** The longest settle time a limits entry may give: one hour, like `readback_timeout_s`. */
 export const MAX_SETTLE_S = 3600;
@@ -80,11 +89,18 @@ export class LimitsError extends Error {
 export interface NameMatching {
   /** false: ASCII letters match either case (TANGO). Default true. */
   caseSensitive?: boolean;
+  /**
+   * The control system's naming: what is canonical, what a field is. With
+   * it, a name that is not canonical has no entry, and entries must be
+   * canonical names; without it (tests of the table alone), names are taken as given.
+   */
+  naming?: DeviceNaming;
 }
 
 /** The name matching of a control system, by its `kind`: only TANGO ignores case. */
-export function nameMatchingFor(kind: string): NameMatching {
-  return { caseSensitive: kind !== "tango" };
+export function nameMatchingFor(kind: string, opts: NamingOptions = {}): NameMatching {
+  const naming = namingFor(kind, opts);
+  return { caseSensitive: naming.caseSensitive, naming };
 }
 
 /** Upper-cases ASCII letters only: `ſ`, `ı` and the Kelvin sign stay what they are. */
@@ -105,15 +121,20 @@ const SPECIAL = "\\^$.|?*+()[]{}";
 const isPattern = (name: string) => /[*?]/.test(name);
 
 /**
- * True when a pattern covers everything or a whole subsystem: it has a
- * wildcard in its first name segment (`*`, `*:SETPT`, `SR*`), or fixes
- * nothing after that segment but separators (`SR:*`, or `sr/*` and its kin).
+ * True when a pattern's wildcard spans the part of a name that tells devices
+ * apart: a wildcard in the first name segment (`*`, `*:SETPT`, `SR*`);
+ * nothing fixed after that segment but separators (`SR:*`, or `sr/*`); or a
+ * `*` in the second segment, the family, or a second segment of `?` only
+ * (`BTS:*T` reaches `BTS:SEPTUM:CURRENT`; `SR:*:H01:SETPT` every family's
+ * H01). A `*` further on, after a fixed subsystem and family
+ * (`LINAC:COR:*:SETPT`), ranges over one family's members; a `?` beside
+ * fixed letters (`RING:Q?:CURRENT`) over a few named families.
  */
 export function isCatchAll(pattern: string): boolean {
-  const cut = pattern.search(/[:/]/);
-  const first = cut < 0 ? pattern : pattern.slice(0, cut);
-  const rest = cut < 0 ? "" : pattern.slice(cut + 1);
-  return isPattern(first) || !/[^*?:/]/.test(rest);
+  const [first = "", second] = pattern.split(/[:/]/);
+  const rest = pattern.slice(first.length + 1);
+  if (isPattern(first) || !/[^*?:/]/.test(rest)) return true;
+  return second !== undefined && (second.includes("*") || !/[^?]/.test(second));
 }
 
 interface PatternRule {
@@ -126,10 +147,13 @@ export class LimitsTable {
   readonly #exact = new Map<string, LimitEntry>();
   readonly #patterns: PatternRule[] = [];
   readonly #fold: (s: string) => string;
+  /** The control system's naming, when the table was built for one. */
+  readonly naming?: DeviceNaming;
 
   /** Entries as parsed; `parseLimits` checks them first (bounds, collisions, names). */
   constructor(entries: Record<string, Limit>, matching: NameMatching = {}) {
     this.#fold = matching.caseSensitive === false ? asciiUpper : (s) => s;
+    this.naming = matching.naming;
     for (const [pattern, limit] of Object.entries(entries)) {
       const entry = { ...limit, pattern };
       const key = this.#fold(pattern);
@@ -151,17 +175,40 @@ export class LimitsTable {
     }
   }
 
-  /** The entry that governs `device`, or undefined when it may not be written. */
-  lookup(device: string): LimitEntry | undefined {
+  /**
+   * The entry that governs `device`, or undefined when it may not be
+   * written. With a naming, the name is looked up as the control system
+   * writes it (`X.VAL` as `X`, TANGO in lower case), and a name it refuses
+   * (`pva://X`, `sys/tg_test/%31/ampli`) has no entry: an alias always gets
+   * what its canonical name gets.
+   */
+  lookup(input: string): LimitEntry | undefined {
+    const naming = this.naming;
+    const c = naming?.canonical(input);
+    if (c && !c.ok) return undefined;
+    const device = c?.ok ? c.name : input;
+    const field = naming?.fieldOf(device);
+    const deny = this.#matching(device).filter((e) => e.writable === false);
+    // A field's record denied is the field denied: DRVH, PROC or DISV of a closed device stay closed.
+    if (field) deny.push(...this.#matching(field.record).filter((e) => e.writable === false));
+    if (deny.length > 0) return combine([...new Set(deny)]);
     const name = this.#fold(device);
+    // Only an entry that names the field opens it: `*` does not reach X.DRVH.
+    const opens = (e: LimitEntry) => !field || naming?.fieldOf(e.pattern)?.field === field.field;
     const exact = this.#exact.get(name);
-    const matched = this.#patterns.filter((p) => p.re.test(name));
-    const deny = [exact, ...matched.map((p) => p.entry)].filter((e) => e?.writable === false);
-    if (deny.length > 0) return combine(deny as LimitEntry[]);
-    if (exact) return exact;
+    if (exact && opens(exact)) return exact;
+    const matched = this.#patterns.filter((p) => p.re.test(name) && opens(p.entry));
     if (matched.length === 0) return undefined;
     const top = Math.max(...matched.map((p) => p.literal));
     return combine(matched.filter((p) => p.literal === top).map((p) => p.entry));
+  }
+
+  /** Every entry whose name or pattern matches `device`. */
+  #matching(device: string): LimitEntry[] {
+    const name = this.#fold(device);
+    const exact = this.#exact.get(name);
+    const matched = this.#patterns.filter((p) => p.re.test(name)).map((p) => p.entry);
+    return exact ? [exact, ...matched] : matched;
   }
 
   get size(): number {
@@ -231,12 +278,32 @@ export function parseLimits(
       `${source}${line === undefined ? "" : `:${line}`}: ${where}: ${issue?.message ?? "invalid"}`,
     );
   }
-  checkEntries(result.data.limits, text, source);
-  return new LimitsTable(result.data.limits, matching);
+  checkEntries(result.data.limits, text, source, matching.naming);
+  const naming = matching.naming;
+  const entries = naming
+    ? Object.fromEntries(
+      Object.entries(result.data.limits).map(([name, limit]) => [
+        name,
+        // Read as the control system names it (X.VAL is read as X; TANGO in lower case).
+        typeof limit.readback === "string"
+          ? { ...limit, readback: canonicalOf(naming, limit.readback) }
+          : limit,
+      ]),
+    )
+    : result.data.limits;
+  return new LimitsTable(entries, matching);
 }
 
-/** The load-time rules: printable ASCII names, no case collisions, bounds, no silent catch-all. */
-function checkEntries(entries: Record<string, Limit>, text: string, source: string): void {
+/**
+ * The load-time rules: printable ASCII names, canonical for the control
+ * system, no case collisions, bounds, no silent catch-all.
+ */
+function checkEntries(
+  entries: Record<string, Limit>,
+  text: string,
+  source: string,
+  naming?: DeviceNaming,
+): void {
   const lines = keyLines(text);
   const at = (name: string) => {
     const line = lines.get(name);
@@ -259,7 +326,9 @@ function checkEntries(entries: Record<string, Limit>, text: string, source: stri
       );
     }
     seen.set(folded, name);
-    const rb = readbackProblem(name, limit.readback);
+    const named = naming?.entryProblem(name);
+    if (named) throw new LimitsError(`${at(name)}${q}: ${named}`);
+    const rb = readbackProblem(name, limit.readback, naming);
     if (rb) throw new LimitsError(`${at(name)}${q}.readback: ${rb}`);
     if (limit.min !== undefined && limit.max !== undefined && limit.min > limit.max) {
       throw new LimitsError(`${at(name)}${q}: min ${limit.min} is above max ${limit.max}`);
@@ -282,7 +351,11 @@ function checkEntries(entries: Record<string, Limit>, text: string, source: stri
 }
 
 /** Why an entry's `readback` cannot stand, if it cannot. */
-function readbackProblem(name: string, readback: string | false | undefined): string | undefined {
+function readbackProblem(
+  name: string,
+  readback: string | false | undefined,
+  naming?: DeviceNaming,
+): string | undefined {
   if (typeof readback !== "string") return undefined;
   const bad = [...readback].find((c) => c < "!" || c > "~");
   if (bad !== undefined) return `holds ${codePoint(bad)}; device names are printable ASCII`;
@@ -291,11 +364,20 @@ function readbackProblem(name: string, readback: string | false | undefined): st
       "exact-name entries (or false: no readback device)";
   }
   if (isPattern(readback)) return `"${readback}" is a pattern; name one device`;
-  if (asciiUpper(readback) === asciiUpper(name)) {
+  // The readback is read as the control system names it: an alias of the device is the device.
+  const c = naming?.canonical(readback);
+  if (c && !c.ok) return c.error;
+  const canon = (n: string) => (naming ? canonicalOf(naming, n) : n);
+  if (asciiUpper(canon(readback)) === asciiUpper(canon(name))) {
     return "a device cannot be its own readback (reading a setpoint back confirms nothing); " +
       "name its readback device, or false";
   }
   return undefined;
+}
+
+function canonicalOf(naming: DeviceNaming, name: string): string {
+  const c = naming.canonical(name);
+  return c.ok ? c.name : name;
 }
 
 function codePoint(c: string): string {

@@ -71,7 +71,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
   assert.match(plan.plan_id, /^plan-[0-9a-f]{12}$/);
   assert.equal(out.tool_calls[0].result.status, "approval_required");
   assert.equal(out.tool_calls[0].result.plan_id, plan.plan_id);
-  assert.doesNotMatch(ask.stdout, /apv1\.|--approved-hash/);
+  assert.doesNotMatch(ask.stdout, /apv\d\.|--approved-hash/);
 
   const [deferred] = await auditEntries(h.state);
   assert.equal(deferred?.decision, "deferred");
@@ -110,7 +110,7 @@ Deno.test("ask --json on a change exits 3 with the saved plan's ID; the token fr
     ["approved", "write_ahead"],
     ["approved", "completed"],
   ]);
-  assert.equal(entries[2]?.token?.id, token.split(".")[3]);
+  assert.equal(entries[2]?.token?.id, token.split(".")[4]);
   assert.equal(entries[2]?.safety?.writesEnabled, true);
   assert.match(entries[2]?.safety?.limitsHash, /^[0-9a-f]{64}$/);
   const verify = await runAgent(["audit", "verify"], { env: h.env });

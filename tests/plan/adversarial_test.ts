@@ -13,6 +13,9 @@ import type { SafetyPolicy } from "../../src/plan_model/preflighted.ts";
 import { forModel } from "../../src/tools/propose_plan.ts";
 import { ApproveAll, fixture, SwapAfterApproval } from "./fixture.ts";
 
+/** What the tokens here are bound to besides the plan. */
+const SCOPE = { facility: "simulator seed 1", limits: "" };
+
 const H01 = "LINAC:COR:H01:SETPT";
 const BPMS = ["LINAC:BPM:01:X", "LINAC:BPM:02:X"];
 type Live = { h01: number };
@@ -318,7 +321,7 @@ const CASES: Case[] = [
   {
     name: "a plan approved by a bare hash instead of a token",
     plan: (l) => plan(write(H01, l.h01 + 0.1)),
-    approver: (dir) => new TokenApprover("f".repeat(64), new ApprovalTokens(dir)),
+    approver: (dir) => new TokenApprover("f".repeat(64), new ApprovalTokens(dir, SCOPE)),
     status: "rejected",
     message: /approval refused: a plan hash is not an approval/,
   },
@@ -327,8 +330,8 @@ const CASES: Case[] = [
     plan: (l) => plan(write(H01, l.h01 + 0.1)),
     approver: (dir) =>
       new TokenApprover(
-        `apv1.${"0".repeat(16)}.9999999999.AAAAAAAAAAAAAAAA.${"A".repeat(43)}`,
-        new ApprovalTokens(dir),
+        `apv2.${"0".repeat(16)}.${"0".repeat(16)}.9999999999.AAAAAAAAAAAAAAAA.${"A".repeat(43)}`,
+        new ApprovalTokens(dir, SCOPE),
       ),
     status: "rejected",
     message: /approval refused: the token approves plan 0000000000000000…, not this plan/,
@@ -361,7 +364,7 @@ for (const c of CASES) {
     const text = JSON.stringify(forModel(outcome)).replaceAll('\\"', '"');
     assert.match(text, c.message);
     // Whatever the outcome, the model is never handed an approval token.
-    assert.doesNotMatch(text, /apv1\./);
+    assert.doesNotMatch(text, /apv\d\./);
     assert.equal(f.cs.attempts, 0, "no write reached the adapter");
     assert.deepEqual(
       (await f.sim.read([H01, "TIMING:INJ:ENABLE"])).map((r) => r.value),

@@ -262,7 +262,7 @@ Deno.test("naming conventions: SETPT/SP/SET to RDBK/RB, -SP to -RB, _SP to _RB, 
 Deno.test("limits: readback names one device on exact entries only, never the device itself; settle_s is bounded", () => {
   const bad: [string, RegExp][] = [
     [
-      `[limits."PS:*:SETPT"]\nmin = 0\nmax = 1\nmax_step = 1\nreadback = "PS:01:RDBK"\n`,
+      `[limits."PS:*:SETPT"]\nmin = 0\nmax = 1\nmax_step = 1\ncatch_all = true\nreadback = "PS:01:RDBK"\n`,
       /l\.toml:1: limits\."PS:\*:SETPT"\.readback: names one device, but the entry is a pattern matching many/,
     ],
     [
@@ -288,7 +288,7 @@ Deno.test("limits: readback names one device on exact entries only, never the de
     );
   }
   const ok = parseLimits(
-    `[limits."PS:*:SETPT"]\nmin = 0\nmax = 1\nmax_step = 1\nreadback = false\nsettle_s = 30\n` +
+    `[limits."PS:*:SETPT"]\nmin = 0\nmax = 1\nmax_step = 1\ncatch_all = true\nreadback = false\nsettle_s = 30\n` +
       `[limits."PS:01:SETPT"]\nmin = 0\nmax = 1\nmax_step = 1\nreadback = "PS:01:DCCT"\n`,
     "l.toml",
   );

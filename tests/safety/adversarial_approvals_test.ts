@@ -11,7 +11,7 @@ import { entryHash } from "../../src/safety/audit.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 import type { RunResult } from "../support/run_agent.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
-import { UserSetup } from "../support/user_grants.ts";
+import { runAsUser, UserSetup } from "../support/user_grants.ts";
 
 const H01 = "SR:COR:H01:SETPT";
 
@@ -37,8 +37,11 @@ function assertOneLine(r: RunResult, pattern: RegExp): void {
   assert.doesNotMatch(r.stderr + r.stdout, /^\s+at |internal error|Stack backtrace/m);
 }
 
-/** A token in the right shape, MAC'd with a key of the forger's own choosing. */
-async function forge(planHash: string, exp: string): Promise<string> {
+/**
+ * A token in the right shape, MAC'd the documented way with a key of the
+ * forger's own choosing; its scope field copied from a token the forger saw.
+ */
+async function forge(planHash: string, exp: string, seen: string): Promise<string> {
   const key = await crypto.subtle.importKey(
     "raw",
     crypto.getRandomValues(new Uint8Array(32)),
@@ -47,8 +50,8 @@ async function forge(planHash: string, exp: string): Promise<string> {
     ["sign"],
   );
   const id = base64url(crypto.getRandomValues(new Uint8Array(12)));
-  const mac = await macOf(key, `accel-agent approval v1\n${planHash}\n${exp}\n${id}`);
-  return `apv1.${planHash.slice(0, 16)}.${exp}.${id}.${mac}`;
+  const mac = await macOf(key, `accel-agent approval v2\n${planHash}\n""\n""\n${exp}\n${id}`);
+  return `apv2.${planHash.slice(0, 16)}.${seen.split(".")[2]}.${exp}.${id}.${mac}`;
 }
 
 async function refusedRun(user: UserSetup, ref: string, token: string, why: RegExp) {
@@ -74,8 +77,8 @@ Deno.test("approval attack: the plan's bare hash given as the approval is refuse
 Deno.test("approval attack: a token computed the documented way but without the state's key is refused", async () => {
   await using user = await UserSetup.start();
   const file = await user.file("p.json", planText(0.6));
-  const { hash } = await show(user, file);
-  const forged = await forge(hash, String(Math.floor(Date.now() / 1000) + 3600));
+  const { hash, token } = await show(user, file);
+  const forged = await forge(hash, String(Math.floor(Date.now() / 1000) + 3600), token);
   await refusedRun(
     user,
     file,
@@ -133,9 +136,9 @@ Deno.test("approval attack: a single-use token edited to be reusable or to expir
   const file = await user.file("p.json", planText(0.6));
   const { token } = await show(user, file);
   const parts = token.split(".");
-  const reusable = [parts[0], parts[1], "r", parts[3], parts[4]].join(".");
+  const reusable = [parts[0], parts[1], parts[2], "r", parts[4], parts[5]].join(".");
   await refusedRun(user, file, reusable, /not issued for this plan by this installation/);
-  const later = [parts[0], parts[1], String(Number(parts[2]) + 86_400), parts[3], parts[4]]
+  const later = [parts[0], parts[1], parts[2], String(Number(parts[3]) + 86_400), ...parts.slice(4)]
     .join(".");
   await refusedRun(user, file, later, /not issued for this plan by this installation/);
 });
@@ -150,11 +153,48 @@ Deno.test("approval attack: a plan file edited after its token was issued is ref
 
 Deno.test("approval attack: a token copied from another state directory is refused", async () => {
   await using mine = await UserSetup.start();
-  await using theirs = await UserSetup.start();
+  // The same facility and limits, another state directory: only the key differs.
+  await using theirs = await UserSetup.start({ epicsConfig: mine.epics.urls });
   const text = planText(0.6);
   const { token } = await show(theirs, await theirs.file("p.json", text));
   await refusedRun(mine, await mine.file("p.json", text), token, /not issued .*this installation/);
-  assert.deepEqual(theirs.writes, []);
+  assert.deepEqual(mine.writes, []);
+});
+
+Deno.test("approval attack: a token shown against one facility does not run on another sharing the state directory", async () => {
+  await using shown = await UserSetup.start();
+  await using other = await UserSetup.start();
+  const text = planText(0.6);
+  const { token } = await show(shown, await shown.file("p.json", text));
+  // The other facility's config, pointed at the state directory (and key) the token came from.
+  const config = await other.file(
+    "shared-state.toml",
+    (await Deno.readTextFile(other.configPath)).replace(other.stateDir, shown.stateDir),
+  );
+  const r = await runAsUser([
+    "--config",
+    config,
+    "plan",
+    "run",
+    await other.file("p.json", text),
+    "--approved-hash",
+    token,
+  ]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assertOneLine(
+    r,
+    /rejected: approval refused: the token was issued against another facility, not this configuration's epics http:\/\/127\.0\.0\.1:\d+\/pvws; .*nothing was written$/,
+  );
+  assert.deepEqual(other.writes, []);
+  assert.deepEqual(shown.writes, []);
+});
+
+Deno.test("approval attack: a token shown against one limits file does not run once the limits changed", async () => {
+  await using user = await UserSetup.start();
+  const file = await user.file("p.json", planText(0.6));
+  const { token } = await show(user, file);
+  await user.file("limits.toml", `[limits."${H01}"]\nmin = -2\nmax = 2\nmax_step = 1.5\n`);
+  await refusedRun(user, file, token, /the token was issued against other safety limits/);
 });
 
 Deno.test("approval attack: the deferred result of ask --json holds no token and no command that runs the plan", async () => {
@@ -178,7 +218,7 @@ Deno.test("approval attack: the deferred result of ask --json holds no token and
   const result = out.tool_calls[0].result;
   assert.equal(result.status, "approval_required");
   assert.match(result.note, new RegExp(`accel-agent plan show ${result.plan_id}`));
-  assert.doesNotMatch(ask.stdout + ask.stderr, /apv1\.|--approved-hash|--approval/);
+  assert.doesNotMatch(ask.stdout + ask.stderr, /apv\d\.|--approved-hash|--approval/);
   assert.deepEqual(user.writes, []);
   // What the model was told cannot be turned into an approval.
   await refusedRun(user, result.plan_id, result.plan_hash, /a plan hash is not an approval/);

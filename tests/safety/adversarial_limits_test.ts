@@ -60,13 +60,15 @@ const cases: Case[] = [
   },
   {
     name: "an equally specific deny after the allow",
-    limits: `[limits."SR:*:H01:SETPT"]\n${BOUNDS}[limits."SR:COR:*:SETPT"]\nwritable = false\n`,
+    limits:
+      `[limits."SR:*:H01:SETPT"]\n${BOUNDS}catch_all = true\n[limits."SR:COR:*:SETPT"]\nwritable = false\n`,
     actions: [write(H01, 0.1)],
     message: /SR:COR:H01:SETPT is marked not writable in limits\.toml/,
   },
   {
     name: "an equally specific deny before the allow",
-    limits: `[limits."SR:COR:*:SETPT"]\nwritable = false\n[limits."SR:*:H01:SETPT"]\n${BOUNDS}`,
+    limits:
+      `[limits."SR:COR:*:SETPT"]\nwritable = false\n[limits."SR:*:H01:SETPT"]\n${BOUNDS}catch_all = true\n`,
     actions: [write(H01, 0.1)],
     message: /SR:COR:H01:SETPT is marked not writable in limits\.toml/,
   },
@@ -78,7 +80,8 @@ const cases: Case[] = [
   },
   {
     name: "two equally specific allows, the loose one last",
-    limits: `[limits."SR:*:H01:SETPT"]\nmin = -0.1\nmax = 0.1\nmax_step = 0.05\n` +
+    limits:
+      `[limits."SR:*:H01:SETPT"]\nmin = -0.1\nmax = 0.1\nmax_step = 0.05\ncatch_all = true\n` +
       `[limits."SR:COR:*:SETPT"]\n${BOUNDS}`,
     actions: [write(H01, 0.3)],
     message: /value 0\.3 A is above the maximum 0\.1 A/,
@@ -86,7 +89,7 @@ const cases: Case[] = [
   {
     name: "two equally specific allows, the loose one first",
     limits: `[limits."SR:COR:*:SETPT"]\n${BOUNDS}` +
-      `[limits."SR:*:H01:SETPT"]\nmin = -0.1\nmax = 0.1\nmax_step = 0.05\n`,
+      `[limits."SR:*:H01:SETPT"]\nmin = -0.1\nmax = 0.1\nmax_step = 0.05\ncatch_all = true\n`,
     actions: [write(H01, 0.3)],
     message: /value 0\.3 A is above the maximum 0\.1 A/,
   },

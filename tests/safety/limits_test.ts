@@ -102,7 +102,7 @@ Deno.test("entries differing only in letter case are refused with both lines, in
     const m = loadError(text);
     assert.match(m, new RegExp(`line ${lines}\\).*differ only in letter case`), m);
   }
-  assert.match(loadError(`[limits."A:*:X"]\n${B}[limits."a:*:x"]\n${B}`), /line 1\).*line 5\)/);
+  assert.match(loadError(`[limits."A:B:*:X"]\n${B}[limits."a:b:*:x"]\n${B}`), /line 1\).*line 5\)/);
 });
 
 Deno.test("a deny is final: no entry of any specificity or order reopens it", () => {
@@ -125,7 +125,7 @@ Deno.test("a deny is final: no entry of any specificity or order reopens it", ()
 
 Deno.test("equally specific allows intersect, whatever their order", () => {
   const a = `[limits."SR:COR:*:SETPT"]\nmin = -2\nmax = 1\nmax_step = 0.5\ntolerance = 0.1\n`;
-  const b = `[limits."SR:*:H01:SETPT"]\nmin = -1\nmax = 2\nmax_step = 0.2\n`;
+  const b = `[limits."SR:*:H01:SETPT"]\nmin = -1\nmax = 2\nmax_step = 0.2\ncatch_all = true\n`;
   const looked = [a + b, b + a].map((t) => parseLimits(t, "l.toml").lookup("SR:COR:H01:SETPT"));
   assert.deepEqual(looked[0], looked[1]);
   assert.deepEqual(looked[0], {
@@ -155,11 +155,14 @@ Deno.test("an entry that makes devices writable must bound them, or say unbounde
 });
 
 Deno.test("a catch-all pattern needs catch_all = true", () => {
-  for (const p of ["*", "*:SETPT", "?R:COR:H01", "SR*", "SR:*", "SR:*:*", "sr/*/*"]) {
+  const wide = ["*", "*:SETPT", "?R:COR:H01", "SR*", "SR:*", "SR:*:*", "sr/*/*"];
+  // A wildcard across the family, the part that tells a subsystem's devices apart.
+  const families = ["BTS:*T", "SR:*:H01:SETPT", "RING:?:CURRENT", "RING:Q*:CURRENT", "sr/*/c01/x"];
+  for (const p of [...wide, ...families]) {
     assert.match(loadError(`[limits."${p}"]\n${B}`), /catch_all = true on purpose/, p);
     assert.equal(parseLimits(`[limits."${p}"]\n${B}catch_all = true\n`, "l.toml").size, 1);
   }
-  for (const p of ["SR:COR:*", "RING:Q?:CURRENT", "sr/cor/*"]) {
+  for (const p of ["SR:COR:*", "RING:Q?:CURRENT", "sr/cor/*", "LINAC:COR:*:SETPT", "SR:MOD?"]) {
     assert.equal(parseLimits(`[limits."${p}"]\n${B}`, "l.toml").size, 1, p);
   }
   assert.equal(parseLimits(`[limits."*"]\nwritable = false\n`, "l.toml").size, 1);
@@ -168,15 +171,20 @@ Deno.test("a catch-all pattern needs catch_all = true", () => {
 Deno.test("names match with the control system's case sensitivity, folding ASCII letters only", () => {
   const text = `[limits."SR:MODE"]\nvalues = ["On"]\n[limits."SR:COR:*:SETPT"]\n${B}`;
   const epics = parseLimits(text, "l.toml", nameMatchingFor("epics"));
-  const tango = parseLimits(text, "l.toml", nameMatchingFor("tango"));
+  const tango = parseLimits(
+    `[limits."SR/PS/Q1/Mode"]\nvalues = ["On"]\n[limits."SR/COR/*/SETPT"]\n${B}`,
+    "l.toml",
+    nameMatchingFor("tango"),
+  );
   assert.equal(epics.lookup("sr:mode"), undefined);
   assert.equal(epics.lookup("SR:cor:H01:SETPT"), undefined);
-  assert.equal(tango.lookup("sr:mode")?.pattern, "SR:MODE");
-  assert.equal(tango.lookup("sr:cor:h01:setpt")?.pattern, "SR:COR:*:SETPT");
-  for (const t of [epics, tango]) {
-    for (const d of ["ſR:MODE", "SR:MODE\u212a", "SR:COR:H01:SETPT\u0131", "ＳR:MODE"]) {
-      assert.equal(t.lookup(d), undefined, d);
-    }
+  assert.equal(tango.lookup("sr/ps/q1/mode")?.pattern, "SR/PS/Q1/Mode");
+  assert.equal(tango.lookup("sr/cor/h01/setpt")?.pattern, "SR/COR/*/SETPT");
+  for (const d of ["ſR:MODE", "SR:MODE\u212a", "SR:COR:H01:SETPT\u0131", "ＳR:MODE"]) {
+    assert.equal(epics.lookup(d), undefined, d);
+  }
+  for (const d of ["ſr/ps/q1/mode", "sr/ps/q1/mode\u212a", "ｓr/cor/h01/setpt"]) {
+    assert.equal(tango.lookup(d), undefined, d);
   }
   assert.equal(nameMatchingFor("simulator").caseSensitive, true);
 });

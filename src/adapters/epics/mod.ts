@@ -28,6 +28,7 @@ import { infoOf, readingOf, subsystemOf } from "./pv_value.ts";
 import { type PvState, PvwsClient } from "./pvws.ts";
 import { PvFieldsSchema } from "./pvws_frame.ts";
 import { confirmWrite } from "./write.ts";
+import { namingFor, requireCanonical } from "../device_names.ts";
 import { asError } from "../../util/errors.ts";
 import { realTimers, timeoutSignal, type Timers } from "../../util/misc.ts";
 
@@ -62,6 +63,8 @@ export interface EpicsOptions {
   /** The clock of the adapter's waits (read and write deadlines, the pvws client's timers); tests pass fake ones. */
   timers?: Timers;
 }
+
+const EPICS_NAMING = namingFor("epics");
 
 /** The HTTP services of an EPICS facility. */
 export type EpicsHttpService = "pvget" | "archiver" | "channelfinder" | "olog" | "alarm";
@@ -156,7 +159,9 @@ export class Epics implements ControlSystem {
     });
   }
 
+  /** Refuses a name that is not canonical (`pva://X`, `X.VAL`, `X.VAL$`…) before anything is sent. */
   async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
+    requireCanonical(EPICS_NAMING, name);
     const pvws = this.#needPvws();
     const pv = this.#prefix + name;
     const got = (await pvws.acquire([pv], this.#o.readTimeoutMs, signal)).get(pv);

@@ -33,6 +33,10 @@ import type { DeviceIndex } from "../../index/device_index.ts";
 import { checkWrite, SetpointStore } from "./state.ts";
 import { PastSetpoints } from "./routine.ts";
 import { sleep, type Timers } from "../../util/misc.ts";
+import { namingFor, requireCanonical } from "../device_names.ts";
+
+/** The simulator's names are EPICS names, under EPICS' rules. */
+const NAMING = namingFor("simulator");
 
 export { DEFAULT_MAX_POINTS } from "./archive.ts";
 export { DEFAULT_LOG_LIMIT, MAX_SCAN_SHIFTS } from "./logs.ts";
@@ -151,6 +155,7 @@ export class Simulator implements ControlSystem {
   }
 
   async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
+    requireCanonical(NAMING, name);
     await this.enter(signal);
     const def = this.facility.byName.get(name);
     if (def === undefined) throw new Error(this.unknown(name));

@@ -22,6 +22,7 @@ import { trimBase } from "../http.ts";
 import { type AttrInfo, tangoErrorText, TangoRest } from "./rest.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { failed, matchByName, readbackOf, toInfo, toReading } from "./convert.ts";
+import { type DeviceNaming, namingFor, requireCanonical } from "../device_names.ts";
 export { matchByName } from "./convert.ts";
 
 export interface TangoOptions {
@@ -49,8 +50,10 @@ export class Tango implements ControlSystem {
   readonly kind = "tango";
   readonly #rest: TangoRest;
   readonly #info = new Map<string, Promise<Map<string, AttrInfo>>>();
+  readonly #naming: DeviceNaming;
 
   constructor(opts: TangoOptions) {
+    this.#naming = namingFor("tango", { tangoHost: opts.tangoHost ?? "localhost:10000" });
     this.#rest = new TangoRest(
       {
         label: "TANGO REST",
@@ -70,13 +73,9 @@ export class Tango implements ControlSystem {
     const byDevice = new Map<string, string[]>();
     const out = new Map<string, Reading>();
     for (const name of names) {
-      const n = splitName(name);
-      if (!n) {
-        out.set(
-          name,
-          failed(name, `"${name}" is not a TANGO name: use domain/family/member/attribute`),
-        );
-      } else if (!n.attr) byDevice.set(n.device, byDevice.get(n.device) ?? []);
+      const n = this.#split(name);
+      if (typeof n === "string") out.set(name, failed(name, n));
+      else if (!n.attr) byDevice.set(n.device, byDevice.get(n.device) ?? []);
       else byDevice.set(n.device, [...(byDevice.get(n.device) ?? []), n.attr]);
     }
     await Promise.all([...byDevice].map(async ([device, attrs]) => {
@@ -104,8 +103,12 @@ export class Tango implements ControlSystem {
     return names.map((n) => out.get(n) ?? failed(n, "no value"));
   }
 
-  /** Writes and reads back in one request; refuses read-only attributes before sending. */
+  /**
+   * Writes and reads back in one request; refuses a name that is not
+   * canonical, and read-only attributes, before sending.
+   */
   async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
+    requireCanonical(this.#naming, name);
     const n = splitName(name);
     if (!n?.attr) {
       throw new Error(`"${name}" is not a TANGO attribute: use domain/family/member/attribute`);
@@ -125,7 +128,7 @@ export class Tango implements ControlSystem {
 
   async describe(names: string[], signal?: AbortSignal): Promise<DeviceInfo[]> {
     return await Promise.all(names.map(async (name): Promise<DeviceInfo> => {
-      const n = splitName(name);
+      const n = this.#split(name);
       const missing = (why: string): DeviceInfo => ({
         device: name,
         exists: false,
@@ -135,7 +138,7 @@ export class Tango implements ControlSystem {
         type: "number",
         subsystem: name.split("/")[0] ?? name,
       });
-      if (!n) return missing(`"${name}" is not a TANGO name: use domain/family/member/attribute`);
+      if (typeof n === "string") return missing(n);
       try {
         if (!n.attr) {
           const s = await this.#rest.state(n.device, signal);
@@ -213,6 +216,18 @@ export class Tango implements ControlSystem {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /**
+   * A name's device and attribute, as given (a `tango://` prefix naming this
+   * host dropped), or why the name is refused: nothing is asked for a name
+   * the server would decode into another.
+   */
+  #split(name: string): { device: string; attr?: string } | string {
+    const c = this.#naming.canonical(name);
+    if (!c.ok) return c.error;
+    return splitName(name.replace(/^tango:\/\/[^/]*\//i, "")) ??
+      `"${name}" is not a TANGO name: use domain/family/member/attribute`;
   }
 
   #infos(device: string, signal?: AbortSignal): Promise<Map<string, AttrInfo>> {

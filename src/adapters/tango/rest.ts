@@ -3,6 +3,8 @@
  * configured version (`rc4`, `v10`, `v11`) and Tango host, Basic
  * credentials, and error bodies turned into one line — `errors[]` with
  * `description` (the spec) or `desc` (what servers serialise from DevError).
+ * Every segment of a device name is percent-encoded in the path, so the
+ * server decodes exactly the name the limits saw (`../device_names.ts`).
  *
  * @module
  */
@@ -19,6 +21,7 @@ import {
   ValuesSchema,
   WriteReplySchema,
 } from "./shapes.ts";
+import { tangoPath } from "../device_names.ts";
 
 /** A TANGO attribute's static description (AttributeInfoEx), the fields used. */
 export type AttrInfo = Partial<z.infer<typeof AttrInfoSchema>> & { name: string };
@@ -131,13 +134,13 @@ export class TangoRest {
     device: string,
     signal?: AbortSignal,
   ): Promise<z.infer<typeof AttributesSchema>> {
-    const body = await this.call(`/devices/${device}/attributes`, "GET", signal);
+    const body = await this.call(`/devices/${tangoPath(device)}/attributes`, "GET", signal);
     return shaped(this.#svc, AttributesSchema, body ?? [], `a list of ${device}'s attributes`);
   }
 
   async values(device: string, attrs: string[], signal?: AbortSignal): Promise<AttrValue[]> {
     const body = await this.call(
-      `/devices/${device}/attributes/value${query({ attr: attrs })}`,
+      `/devices/${tangoPath(device)}/attributes/value${query({ attr: attrs })}`,
       "GET",
       signal,
     );
@@ -154,7 +157,7 @@ export class TangoRest {
     signal?: AbortSignal,
   ): Promise<AttrValue | undefined> {
     const body = await this.call(
-      `/devices/${device}/attributes/${encodeURIComponent(attr)}/value${query({ v })}`,
+      `/devices/${tangoPath(device)}/attributes/${encodeURIComponent(attr)}/value${query({ v })}`,
       "PUT",
       signal,
     );
@@ -163,7 +166,7 @@ export class TangoRest {
   }
 
   async state(device: string, signal?: AbortSignal): Promise<z.infer<typeof StateSchema>> {
-    const body = await this.call(`/devices/${device}/state`, "GET", signal);
+    const body = await this.call(`/devices/${tangoPath(device)}/state`, "GET", signal);
     return shaped(this.#svc, StateSchema, body, `the state of ${device}`);
   }
 }

@@ -10,7 +10,7 @@
  * @module
  */
 import { PlanFileError, readPlanFile } from "../../plan/plan_file.ts";
-import { type Plan, planHash } from "../../plan_model/plan.ts";
+import type { Plan } from "../../plan_model/plan.ts";
 import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
 import type { ProposeOutcome } from "../../plan/service.ts";
 import type { Restore } from "../../plan/executor.ts";
@@ -268,7 +268,7 @@ async function refuseBadToken(
   json: boolean,
   io: Io,
 ): Promise<void> {
-  const hash = await planHash(plan);
+  const hash = await app.plans.service.hashOf(plan);
   let reason: string;
   try {
     const checked = await app.plans.tokens.check(token, hash);

@@ -70,7 +70,11 @@ export function valueType({ d, value }: LimitedInput): string[] {
     : [`value ${value} is a number; ${d.device} takes one of its labels or a string`];
 }
 
-/** `limits_complete`: a number needs min, max and max_step; text needs values (or `unbounded`). */
+/**
+ * `limits_complete`: a number needs min, max and max_step; an enum needs
+ * values (its entry's list of labels, whatever else the entry says); free
+ * text needs values (or `unbounded`).
+ */
 export function limitsComplete({ d, limit, policy }: LimitedInput): string[] {
   if (isNumeric(d)) {
     if (
@@ -84,7 +88,15 @@ export function limitsComplete({ d, limit, policy }: LimitedInput): string[] {
     }
     return [];
   }
-  const allowed = limit.values ?? d.labels;
+  if (d.type === "enum" && limit.values === undefined) {
+    // A numeric entry (or unbounded) opens no label: an enum takes only what the limits list.
+    return [
+      `${d.device} is an enum${d.labels?.length ? ` (${d.labels.join(", ")})` : ""} but its ` +
+      `entry in ${policy.limitsSource} (${limit.pattern}) lists no values; an enum device ` +
+      "takes only the labels its entry lists in values",
+    ];
+  }
+  const allowed = limit.values;
   if (!allowed && limit.unbounded !== true) {
     return [
       `${d.device} takes free text but its entry in ${policy.limitsSource} (${limit.pattern}) ` +
@@ -100,10 +112,15 @@ export function limitsComplete({ d, limit, policy }: LimitedInput): string[] {
 /** `within_limits`: between the tighter of the file's and the device's min and max, or a listed value. */
 export function withinLimits({ d, value, limit, policy }: LimitedInput): string[] {
   if (typeof value === "string") {
-    const allowed = limit.values ?? d.labels;
-    return allowed && !allowed.includes(value)
-      ? [`value "${value}" is not one of ${allowed.join(", ")}`]
-      : [];
+    const allowed = limit.values;
+    if (allowed && !allowed.includes(value)) {
+      return [`value "${value}" is not one of ${allowed.join(", ")}`];
+    }
+    // A label the limits list but the device does not have is not a label of it.
+    if (d.type === "enum" && d.labels && !d.labels.includes(value)) {
+      return [`value "${value}" is not one of ${d.device}'s labels (${d.labels.join(", ")})`];
+    }
+    return [];
   }
   const out: string[] = [];
   const lo = maxDefined(limit.min, d.limits?.min);

@@ -37,7 +37,7 @@ const COR: DeviceInfo = {
 };
 const MODE: DeviceInfo = { ...COR, device: "MODE", units: "", type: "enum", labels: ["ON", "OFF"] };
 const COR_LIMIT: LimitEntry = { pattern: "COR:*", min: -2, max: 2, max_step: 0.5 };
-const MODE_LIMIT: LimitEntry = { pattern: "MODE" };
+const MODE_LIMIT: LimitEntry = { pattern: "MODE", values: ["ON", "OFF"] };
 
 function input(over: Partial<LimitedInput> = {}): LimitedInput {
   return { d: COR, value: 1, from: 0.8, limit: COR_LIMIT, policy: POLICY, ...over };
@@ -85,7 +85,7 @@ Deno.test("limits_complete refuses a number entry without min, max and max_step 
 Deno.test("limits_complete refuses free text without values, and entries that share no values", () => {
   const text = { ...MODE, type: "string" as const, labels: undefined };
   assert.match(
-    limitsComplete(input({ d: text, value: "x", limit: MODE_LIMIT }))[0] ?? "",
+    limitsComplete(input({ d: text, value: "x", limit: { pattern: "MODE" } }))[0] ?? "",
     /lists no values/,
   );
   assert.match(
@@ -94,6 +94,26 @@ Deno.test("limits_complete refuses free text without values, and entries that sh
     /share no values/,
   );
   assert.deepEqual(limitsComplete(input({ d: MODE, value: "ON", limit: MODE_LIMIT })), []);
+});
+
+Deno.test("an enum device takes only the labels its entry lists: a numeric or unbounded entry opens none", () => {
+  const numeric: LimitEntry = { pattern: "MODE", min: 0, max: 2, max_step: 1 };
+  for (const limit of [numeric, { pattern: "*", unbounded: true }, { pattern: "MODE" }]) {
+    assert.match(
+      limitsComplete(input({ d: MODE, value: "ON", limit }))[0] ?? "",
+      /^MODE is an enum \(ON, OFF\) but its entry in limits\.toml \(.*\) lists no values; an enum device takes only the labels its entry lists in values$/,
+      limit.pattern,
+    );
+  }
+  const kinds = checkValue(MODE, "OFF", "ON", numeric, POLICY).map((p) => p.check);
+  assert.deepEqual(kinds, ["limits_complete"]);
+  // A listed value the device does not have is not one of its labels.
+  const odd = { pattern: "MODE", values: ["ON", "FAULT"] };
+  assert.match(
+    withinLimits(input({ d: MODE, value: "FAULT", limit: odd }))[0] ?? "",
+    /^value "FAULT" is not one of MODE's labels \(ON, OFF\)$/,
+  );
+  assert.deepEqual(checkValue(MODE, "OFF", "ON", MODE_LIMIT, POLICY), []);
 });
 
 Deno.test("within_limits takes the tighter of the file's and the device's own bounds, and names which", () => {

@@ -130,8 +130,24 @@ export class FakePvws implements AsyncDisposable {
     await this.close();
   }
 
+  /**
+   * The PV a name reaches: the record, or a field of it (`X.DRVH`), served
+   * as an IOC serves one, a number of its own, from its first request.
+   */
+  #find(name: string): FakePv | undefined {
+    const channel = channelOf(name);
+    const found = this.pvs.get(channel);
+    if (found) return found;
+    const field = /^(.+)\.([A-Z][A-Z0-9_]*)$/.exec(channel);
+    const record = field ? this.pvs.get(field[1] as string) : undefined;
+    if (!record || typeof record.value !== "number") return undefined;
+    const pv: FakePv = { value: record.max ?? 10, units: record.units };
+    this.pvs.set(channel, pv);
+    return pv;
+  }
+
   #pv(name: string): FakePv {
-    const pv = this.pvs.get(name.replace(/^(pva|ca):\/\//, ""));
+    const pv = this.#find(name);
     if (!pv) throw new Error(`no fake PV ${name}`);
     return pv;
   }
@@ -152,7 +168,7 @@ export class FakePvws implements AsyncDisposable {
     if (url.pathname === "/pvws/pvget" && this.#opts.pvget) {
       const name = url.searchParams.get("name") ?? "";
       await new Promise((r) => setTimeout(r, 2 * (this.#opts.latencyMs ?? 0)));
-      const pv = this.pvs.get(name.replace(/^(pva|ca):\/\//, ""));
+      const pv = this.#find(name);
       // pvws-springboot answers 200 with an empty body when the PV does not connect.
       if (!pv || pv.neverConnects) return new Response("", { status: 200 });
       const { readonly: _, ...full } = this.#first(name, pv);
@@ -199,7 +215,7 @@ export class FakePvws implements AsyncDisposable {
         const shown = drop ? fresh.slice(0, Math.floor(fresh.length / 2)) : fresh;
         for (const n of fresh) client.subs.add(n);
         for (const n of shown) {
-          const pv = this.pvs.get(n.replace(/^(pva|ca):\/\//, ""));
+          const pv = this.#find(n);
           if (pv && !pv.neverConnects) this.#send(client, this.#first(n, pv));
         }
         if (drop) this.#later(() => client.ws.close());
@@ -278,7 +294,7 @@ export class FakePvws implements AsyncDisposable {
   #broadcast(name: string, fields: Record<string, unknown>): void {
     for (const c of this.#clients) {
       for (const sub of c.subs) {
-        if (sub.replace(/^(pva|ca):\/\//, "") === name.replace(/^(pva|ca):\/\//, "")) {
+        if (channelOf(sub) === channelOf(name)) {
           this.#send(c, { type: "update", pv: sub, ...fields });
         }
       }
@@ -322,6 +338,15 @@ export class FakePvws implements AsyncDisposable {
     meta.readonly = pv.readonly === true || this.#opts.writeSupport === false;
     return { ...meta, ...this.#valueFields(pv) };
   }
+}
+
+/**
+ * The channel a name reaches, as a gateway resolves it: a protocol prefix
+ * (`pva://`, `ca://`) picks the protocol, and `.VAL` (with a modifier or a
+ * channel filter after it) is the record's value, so each reaches the record.
+ */
+export function channelOf(name: string): string {
+  return name.replace(/^(pva|ca):\/\//i, "").replace(/\.VAL(\$|\[[^\]]*\]|\{.*\})?$/, "");
 }
 
 function stamp(): { seconds: number; nanos: number } {
