@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { ControlReader } from "../adapters/adapter.ts";
 import type { AgentEvent } from "../agent/events.ts";
+import type { CallScope } from "../agent/tools.ts";
 import type { PlanService } from "../plan/service.ts";
 import type { Approver } from "../safety/approval.ts";
 import type { SandboxDeps } from "../sandbox/types.ts";
@@ -34,6 +35,8 @@ export interface ToolDeps {
 
 export interface ToolContext extends ToolDeps {
   signal: AbortSignal;
+  /** The turn of the call, when the agent loop made it (absent for the operator's own commands). */
+  scope?: CallScope;
   /** Passes events of this call (plan progress…) to the agent's event stream. */
   emit(ev: AgentEvent): void;
 }

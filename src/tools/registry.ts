@@ -6,7 +6,7 @@
  * @module
  */
 import type { AgentEvent } from "../agent/events.ts";
-import type { ToolOutcome, ToolSet } from "../agent/tools.ts";
+import type { CallScope, ToolOutcome, ToolSet } from "../agent/tools.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { Tool, ToolDeps } from "./define.ts";
 import { type SaveFullOutput, truncatedResult } from "./full_output.ts";
@@ -86,6 +86,7 @@ export class ToolRegistry implements ToolSet {
     rawArgs: string,
     signal: AbortSignal,
     emit: (ev: AgentEvent) => void = () => {},
+    scope?: CallScope,
   ): Promise<ToolOutcome> {
     const tool = this.#tools.get(name);
     if (!tool) {
@@ -109,7 +110,12 @@ export class ToolRegistry implements ToolSet {
       : AbortSignal.timeout(this.#opts.timeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     try {
-      const running = tool.execute(valid.args, { ...this.#deps, signal: combined, emit });
+      const running = tool.execute(valid.args, {
+        ...this.#deps,
+        signal: combined,
+        emit,
+        ...(scope ? { scope } : {}),
+      });
       const result = await (tool.awaitsCompletion ? running : raceAbort(running, combined));
       const json = JSON.stringify(result) ?? "null";
       const content = truncateMiddle(json, this.#opts.maxOutputChars);

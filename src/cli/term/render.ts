@@ -186,6 +186,7 @@ export class TerminalRenderer {
         this.#spinner.start("thinking…");
         return;
       case "hook":
+      case "tool_calls_refused":
         this.pause();
         this.#io.err(s.yellow(`  ${untrusted(ev.message)}\n`));
         this.#spinner.start("thinking…");
