@@ -9,6 +9,7 @@
  */
 import { addUsage, type ModelClient, ZERO_USAGE } from "../../llm/types.ts";
 import { runTurn } from "../loop.ts";
+import { DATA_BLOCK_RULE } from "../outside_text.ts";
 import { Session } from "../session.ts";
 import type { AgentDefinition } from "./definition.ts";
 import { budgetedModel, type Reservation } from "./budget.ts";
@@ -116,7 +117,7 @@ function systemPromptOf(def: AgentDefinition): string {
     `JSON schema: ${
       JSON.stringify(def.signature)
     }; or call \`fail\` with the reason when the task ` +
-    `cannot be done. Nobody reads your text answers, only what you return.`;
+    `cannot be done. Nobody reads your text answers, only what you return.\n\n${DATA_BLOCK_RULE}`;
 }
 
 function reasonOf(signal: AbortSignal): string {
