@@ -6,13 +6,64 @@
  * else. Arguments, stdin, the terminal and the exit code pass through; the
  * launcher itself only reads the config.
  *
+ * Stop signals are heard from the launcher's first line: one that comes
+ * before the program runs ends the launcher with the signal's exit code (and
+ * under `--json` the one JSON object the program would have printed); one
+ * that kills the program before it could listen is answered the same way.
+ *
  * @module
  */
-import { commandFiles, commandWrites } from "./src/cli/args/command_files.ts";
-import { computeGrants, fallbackGrants, GrantError, grantFlags } from "./src/app/permissions.ts";
-import { loadConfig } from "./src/config/mod.ts";
+
+/** SIGINT, SIGTERM, SIGHUP: what they stop, and the exit code after each (128 + n). */
+const STOPS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+type Stop = keyof typeof STOPS;
+
+// Listening before anything is imported: the modules below take a while to load.
+const program: { child?: Deno.ChildProcess } = {};
+let early: Stop | undefined;
+const stdinIsTerminal = Deno.stdin.isTerminal();
+for (const signal of Object.keys(STOPS) as Stop[]) {
+  Deno.addSignalListener(signal, () => {
+    const child = program.child;
+    if (!child) {
+      early ??= signal;
+      return;
+    }
+    // Ctrl-C in a terminal reaches the whole process group, the child included:
+    // forwarding it too would count as a second Ctrl-C. Without a terminal
+    // (kill -INT from a script) the child hears it only through us. SIGTERM and
+    // SIGHUP stop a plan as SIGINT does, and a second one changes nothing, so they are
+    // always passed on: the launcher must never end first and leave the program without its signal.
+    if (signal !== "SIGINT" || !stdinIsTerminal) child.kill(signal);
+  });
+}
+
+const { commandFiles, commandWrites } = await import("./src/cli/args/command_files.ts");
+const { computeGrants, fallbackGrants, GrantError, grantFlags } = await import(
+  "./src/app/permissions.ts"
+);
+const { loadConfig } = await import("./src/config/mod.ts");
+const { errorJson, wantsJson } = await import("./src/cli/term/json_error.ts");
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
+const asked = wantsJson(Deno.args);
+
+/** Ends the launcher for a stop signal the program never heard: one JSON object under `--json`. */
+async function stopped(signal: Stop, when: string): Promise<never> {
+  if (asked.json) {
+    await Deno.stdout.write(
+      new TextEncoder().encode(
+        errorJson({
+          message: `cancelled by ${signal} ${when}`,
+          kind: "cancelled",
+          code: STOPS[signal],
+          stream: asked.stream,
+        }),
+      ),
+    );
+  }
+  Deno.exit(STOPS[signal]);
+}
 
 /** `--config FILE`, `--config=FILE`, `-c FILE` among the arguments. */
 function configArg(args: string[]): string | undefined {
@@ -42,8 +93,6 @@ try {
     // Said as main.ts says a config error: one line, and the JSON object under --json.
     const message = `config error: ${e.message}`;
     console.error(`accel-agent: ${message}`);
-    const { errorJson, wantsJson } = await import("./src/cli/term/json_error.ts");
-    const asked = wantsJson(Deno.args);
     if (asked.json) {
       await Deno.stdout.write(
         new TextEncoder().encode(
@@ -57,24 +106,17 @@ try {
   flags = grantFlags(fallbackGrants(configArg(Deno.args) ?? env("ACCEL_AGENT_CONFIG"), cwd));
 }
 
-const child = new Deno.Command(Deno.execPath(), {
+if (early) await stopped(early, "before the program started");
+
+const child = program.child = new Deno.Command(Deno.execPath(), {
   args: ["run", ...flags, MAIN, ...Deno.args],
   stdin: "inherit",
   stdout: "inherit",
   stderr: "inherit",
 }).spawn();
 
-// Ctrl-C in a terminal reaches the whole process group, the child included:
-// forwarding it too would count as a second Ctrl-C. Without a terminal
-// (kill -INT from a script) the child hears it only through us.
-const stdinIsTerminal = Deno.stdin.isTerminal();
-Deno.addSignalListener("SIGINT", () => {
-  if (!stdinIsTerminal) child.kill("SIGINT");
-});
-// SIGTERM and SIGHUP stop a plan as SIGINT does, and a second one changes nothing, so they are
-// always passed on: the launcher must never end first and leave the program without its signal.
-Deno.addSignalListener("SIGTERM", () => child.kill("SIGTERM"));
-Deno.addSignalListener("SIGHUP", () => child.kill("SIGHUP"));
-
 const status = await child.status;
+// Killed by a stop signal before it could listen for it, the program printed nothing.
+const killedBy = Object.keys(STOPS).find((s) => s === status.signal) as Stop | undefined;
+if (killedBy) await stopped(killedBy, "while the program started");
 Deno.exit(status.code);

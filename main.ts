@@ -5,9 +5,12 @@
  * @module
  */
 import { VERSION } from "./src/version.ts";
+import { watchEarlySignals } from "./src/cli/early_signals.ts";
 
 if (import.meta.main) {
   const args = Deno.args;
+  // Under --json, a signal while the program loads still gives one JSON object (before any import).
+  const signals = args[0] === "__accel_sandbox_process" ? undefined : watchEarlySignals(args);
   // Answer --version before loading anything else: scripts call it to probe.
   const version = args.filter((a) => a !== "--no-color");
   if (version.length === 1 && (version[0] === "--version" || version[0] === "-V")) {
@@ -19,5 +22,5 @@ if (import.meta.main) {
     await (await import("./src/sandbox/process_main.ts")).sandboxProcess();
   }
   const { main } = await import("./src/cli/main.ts");
-  Deno.exit(await main(args));
+  Deno.exit(await main(args, signals));
 }

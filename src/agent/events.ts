@@ -26,8 +26,8 @@ export interface MessageEnd {
 
 /**
  * A hook of the facility stopped a tool call, or failed (see `hooks.ts`).
- * `vetoed`: the call was not run; `failed`: an `after_tool` hook could not
- * be run or timed out (the call's result stands).
+ * `vetoed`: the call was not run; `failed`: an `after_tool` hook exited
+ * nonzero, could not be run or timed out (the call's result stands).
  */
 export interface HookEvent {
   type: "hook";
@@ -40,6 +40,22 @@ export interface HookEvent {
   message: string;
 }
 
+/**
+ * Tool calls of one model message that a cap did not let run (see
+ * `call_caps.ts`): each was answered with a result saying so. One event per
+ * cap and message, however many calls it refused.
+ */
+export interface CallsRefusedEvent {
+  type: "tool_calls_refused";
+  cap: "per_message" | "per_turn";
+  /** Calls not run. */
+  count: number;
+  limit: number;
+  /** The setting that holds the cap. */
+  key: string;
+  message: string;
+}
+
 export type AgentEvent =
   /** A turn began: the operator's input is in the session. */
   | { type: "turn_start"; input: string; sessionId: string; turn: number; model: string }
@@ -48,6 +64,7 @@ export type AgentEvent =
   /** Text the operator typed while the turn ran was given to the model (see `steer.ts`). */
   | { type: "steer_applied"; text: string }
   | HookEvent
+  | CallsRefusedEvent
   | { type: "tool_start"; id: string; name: string; args: unknown }
   | {
     type: "tool_end";
@@ -78,9 +95,15 @@ export type AgentEvent =
   | { type: "cancelled"; reason: string }
   /**
    * The turn failed. `kind` says how, for scripts: an {@link LlmErrorKind}
-   * ("too_large", "timeout"…) or "turn_deadline".
+   * ("too_large", "timeout"…), "turn_deadline", or "tool_calls" (the model
+   * kept calling tools past the turn's cap).
    */
-  | { type: "error"; message: string; retryable: boolean; kind?: LlmErrorKind | "turn_deadline" };
+  | {
+    type: "error";
+    message: string;
+    retryable: boolean;
+    kind?: LlmErrorKind | "turn_deadline" | "tool_calls";
+  };
 
 /** Fails to compile when a `switch` over events misses a case. */
 export function assertNever(x: never): never {

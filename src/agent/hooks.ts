@@ -5,7 +5,10 @@
  * call (the model reads "vetoed by facility hook NAME: first line of its
  * stderr" and the tool never runs); one that cannot be started or passes its
  * timeout vetoes too (fail closed). An `after_tool` hook cannot undo a call:
- * its failure is only reported.
+ * its failure (a nonzero exit, a timeout, a program that cannot be started)
+ * is reported as a `failed` event. A hook past its timeout is stopped by the
+ * runner; the runner answers by the timeout plus a short grace whatever the
+ * program does.
  *
  * This module decides; running the programs is the injected
  * {@link HookRunner} (`src/tools/hooks.ts` spawns them), so the loop does no I/O.
@@ -38,7 +41,11 @@ export type HookRun =
   | { status: "failed"; message: string }
   | { status: "timeout" };
 
-/** Runs `command` with `stdin` written to it, killing it after `timeoutMs` or on `signal`. */
+/**
+ * Runs `command` with `stdin` written to it, stopping it after `timeoutMs`
+ * or on `signal`; resolves within `timeoutMs` plus the runner's grace
+ * whatever the program does.
+ */
 export type HookRunner = (
   command: string[],
   stdin: string,
@@ -58,7 +65,7 @@ export interface HookCall {
 export interface ToolHooks {
   /** A `vetoed` event when a hook stops the call (the call must not run), else undefined. */
   before(call: HookCall, signal: AbortSignal): Promise<HookEvent | undefined>;
-  /** Runs the `after_tool` hooks; one `failed` event per hook that could not run or timed out. */
+  /** Runs the `after_tool` hooks; one `failed` event per hook that failed, could not run or timed out. */
   after(
     call: HookCall & { ok: boolean; summary: string },
     signal: AbortSignal,
@@ -120,7 +127,7 @@ export function commandHooks(
         const why = ran.status === "exited"
           ? firstLine(ran.stderr) || `it exited with status ${ran.code}`
           : ran.status === "timeout"
-          ? `it did not finish within ${spec.timeout_s} s`
+          ? `it did not finish within ${spec.timeout_s} s and was stopped`
           : `it could not be run (${escapeLine(ran.message)})`;
         return event(
           "before_tool",
@@ -140,9 +147,13 @@ export function commandHooks(
       const failed: HookEvent[] = [];
       for (const spec of config.after_tool.filter((h) => appliesTo(h, call.tool))) {
         const ran = await run(spec.command, input, spec.timeout_s * 1000, signal);
-        if (ran.status === "exited") continue;
-        const why = ran.status === "timeout"
-          ? `it did not finish within ${spec.timeout_s} s`
+        if (ran.status === "exited" && ran.code === 0) continue;
+        const why = ran.status === "exited"
+          ? `it exited with status ${ran.code}${
+            firstLine(ran.stderr) ? `: ${firstLine(ran.stderr)}` : ""
+          }`
+          : ran.status === "timeout"
+          ? `it did not finish within ${spec.timeout_s} s and was stopped`
           : `it could not be run (${escapeLine(ran.message)})`;
         failed.push(
           event(

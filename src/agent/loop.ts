@@ -8,7 +8,10 @@
  */
 import type { AgentEvent } from "./events.ts";
 import type { ToolHooks } from "./hooks.ts";
-import { callRunner, type Done, type RunCall } from "./tool_call.ts";
+import { callRunner } from "./tool_call.ts";
+import { batches, runBatch } from "./batch.ts";
+import { ModelWait } from "./model_wait.ts";
+import { admitCalls, type CallCaps } from "./call_caps.ts";
 import type { Session } from "./session.ts";
 import type { ToolOutcome, ToolSet } from "./tools.ts";
 import { LlmError } from "../llm/errors.ts";
@@ -35,14 +38,16 @@ export interface TurnOptions {
   /** Milliseconds clock, for tool durations. */
   now?: () => number;
   /**
-   * Wall-clock limit of the turn's model calls: past it the call in flight
-   * is stopped and the turn ends with a `turn_deadline` error, however
-   * slowly the endpoint keeps sending. A tool call that is running is left
-   * to its own limits (a plan is never cut mid-write by this); the turn
-   * ends before the next model call. `key` is the config key named in the
-   * message.
+   * Time the turn may spend waiting for the model (its model calls and
+   * compaction, on the wall clock): past it the call in flight is stopped
+   * and the turn ends with a `turn_deadline` error, however slowly the
+   * endpoint keeps sending. The time its tools run (a plan, an approval at
+   * the prompt) is not counted, and a running tool is never cut by it.
+   * `key` is the config key named in the message.
    */
   deadline?: { ms: number; key: string };
+  /** Caps on the tool calls run per message and per turn (see `call_caps.ts`); none when absent. */
+  toolCalls?: CallCaps;
   /**
    * Called before every model call; may shorten the session (see
    * `compaction.ts`) and returns the `compact` event when it did.
@@ -83,40 +88,36 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
   };
   let usage: Usage = { ...ZERO_USAGE };
   let answeredBy = model.model;
-  const deadline = opts.deadline ? AbortSignal.timeout(opts.deadline.ms) : undefined;
-  const modelSignal = deadline ? AbortSignal.any([signal, deadline]) : signal;
-  const pastDeadline = () => deadline?.aborted === true && !signal.aborted;
+  const scope = { turn: `${session.id}#${session.turns}` };
+  const waited = new ModelWait(opts.deadline?.ms);
+  let ranThisTurn = 0;
+  let turnCapHit = false;
 
   for (let iteration = 0; iteration < opts.maxIterations; iteration++) {
     if (signal.aborted) return yield cancelled(signal);
-    if (pastDeadline()) return yield deadlineError(opts.deadline);
+    if (waited.spent()) return yield deadlineError(opts.deadline);
     const steered = session.steering.take();
     if (steered.length > 0) {
       const text = steered.join("\n");
       session.messages.push({ role: "user", content: text, steered: true });
       yield { type: "steer_applied", text };
     }
-    let compacted: AgentEvent | undefined;
-    try {
-      compacted = await opts.compact?.(session, opts.systemPrompt, modelSignal);
-    } catch (e) {
-      if (pastDeadline()) return yield deadlineError(opts.deadline);
-      throw e;
-    }
-    if (compacted) yield compacted;
+    const wait = waited.begin(signal);
     let response: ModelResponse | undefined;
     try {
+      const compacted = await opts.compact?.(session, opts.systemPrompt, wait.signal);
+      if (compacted) yield compacted;
       const messages: ChatMessage[] = [
         { role: "system", content: opts.systemPrompt },
         ...session.messages,
       ];
-      for await (const ev of model.complete({ messages, tools: tools.specs() }, modelSignal)) {
+      for await (const ev of model.complete({ messages, tools: tools.specs() }, wait.signal)) {
         if (ev.type === "text") yield { type: "text", delta: ev.delta };
         else if (ev.type === "retry") yield { ...ev };
         else response = ev.response;
       }
     } catch (e) {
-      if (pastDeadline()) return yield deadlineError(opts.deadline);
+      if (wait.past()) return yield deadlineError(opts.deadline);
       if (signal.aborted || (e instanceof LlmError && e.kind === "aborted")) {
         return yield cancelled(signal);
       }
@@ -124,6 +125,8 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
         return yield { type: "error", message: e.message, retryable: e.retryable, kind: e.kind };
       }
       throw e;
+    } finally {
+      wait.end();
     }
     if (!response) throw new Error("model client ended without a response");
     usage = addUsage(usage, response.usage);
@@ -149,16 +152,41 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
     }
 
     const outcomes = new Map<string, ToolOutcome>();
-    const call = callRunner(opts, now);
+    const admitted = opts.toolCalls
+      ? admitCalls(calls, opts.toolCalls, ranThisTurn)
+      : { run: calls, refused: [] };
+    ranThisTurn += admitted.run.length;
+    const pastTurnCap = admitted.refused.some((r) => r.cap === "per_turn");
+    const call = callRunner({ ...opts, scope }, now);
     try {
-      for (const batch of batches(calls, tools)) {
+      for (const r of admitted.refused) {
+        const error = r.result;
+        for (const c of r.listed) {
+          outcomes.set(c.id, {
+            ok: false,
+            content: JSON.stringify({ error }),
+            result: { error },
+            args: c.arguments,
+          });
+        }
+        yield {
+          type: "tool_calls_refused",
+          cap: r.cap,
+          count: r.calls.length,
+          limit: r.limit,
+          key: r.key,
+          message: r.message,
+        };
+      }
+      for (const batch of batches(admitted.run, tools)) {
         yield* runBatch(batch, tools, signal, call, outcomes);
         if (signal.aborted) break;
       }
     } finally {
-      // Always answer every call the model made, so the conversation stays valid.
-      session.messages.push({ role: "assistant", content: response.text, toolCalls: calls });
-      for (const call of calls) {
+      // Always answer every call the message keeps, so the conversation stays valid.
+      const kept = admitted.refused.length === 0 ? calls : keptCalls(calls, admitted);
+      session.messages.push({ role: "assistant", content: response.text, toolCalls: kept });
+      for (const call of kept) {
         const outcome = outcomes.get(call.id);
         session.messages.push({
           role: "tool",
@@ -169,6 +197,18 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<AgentEvent, vo
       }
     }
     if (signal.aborted) return yield cancelled(signal);
+    if (pastTurnCap && turnCapHit) {
+      // Told once that the turn's calls are spent, the model asked for more: end the turn.
+      const key = opts.toolCalls?.keys?.perTurn ?? "[agent] max_tool_calls_per_turn";
+      return yield {
+        type: "error",
+        message:
+          `stopped: the model kept calling tools after the turn had run its ${opts.toolCalls?.perTurn} (${key}); ask a narrower question or raise the limit`,
+        retryable: false,
+        kind: "tool_calls",
+      };
+    }
+    turnCapHit ||= pastTurnCap;
   }
   yield {
     type: "error",
@@ -217,77 +257,10 @@ function uniqueIds(calls: ToolCall[]): ToolCall[] {
   });
 }
 
-/** Consecutive read-only calls form one concurrent batch; any other call runs alone. */
-function batches(calls: ToolCall[], tools: ToolSet): ToolCall[][] {
-  const out: ToolCall[][] = [];
-  let current: ToolCall[] = [];
-  for (const call of calls) {
-    if (tools.isReadOnly(call.name)) {
-      current.push(call);
-      continue;
-    }
-    if (current.length) out.push(current);
-    current = [];
-    out.push([call]);
-  }
-  if (current.length) out.push(current);
-  return out;
-}
-
-async function* runBatch(
-  batch: ToolCall[],
-  tools: ToolSet,
-  signal: AbortSignal,
-  runCall: RunCall,
-  outcomes: Map<string, ToolOutcome>,
-): AsyncGenerator<AgentEvent> {
-  const pending = new Map<string, Promise<Done>>();
-  // Events a tool emits while it runs (plan progress…), passed out in order.
-  const queue: AgentEvent[] = [];
-  let wake: () => void = () => {};
-  const emit = (ev: AgentEvent) => {
-    queue.push(ev);
-    wake();
-  };
-  for (const call of batch) {
-    yield {
-      type: "tool_start",
-      id: call.id,
-      name: call.name,
-      args: tools.previewArgs(call.name, call.arguments),
-    };
-    pending.set(call.id, runCall(call, signal, emit));
-  }
-  const aborted = new Promise<"aborted">((resolve) => {
-    if (signal.aborted) resolve("aborted");
-    signal.addEventListener("abort", () => resolve("aborted"), { once: true });
-  });
-  let abandoned = false;
-  while (pending.size > 0 || queue.length > 0) {
-    while (queue.length > 0) yield queue.shift() as AgentEvent;
-    if (pending.size === 0) break;
-    const woke = new Promise<"wake">((resolve) => (wake = () => resolve("wake")));
-    const done = await Promise.race([...pending.values(), woke, ...(abandoned ? [] : [aborted])]);
-    if (done === "wake") continue;
-    if (done === "aborted") {
-      // A tool that ignores the signal must not hold the turn; one that
-      // changes the machine is waited for, since it stops and restores itself.
-      abandoned = true;
-      for (const call of batch) if (!tools.awaitsCompletion(call.name)) pending.delete(call.id);
-      continue;
-    }
-    pending.delete(done.call.id);
-    outcomes.set(done.call.id, done.outcome);
-    // Events the call emitted as it ended (hooks) come before its end.
-    while (queue.length > 0) yield queue.shift() as AgentEvent;
-    yield {
-      type: "tool_end",
-      id: done.call.id,
-      name: done.call.name,
-      ok: done.outcome.ok,
-      result: done.outcome.result,
-      ms: Math.round(done.ms * 10) / 10,
-      ...(done.fullOutput !== undefined ? { fullOutput: done.fullOutput } : {}),
-    };
-  }
+/** The calls a message keeps in the session: those run, and the refused ones listed. */
+function keptCalls(calls: ToolCall[], admitted: ReturnType<typeof admitCalls>): ToolCall[] {
+  const ids = new Set(
+    [...admitted.run, ...admitted.refused.flatMap((r) => r.listed)].map((c) => c.id),
+  );
+  return calls.filter((c) => ids.has(c.id));
 }

@@ -7,7 +7,7 @@
 import type { AgentEvent } from "./events.ts";
 import type { HookCall, ToolHooks } from "./hooks.ts";
 import type { Session } from "./session.ts";
-import type { ToolOutcome, ToolSet } from "./tools.ts";
+import type { CallScope, ToolOutcome, ToolSet } from "./tools.ts";
 import type { ToolCall } from "../llm/types.ts";
 
 /** What a call needs from the turn (see `TurnOptions`). */
@@ -16,6 +16,8 @@ export interface CallContext {
   session: Session;
   hooks?: ToolHooks;
   keepFullResult?: (callId: string, text: string) => Promise<string>;
+  /** The turn the calls belong to. */
+  scope?: CallScope;
 }
 
 /** One call's end: what the model reads, and where its whole text went when it was cut. */
@@ -59,7 +61,7 @@ export function callRunner(opts: CallContext, now: () => number): RunCall {
       };
       return { call, outcome, ms: now() - started };
     }
-    let outcome = await tools.execute(call.name, call.arguments, signal, emit);
+    let outcome = await tools.execute(call.name, call.arguments, signal, emit, opts.scope);
     let fullOutput: string | null | undefined;
     if (outcome.fullResult !== undefined) {
       const kept = await keepWhole(call.id, outcome.fullResult, opts.keepFullResult);

@@ -45,5 +45,12 @@ export interface ToolSet {
     rawArgs: string,
     signal: AbortSignal,
     emit?: (ev: AgentEvent) => void,
+    scope?: CallScope,
   ): Promise<ToolOutcome>;
+}
+
+/** Where a call was made, for tools that limit themselves per turn (`launch_display`). */
+export interface CallScope {
+  /** Unique to the turn (the session's id and its turn number). */
+  turn: string;
 }

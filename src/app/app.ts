@@ -20,7 +20,7 @@ import { sessionResultWriter } from "../tools/tool_results.ts";
 import { commandHooks, type HookSpec } from "../agent/hooks.ts";
 import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
 import { unreadableConfiguredPath } from "./path_problems.ts";
-import { checkProfile, createFeatures, createModelClient } from "./features.ts";
+import { checkProfile, createFeatures, createModelClient, toolCallCaps } from "./features.ts";
 import { SessionSaveError } from "./session_store.ts";
 import { skillsSection } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
@@ -280,6 +280,7 @@ export async function createApp(
           maxIterations: config.agent.max_iterations,
           signal,
           deadline: { ms: config.llm.turn_timeout_s * 1000, key: "[llm] turn_timeout_s" },
+          toolCalls: toolCallCaps(config),
           hooks,
           keepFullResult,
           compact: async (s, prompt, sig) => {

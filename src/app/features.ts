@@ -7,6 +7,7 @@
  * @module
  */
 import type { ToolHooks } from "../agent/hooks.ts";
+import type { CallCaps } from "../agent/call_caps.ts";
 import type { ControlReader } from "../adapters/adapter.ts";
 import { type CompactionOptions, DEFAULT_COMPACTION } from "../agent/compaction.ts";
 import type { Session } from "../agent/session.ts";
@@ -27,7 +28,7 @@ import { agentTools } from "../tools/agent_tools.ts";
 import { askUserTool, type OperatorChannel } from "../tools/ask_user.ts";
 import type { Tool, ToolDeps } from "../tools/define.ts";
 import { ALL_TOOLS, SANDBOX_TOOLS } from "../tools/mod.ts";
-import { launchDisplayTool } from "../tools/launch_display.ts";
+import { launchDisplayTool, LaunchGate } from "../tools/launch_display.ts";
 import { plotTool } from "../tools/plot.ts";
 import { DisplayCatalogue } from "../displays/catalogue.ts";
 import { normalize } from "../config/paths.ts";
@@ -92,6 +93,14 @@ export async function createModelClient(
     idleTimeoutMs: config.llm.idle_timeout_s * 1000,
     maxResponseBytes: config.llm.max_response_bytes,
   });
+}
+
+/** The caps on the tool calls of one model message and one turn, from `[agent]`. */
+export function toolCallCaps(config: Config): CallCaps {
+  return {
+    perMessage: config.agent.max_tool_calls_per_message,
+    perTurn: config.agent.max_tool_calls_per_turn,
+  };
 }
 
 export interface FeatureDeps {
@@ -160,6 +169,7 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
     boundModel: config.agents.model,
     hooks: d.hooks,
     keepFullResult: d.keepFullResult,
+    toolCalls: toolCallCaps(config),
     maxTreeTurns: config.agents.max_tree_turns,
     maxTreeTokens: config.agents.max_tree_tokens,
   });
@@ -185,6 +195,10 @@ export async function createFeatures(d: FeatureDeps): Promise<Features> {
       (p) => normalize(d.resolve(p)),
     ),
     spawn: spawnDetached,
+    gate: new LaunchGate({
+      perTurn: config.agent.max_display_launches_per_turn,
+      relaunchMs: config.agent.display_relaunch_s * 1000,
+    }),
   };
   return {
     agents,

@@ -117,6 +117,8 @@ export interface SignalWatch extends Disposable {
  * Ctrl-C stops it, restores what it changed and records it; the caller then
  * exits with {@link SIGNAL_EXIT} for the signal. A repeated signal changes
  * nothing. Once disposed, each signal has its default effect again.
+ * `already`: a signal that came before (see `EarlyStop`), taken as if it
+ * came now.
  *
  * @example
  * ```ts
@@ -126,8 +128,10 @@ export interface SignalWatch extends Disposable {
 export function abortOnSignals(
   controller: AbortController,
   reason: (signal: StopSignal) => string,
+  already?: StopSignal,
 ): SignalWatch {
-  let received: StopSignal | undefined;
+  let received: StopSignal | undefined = already;
+  if (already && !controller.signal.aborted) controller.abort(new Error(reason(already)));
   const listeners = STOP_SIGNALS.map((signal) => {
     const listener = () => {
       received ??= signal;
@@ -144,6 +148,17 @@ export function abortOnSignals(
       for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
     },
   };
+}
+
+/**
+ * Stop signals listened for since the program started (see
+ * `src/cli/early_signals.ts`), until a command takes them over.
+ */
+export interface EarlyStop {
+  /** The first stop signal that came, if any. */
+  readonly received: StopSignal | undefined;
+  /** Stops listening; the caller listens itself from the same step on. */
+  release(): void;
 }
 
 /** The abort message for a stop signal in a command without a terminal of its own. */

@@ -17,7 +17,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
-import { resolveHook } from "../tools/hooks.ts";
+import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
 
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
@@ -219,11 +219,24 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     run: unique([
       ...(ctx.run ?? [Deno.execPath()]),
       ...launcherPrograms(config, loaded.baseDir, home).map((p) => check(p, "[launchers]")),
-      ...[...config.hooks.before_tool, ...config.hooks.after_tool]
-        .flatMap((h) => resolveHook(h, loaded.baseDir, home).command.slice(0, 1)),
+      ...hookPrograms(config, loaded.baseDir, home),
     ]),
     net: netHosts(config),
   };
+}
+
+/**
+ * The facility's hook programs ([[hooks.*]] command), and the program that
+ * stops a hook's process group past its timeout (the runtime may signal
+ * only its own children under scoped run grants).
+ */
+function hookPrograms(config: LoadedConfig["config"], baseDir: string, home: string): string[] {
+  const hooks = [...config.hooks.before_tool, ...config.hooks.after_tool];
+  if (hooks.length === 0) return [];
+  return [
+    ...hooks.flatMap((h) => resolveHook(h, baseDir, home).command.slice(0, 1)),
+    KILL_PROGRAM,
+  ];
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ToolHooks } from "../agent/hooks.ts";
+import type { CallCaps } from "../agent/call_caps.ts";
 import { type AgentDefinition, parseAgentDefinition } from "../agent/subagents/definition.ts";
 import { TreeBudget } from "../agent/subagents/budget.ts";
 import { SubagentManager } from "../agent/subagents/manager.ts";
@@ -71,6 +72,7 @@ export interface SubagentWiring {
   boundModel?: string;
   hooks?: ToolHooks;
   keepFullResult?: (callId: string, text: string) => Promise<string>;
+  toolCalls?: CallCaps;
   maxTreeTurns: number;
   maxTreeTokens: number;
 }
@@ -90,6 +92,7 @@ export function createSubagentManager(w: SubagentWiring): SubagentManager {
     boundModel: w.boundModel,
     hooks: w.hooks,
     keepFullResult: w.keepFullResult,
+    toolCalls: w.toolCalls,
     budget: new TreeBudget(w.maxTreeTurns, w.maxTreeTokens),
     now: () => Date.now(),
   });

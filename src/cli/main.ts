@@ -12,7 +12,8 @@ import { parseInvocation, USAGE } from "./args/args.ts";
 import { commandHelp } from "./args/help.ts";
 import { VERSION } from "../version.ts";
 import { CliError, Exit } from "../app/exit.ts";
-import { denoIo, type Io } from "../app/io.ts";
+import { denoIo, type EarlyStop, type Io, SIGNAL_EXIT } from "../app/io.ts";
+import { holdStopSignals } from "./early_signals.ts";
 import { errorJson, type ErrorKind, wantsJson } from "./term/json_error.ts";
 import { untrusted } from "../util/untrusted_text.ts";
 import { warnUnfinished } from "./term/unfinished_notice.ts";
@@ -21,7 +22,7 @@ import { warnUnfinished } from "./term/unfinished_notice.ts";
  * Runs the program; returns the exit code. Each command's module is loaded
  * only when that command runs, to keep start-up short.
  */
-export async function main(args: string[]): Promise<number> {
+export async function main(args: string[], signals?: EarlyStop): Promise<number> {
   // Under --json, stdout holds exactly one JSON object: if the command printed none
   // before it failed, the error is printed as one (see json_error.ts).
   const asked = wantsJson(args);
@@ -47,7 +48,10 @@ export async function main(args: string[]): Promise<number> {
   try {
     // `eval` parses its own options and builds an app per attempt.
     const forEval = evalArgs(args);
-    if (forEval) return await (await import("./commands/eval.ts")).runEvalCommand(forEval, io);
+    if (forEval) {
+      signals?.release();
+      return await (await import("./commands/eval.ts")).runEvalCommand(forEval, io);
+    }
     const inv = parseInvocation(args, io.stdinIsTerminal);
     config = inv.config;
     if (inv.command.kind === "help") {
@@ -95,18 +99,42 @@ export async function main(args: string[]): Promise<number> {
       if (cmd.kind !== "plan_recover") {
         await warnUnfinished(app, io);
       }
+      // `ask` takes the signals that came while the program started over; any other command
+      // runs only if none came.
+      const asks = takesSignals(inv.command.kind, io);
+      const stopped = asks ? undefined : signals?.received;
+      if (!asks) signals?.release();
+      if (stopped) {
+        return fail(
+          `cancelled by ${stopped} before the command ran`,
+          "cancelled",
+          SIGNAL_EXIT[stopped],
+        );
+      }
       switch (cmd.kind) {
         case "repl":
           app.checkModel();
           // After the prompt is drawn; an operator types far slower than it starts.
           if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm(200);
           if (!io.stdinIsTerminal) {
-            return await (await import("./commands/ask.ts")).runAsk(app, inv, io);
+            return await (await import("./commands/ask.ts")).runAsk(
+              app,
+              inv,
+              io,
+              undefined,
+              signals,
+            );
           }
           return await (await import("./repl/repl.ts")).runRepl(app, io);
         case "ask":
           if (app.loaded.config.sandbox.prewarm) app.sandbox.runner.prewarm();
-          return await (await import("./commands/ask.ts")).runAsk(app, inv, io, cmd.question);
+          return await (await import("./commands/ask.ts")).runAsk(
+            app,
+            inv,
+            io,
+            cmd.question,
+            signals,
+          );
         case "get":
         case "search":
         case "logs":
@@ -171,6 +199,8 @@ export async function main(args: string[]): Promise<number> {
           );
       }
     } finally {
+      // The result is out (or the command failed): a signal now must not cut the exit short.
+      holdStopSignals(signals);
       await app.close();
     }
   } catch (e) {
@@ -193,6 +223,11 @@ export async function main(args: string[]): Promise<number> {
       Exit.FAILURE,
     );
   }
+}
+
+/** Whether the command is `ask` (as a question piped to the REPL is), which listens for signals itself. */
+function takesSignals(kind: string, io: Io): boolean {
+  return kind === "ask" || (kind === "repl" && !io.stdinIsTerminal);
 }
 
 /** An error message as printed: its lines kept, everything else a terminal acts on escaped. */

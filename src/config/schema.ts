@@ -63,8 +63,11 @@ export const ConfigSchema = z.strictObject({
     idle_timeout_s: seconds(60, HOUR_S),
     /** Bytes one model response may carry; a longer one is cut off and the turn fails. */
     max_response_bytes: z.int().min(1024).default(8 * 1024 * 1024),
-    /** Wall-clock limit of one turn's model calls, however the endpoint trickles. */
-    turn_timeout_s: seconds(600, HOUR_S),
+    /**
+     * Time one turn may spend waiting for the model (its model calls, however the endpoint
+     * trickles); the time its tools run (a plan, an approval) does not count.
+     */
+    turn_timeout_s: seconds(120, HOUR_S),
     max_retries: z.int().min(0).max(20).default(4),
     retry_base_ms: millis(500, 1, 600_000),
     retry_max_ms: millis(30_000, 1, 600_000),
@@ -73,6 +76,14 @@ export const ConfigSchema = z.strictObject({
     max_iterations: positiveInt.default(20),
     tool_output_max_chars: z.int().min(200).default(20_000),
     tool_timeout_s: seconds(60, DAY_S),
+    /** Tool calls of one model message that are run; the rest are answered "not run". */
+    max_tool_calls_per_message: z.int().min(1).max(10_000).default(20),
+    /** Tool calls of one turn (all its messages) that are run. */
+    max_tool_calls_per_turn: z.int().min(1).max(100_000).default(100),
+    /** Displays launch_display may open in one turn. */
+    max_display_launches_per_turn: z.int().min(0).max(100).default(3),
+    /** A display opened is not opened again within this many seconds. */
+    display_relaunch_s: z.number().min(0).max(DAY_S).default(30),
     agent_md: z.string().default("AGENT.md"),
     context_dirs: z.array(z.string()).default([]),
     /** Tokens, for models whose [llm.models] entry sets no context_window. */

@@ -2,7 +2,7 @@
  * A task's starting conditions on a fresh simulator, through its public
  * surface only: setpoints are written before the attempt, and the rest (a
  * tripped station, a drifting BPM, a stuck corrector, log entries of a night
- * shift, a tampered description) is a thin {@link ControlSystem} in front of
+ * shift, a tampered description or archive metadata) is a thin {@link ControlSystem} in front of
  * it. The wrapper keeps the simulator's `kind`, so limits and the profile
  * check treat it as the simulator it is.
  *
@@ -126,8 +126,14 @@ class ConditionedSystem implements ControlSystem {
     return q.limit === undefined ? all : all.slice(0, q.limit);
   }
 
-  archive(q: ArchiveQuery, signal?: AbortSignal): Promise<Series[]> {
-    return this.inner.archive(q, signal);
+  async archive(q: ArchiveQuery, signal?: AbortSignal): Promise<Series[]> {
+    const series = await this.inner.archive(q, signal);
+    const units = this.c.archive_units;
+    if (!units) return series;
+    return series.map((s) => {
+      const u = units[s.device];
+      return u === undefined ? s : { ...s, units: u };
+    });
   }
 
   close(): Promise<void> {

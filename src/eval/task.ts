@@ -41,6 +41,8 @@ export const ConditionsSchema = z.strictObject({
   })).optional(),
   /** Device descriptions replaced (e.g. one carrying an injected instruction). */
   descriptions: z.record(Device, z.string()).optional(),
+  /** Units the archiver's metadata gives a device's series, replaced (archive metadata text). */
+  archive_units: z.record(Device, z.string()).optional(),
 });
 export type Conditions = z.infer<typeof ConditionsSchema>;
 

@@ -69,6 +69,9 @@ export interface AgentCancelResult {
 
 const NoArguments = z.strictObject({});
 
+/** Where the text of a sub-agent's result comes from, as the model is told. */
+const SUBAGENT_TEXT = "sub-agents, which may quote facility services";
+
 /** What the model reads of a run. */
 export function runView(r: RunInfo): RunView {
   return {
@@ -110,6 +113,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
       `Agents:\n${agents}`,
     parameters: Spawn,
     readOnly: true,
+    outsideText: SUBAGENT_TEXT,
     async execute(a, { signal, emit }) {
       try {
         const run = await manager.spawn(spawner, {
@@ -137,6 +141,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
     description: "The status of a sub-agent, and its result once it has finished.",
     parameters: Status,
     readOnly: true,
+    outsideText: SUBAGENT_TEXT,
     async execute({ id, wait_seconds }, { signal }) {
       find(id);
       if (wait_seconds > 0) {
@@ -155,6 +160,7 @@ export function agentTools(manager: SubagentManager, spawner: Spawner): Tool[] {
     description: "Your sub-agents (and theirs) with their status and lineage.",
     parameters: NoArguments,
     readOnly: true,
+    outsideText: SUBAGENT_TEXT,
     execute: () =>
       Promise.resolve({
         agents: manager.list().filter((r) => visible(r.id)).map((r) => ({

@@ -52,6 +52,7 @@ export const getParameter = defineTool<typeof Parameters, GetParameterResult>({
     "Read several devices in one call rather than one call each.",
   parameters: Parameters,
   readOnly: true,
+  outsideText: "facility services (device values and states)",
   async execute({ devices }, { cs, signal }) {
     const readings = await cs.read(devices, signal);
     return {

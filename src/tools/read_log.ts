@@ -85,6 +85,7 @@ export const readLog = defineTool<typeof Parameters, ReadLogResult>({
     "the archive (a summary per device: min, max, mean, first, last, point count and a 12-bin trend).",
   parameters: Parameters,
   readOnly: true,
+  outsideText: "facility services (e-log and alarm entries, archive data)",
   async execute(args, { cs, signal, now }) {
     let range;
     try {

@@ -6,13 +6,14 @@
  * @module
  */
 import type { AgentEvent } from "../agent/events.ts";
-import type { ToolOutcome, ToolSet } from "../agent/tools.ts";
+import type { CallScope, ToolOutcome, ToolSet } from "../agent/tools.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { Tool, ToolDeps } from "./define.ts";
 import { type SaveFullOutput, truncatedResult } from "./full_output.ts";
 import { truncateMiddle } from "./truncate.ts";
 import { parseJsonArgs, validateArgs } from "./validate.ts";
 import { errorMessage } from "../util/errors.ts";
+import { markOutsideText, newDataNonce } from "../agent/outside_text.ts";
 
 export interface RegistryOptions {
   /** Characters of tool output the model sees (head and tail kept). */
@@ -24,17 +25,19 @@ export interface RegistryOptions {
    * outcome's `result` then names the file. Without it the whole is not kept.
    */
   saveFullOutput?: SaveFullOutput;
+  /** The id of the data blocks that hold service text (default: a fresh random one). */
+  dataNonce?: string;
 }
 
 export class ToolRegistry implements ToolSet {
   readonly #tools: Map<string, Tool>;
   readonly #deps: ToolDeps;
-  readonly #opts: RegistryOptions;
+  readonly #opts: RegistryOptions & { dataNonce: string };
 
   constructor(tools: Tool[], deps: ToolDeps, opts: RegistryOptions) {
     this.#tools = new Map(tools.map((t) => [t.name, t]));
     this.#deps = deps;
-    this.#opts = opts;
+    this.#opts = { ...opts, dataNonce: opts.dataNonce ?? newDataNonce() };
   }
 
   list(): Tool[] {
@@ -86,6 +89,7 @@ export class ToolRegistry implements ToolSet {
     rawArgs: string,
     signal: AbortSignal,
     emit: (ev: AgentEvent) => void = () => {},
+    scope?: CallScope,
   ): Promise<ToolOutcome> {
     const tool = this.#tools.get(name);
     if (!tool) {
@@ -96,10 +100,23 @@ export class ToolRegistry implements ToolSet {
     }
     const json = parseJsonArgs(rawArgs);
     if (!json.ok) return this.#fail(rawArgs, `${name}: ${json.error}`);
-    const valid = validateArgs(tool.schema, tool.normalise ? tool.normalise(json.args) : json.args);
+    const outcome = await this.#run(tool, json.args, signal, emit, scope);
+    if (!tool.outsideText) return outcome;
+    return { ...outcome, content: markOutsideText(outcome.content, name, this.#opts.dataNonce) };
+  }
+
+  async #run(
+    tool: Tool,
+    args: unknown,
+    signal: AbortSignal,
+    emit: (ev: AgentEvent) => void,
+    scope: CallScope | undefined,
+  ): Promise<ToolOutcome> {
+    const name = tool.name;
+    const valid = validateArgs(tool.schema, tool.normalise ? tool.normalise(args) : args);
     if (!valid.ok) {
       return this.#fail(
-        json.args,
+        args,
         `${name}: ${valid.error}. Schema: ${JSON.stringify(tool.parameters)}`,
       );
     }
@@ -109,7 +126,12 @@ export class ToolRegistry implements ToolSet {
       : AbortSignal.timeout(this.#opts.timeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     try {
-      const running = tool.execute(valid.args, { ...this.#deps, signal: combined, emit });
+      const running = tool.execute(valid.args, {
+        ...this.#deps,
+        signal: combined,
+        emit,
+        ...(scope ? { scope } : {}),
+      });
       const result = await (tool.awaitsCompletion ? running : raceAbort(running, combined));
       const json = JSON.stringify(result) ?? "null";
       const content = truncateMiddle(json, this.#opts.maxOutputChars);

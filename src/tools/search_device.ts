@@ -79,6 +79,7 @@ export const searchDevice = defineTool<typeof Parameters, SearchDeviceResult>({
     "with its score and the terms it matched. When nothing matches, the nearest device families.",
   parameters: Parameters,
   readOnly: true,
+  outsideText: "facility services (names, descriptions, units)",
   async execute(args, ctx) {
     const mode: SearchMode = args.mode === "auto"
       ? searchModeOf(args.pattern)

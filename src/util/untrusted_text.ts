@@ -185,12 +185,20 @@ const RAW_IN_JSON =
   /[\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u3164\uFFA0\uFE00-\uFE0F\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
 
 /**
- * `JSON.stringify(value, null, 2)` with every control, bidi and invisible
- * character inside its strings written as a `\uXXXX` escape: the same JSON
- * value for a parser, nothing a terminal acts on when it is printed.
+ * `JSON.stringify(value, null, space)` with every character {@link untrusted}
+ * escapes (C0 and C1 controls, DEL, bidi and other format characters, line
+ * separators, lone surrogates, fillers, variation selectors, tag characters)
+ * written inside its strings as `\uXXXX` escapes: the same JSON value for a
+ * parser, nothing a terminal acts on when it is printed. `space` 0 gives one
+ * line (a `--stream-json` event).
+ *
+ * @example
+ * ```ts
+ * terminalJson({ text: "a\u009b2J" }, 0); // '{"text":"a\\u009b2J"}'
+ * ```
  */
-export function terminalJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(RAW_IN_JSON, (ch) => {
+export function terminalJson(value: unknown, space = 2): string {
+  return (JSON.stringify(value, null, space) ?? "null").replace(RAW_IN_JSON, (ch) => {
     let out = "";
     for (let i = 0; i < ch.length; i++) {
       out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`;

@@ -51,6 +51,7 @@ Deno.test("a consumer's exhaustive switch rejects, at run time too, an event out
       case "message_end":
       case "steer_applied":
       case "hook":
+      case "tool_calls_refused":
       case "tool_start":
       case "tool_end":
       case "retry":

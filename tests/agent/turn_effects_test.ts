@@ -195,9 +195,9 @@ Deno.test("a before_tool hook that cannot run or times out vetoes (fail closed);
   }
 });
 
-Deno.test("after_tool hooks hear of the call's outcome; one that fails only warns", async () => {
+Deno.test("after_tool hooks hear of the call's outcome; each that fails, exits nonzero or cannot run warns", async () => {
   const { run, seen } = fakeRunner({
-    "/site/log": { status: "exited", code: 1, stderr: "" },
+    "/site/log": { status: "exited", code: 1, stderr: "log disk full\nmore" },
     "/site/allow": { status: "exited", code: 0, stderr: "" },
   });
   const hooks: ToolHooks = commandHooks(
@@ -219,10 +219,16 @@ Deno.test("after_tool hooks hear of the call's outcome; one that fails only warn
   assert.equal(log?.result_summary, "read done");
   assert.equal(log?.operator, "bob");
   const warned = events.filter((e) => e.type === "hook") as HookEvent[];
-  assert.equal(warned.length, 1, "a nonzero exit after the call is no failure to run");
-  assert.equal(warned[0]?.outcome, "failed");
+  assert.deepEqual(warned.map((w) => [w.stage, w.outcome, w.hook]), [
+    ["after_tool", "failed", "log"],
+    ["after_tool", "failed", "audit-copy"],
+  ]);
+  assert.equal(
+    warned[0]?.message,
+    "facility hook log after read failed: it exited with status 1: log disk full",
+  );
   assert.match(
-    warned[0]?.message ?? "",
+    warned[1]?.message ?? "",
     /facility hook audit-copy after read failed: it could not be run/,
   );
   const types = events.map((e) => e.type);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { EndlessBody } from "../support/facility/fake_http.ts";
 import { type Respond, type Scenario, startScriptedLlm } from "../support/scripted_llm.ts";
 import { UserSetup } from "../support/user_grants.ts";
+import { dataBlockBody } from "../support/data_block.ts";
 
 const MiB = 1024 * 1024;
 
@@ -152,12 +153,12 @@ Deno.test("ask --stream-json tool_end events carry the same excerpt, not the who
   assert.ok(JSON.stringify(end).length < 30_000, `${JSON.stringify(end).length} characters`);
   assert.match(end.result.excerpt, /characters cut; ask for less/);
   assert.equal(end.result.truncated.chars > 20_000, true);
-  // What the model was given is that excerpt, then where the whole is.
-  const toolMessage = llm.requests[1]?.body.messages.at(-1);
-  assert.equal(
-    toolMessage?.content,
-    `${end.result.excerpt}\n[the result was cut for you; its whole text (${end.result.truncated.chars} characters) is in ${end.fullOutput}]`,
-  );
+  // What the model was given is that excerpt (in its data block), then where the whole is.
+  const content = String(llm.requests[1]?.body.messages.at(-1)?.content);
+  const note =
+    `\n[the result was cut for you; its whole text (${end.result.truncated.chars} characters) is in ${end.fullOutput}]`;
+  assert.ok(content.endsWith(note), content.slice(-300));
+  assert.equal(dataBlockBody(content.slice(0, -note.length)), end.result.excerpt);
   assert.equal(
     end.result.truncated.full_output,
     null,

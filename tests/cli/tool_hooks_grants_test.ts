@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { computeGrants } from "../../src/app/permissions.ts";
+import { KILL_PROGRAM } from "../../src/tools/hooks.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { UserSetup } from "../support/user_grants.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
@@ -105,7 +106,7 @@ Deno.test("under real grants a veto hook stops a tool call, a failing one fails 
   assert.equal(logged[0].operator, "alice");
 });
 
-Deno.test("the grants run the configured hook programs, resolved beside the config, and nothing more", async () => {
+Deno.test("the grants run the configured hook programs, resolved beside the config, and the kill program, nothing more", async () => {
   await using user = await UserSetup.start({ extra: HOOKS });
   const loaded = await loadConfig({
     path: user.configPath,
@@ -118,5 +119,87 @@ Deno.test("the grants run the configured hook programs, resolved beside the conf
     `${user.dir}/hooks/veto.sh`,
     `${user.dir}/hooks/missing.sh`,
     `${user.dir}/hooks/log.sh`,
+    // What stops a hook's process group past its timeout.
+    KILL_PROGRAM,
   ]);
+});
+
+/** Whether process `pid` is gone (or only a zombie waiting to be reaped). */
+async function dead(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+Deno.test("under real grants a hook that ignores SIGTERM is stopped with its children after the grace, and an after_tool hook that fails is in --json", async () => {
+  await using user = await UserSetup.start({
+    extra: `
+[[hooks.before_tool]]
+name = "stuck"
+command = ["hooks/stuck.sh"]
+tools = ["get_*"]
+timeout_s = 1
+
+[[hooks.after_tool]]
+name = "logger"
+command = ["hooks/fail.sh"]
+`,
+  });
+  const pids = `${user.dir}/pids`;
+  // It ignores SIGTERM, and so does the child it starts (ignored signals are inherited).
+  await script(user, "stuck.sh", `trap '' TERM\nsleep 600 &\necho "$$ $!" > "${pids}"\nwait`);
+  await script(user, "fail.sh", `cat > /dev/null\necho "log disk full" >&2\nexit 2`);
+  await using llm = await startScriptedLlm({
+    scenario: {
+      turns: [
+        {
+          respond: {
+            toolCalls: [
+              { id: "c1", name: "get_parameter", arguments: { devices: ["SR:COR:H01:SETPT"] } },
+              { id: "c2", name: "search_device", arguments: { pattern: "SR:COR:*" } },
+            ],
+          },
+        },
+        { respond: { text: "done" } },
+      ],
+    },
+  });
+  // Far inside the hook's own 600 s: the run ends because the hook was stopped, not because it ended.
+  const r = await user.run(["ask", "--json", "Where is the H01 corrector?"], {
+    env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+    ceilingMs: 120_000,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  // The two calls ran concurrently: the hooks' reports come in the order they ended.
+  const hooks = [...out.hooks].sort((a, b) => a.call_id.localeCompare(b.call_id));
+  assert.deepEqual(
+    hooks.map((h: Record<string, string>) => [h.stage, h.hook, h.call_id, h.outcome, h.message]),
+    [
+      [
+        "before_tool",
+        "stuck",
+        "c1",
+        "vetoed",
+        "vetoed by facility hook stuck: it did not finish within 1 s and was stopped",
+      ],
+      [
+        "after_tool",
+        "logger",
+        "c2",
+        "failed",
+        "facility hook logger after search_device failed: it exited with status 2: log disk full",
+      ],
+    ],
+  );
+  // The hook and the child it left were killed, though both ignore SIGTERM.
+  const [hook, child] = (await Deno.readTextFile(pids)).trim().split(/\s+/).map(Number);
+  for (let i = 0; i < 600 && !(await dead(hook!) && await dead(child!)); i++) {
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.ok(await dead(hook!), "the hook is gone");
+  assert.ok(await dead(child!), "the child it started is gone");
 });

@@ -3,12 +3,14 @@
  *
  * - `{{last_user}}`: the text of the last user message;
  * - `{{last_tool_result}}`: the content of the most recent tool message;
- * - `{{last_tool_result.a.b[0].c}}`: that content parsed as JSON, then the path;
+ * - `{{last_tool_result.a.b[0].c}}`: that content parsed as JSON (inside its data
+ *   block, when the agent marked it as text from outside), then the path;
  *   strings and numbers are inserted as they are, anything else as JSON.
  *
  * @module
  */
 
+import { dataBlockBody } from "./data_block.ts";
 import { lastWithRole, messageText } from "./scripted_llm_conversation.ts";
 import type { ChatRequest } from "./scripted_llm_types.ts";
 
@@ -59,7 +61,7 @@ function resolve(expr: string, req: ChatRequest): string | undefined {
 
   let value: unknown;
   try {
-    value = JSON.parse(content);
+    value = JSON.parse(dataBlockBody(content));
   } catch {
     return undefined;
   }

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/adapters/clock.ts";
-import { processHookRunner } from "../../src/tools/hooks.ts";
+import { HOOK_KILL_GRACE_MS, processHookRunner } from "../../src/tools/hooks.ts";
+import { ManualTimers } from "../support/manual_timers.ts";
 import { ClockTimers } from "../support/clock_timers.ts";
 import { tempDir } from "../support/temp.ts";
-import type { Timers } from "../../src/util/misc.ts";
 
 const never = new AbortController().signal;
 
@@ -34,39 +34,90 @@ Deno.test("a hook program that outlives its time is killed and reported as timed
   const timers = new ClockTimers(new ManualClock(0));
   const ran = await processHookRunner(timers)(["/bin/sleep", "30"], "{}", 5_000, never);
   assert.deepEqual(ran, { status: "timeout" });
-  assert.deepEqual(timers.delays, [5_000]);
+  assert.deepEqual(timers.delays.slice(0, 2), [5_000, HOOK_KILL_GRACE_MS], "timeout, then grace");
 });
 
-/** Timers whose callbacks run only when the test says. */
-class HeldTimers implements Timers {
-  #due: (() => void)[] = [];
-  setTimeout = (fn: () => void): ReturnType<typeof setTimeout> => {
-    this.#due.push(fn);
-    return 0 as unknown as ReturnType<typeof setTimeout>;
-  };
-  clearTimeout = (): void => {};
-  #now = 0;
-  now = (): number => this.#now;
-  /** Moves the clock past every deadline and runs what was due. */
-  fire(): void {
-    this.#now += 1e9;
-    for (const fn of this.#due.splice(0)) fn();
+/** Whether process `pid` is gone (or only a zombie waiting to be reaped). */
+async function dead(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
   }
 }
 
-Deno.test("a hook that exits but leaves a child holding stderr open ends at its timeout, not the child's", async () => {
+async function pidsIn(path: string): Promise<number[]> {
+  await waitFor(async () => (await Deno.readTextFile(path).catch(() => "")).includes("\n"));
+  return (await Deno.readTextFile(path)).trim().split(/\s+/).map(Number);
+}
+
+/** Resolves when `cond` holds (polled; a generous ceiling for a busy machine). */
+async function waitFor(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!(await cond())) {
+    if (performance.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+Deno.test("a hook that ignores SIGTERM is killed with its children after the grace, and answered then", async () => {
   await using dir = await tempDir();
-  const timers = new HeldTimers();
-  const marker = `${dir.path}/started`;
-  const running = processHookRunner(timers)(
-    ["/bin/sh", "-c", `sleep 30 & touch "${marker}"; exit 0`],
+  const timers = new ManualTimers();
+  const pids = `${dir.path}/pids`;
+  let answered: unknown;
+  const running = processHookRunner(timers, 2_000)(
+    // Ignored signals are inherited: the child it starts ignores SIGTERM too.
+    ["/bin/sh", "-c", `trap '' TERM; sleep 600 & echo "$$ $!" > "${pids}"; wait`],
     "{}",
     5_000,
     never,
-  );
-  while (!(await Deno.stat(marker).then(() => true, () => false))) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  timers.fire();
+  ).then((r) => answered = r);
+  const [hook, child] = await pidsIn(pids) as [number, number];
+  timers.advance(5_000);
+  // SIGTERM went to the group; both ignore it, and the run is not answered before the grace.
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(answered, undefined);
+  assert.equal(await dead(hook), false);
+  timers.advance(1_999);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(answered, undefined, "not before the grace has passed");
+  timers.advance(1);
   assert.deepEqual(await running, { status: "timeout" });
+  await waitFor(async () => await dead(hook) && await dead(child));
+});
+
+Deno.test("a hook stopped by the turn's cancellation is killed with its process group", async () => {
+  await using dir = await tempDir();
+  const timers = new ManualTimers();
+  const pids = `${dir.path}/pids`;
+  const cancel = new AbortController();
+  const running = processHookRunner(timers, 2_000)(
+    ["/bin/sh", "-c", `sleep 600 & echo "$$ $!" > "${pids}"; wait`],
+    "{}",
+    60_000,
+    cancel.signal,
+  );
+  const [hook, child] = await pidsIn(pids) as [number, number];
+  cancel.abort();
+  // SIGTERM ends both; the run is answered as soon as the hook has gone.
+  assert.deepEqual(await running, { status: "failed", message: "the turn was cancelled" });
+  await waitFor(async () => await dead(hook) && await dead(child));
+});
+
+Deno.test("a hook that exits but leaves a child holding stderr open is answered by its exit, not held for the child", async () => {
+  const timers = new ManualTimers();
+  let answered: unknown;
+  processHookRunner(timers)(
+    ["/bin/sh", "-c", `echo "said before the exit" >&2; sleep 30 & exit 3`],
+    "{}",
+    600_000,
+    never,
+  ).then((r) => answered = r);
+  // The read of stderr after the exit is bounded by the runner's clock, not by the child's life.
+  while (answered === undefined && timers.clock.now() < 600_000) {
+    timers.advance(20);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(answered, { status: "exited", code: 3, stderr: "said before the exit\n" });
 });

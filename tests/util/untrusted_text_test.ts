@@ -112,3 +112,31 @@ Deno.test("JSON for a terminal is the same JSON value with C1, bidi and invisibl
   assert.doesNotMatch(text, RAW);
   assert.deepEqual(JSON.parse(text), value);
 });
+
+Deno.test("JSON for a terminal escapes every code point the terminal renderer escapes, in both forms, and decodes to it", () => {
+  // Every code point of the BMP and of the planes with tag characters and selectors, after
+  // nothing, after an ASCII letter and after an emoji (the contexts untrusted() tells apart).
+  const ranges: [number, number][] = [[0, 0xffff], [0xe0000, 0xe01ef]];
+  for (const [from, to] of ranges) {
+    for (let cp = from; cp <= to; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue; // lone surrogates: below
+      const ch = String.fromCodePoint(cp);
+      for (const before of ["", "a", "\u26a0"]) {
+        if (untrusted(before + ch) === before + ch) continue;
+        const value = { text: `${before}${ch}` };
+        for (const space of [0, 2]) {
+          const json = terminalJson(value, space);
+          // (The pretty form's own line breaks and indentation are not text.)
+          const strings = json.replace(/\n */g, "");
+          assert.ok(!strings.includes(ch), `U+${cp.toString(16)} after "${before}" raw in JSON`);
+          assert.deepEqual(JSON.parse(json), value);
+        }
+      }
+    }
+  }
+  const lone = { text: "a\ud800b\udfff" };
+  assert.ok(!/[\ud800-\udfff]/.test(terminalJson(lone, 0)));
+  assert.deepEqual(JSON.parse(terminalJson(lone, 0)), lone);
+  assert.equal(terminalJson({ t: "ok ⚠️ é" }, 0), '{"t":"ok ⚠\\ufe0f é"}');
+  assert.equal(terminalJson(undefined, 0), "null");
+});

@@ -76,8 +76,18 @@ export class SubagentManager {
       );
     }
     const tools = narrowTools(def, req.allowTools, req.denyTools);
+    // The run's first model call is held before anything is awaited: spawns made together
+    // cannot all pass the budget's check before any of them has spent.
+    const first = this.#deps.budget.reserve();
+    if (typeof first === "string") throw new RangeError(`not started: ${first}`);
     const modelName = def.model ?? req.model ?? this.#deps.boundModel;
-    const model = modelName ? await this.#deps.modelFor(modelName) : await parent.model();
+    let model;
+    try {
+      model = modelName ? await this.#deps.modelFor(modelName) : await parent.model();
+    } catch (e) {
+      first.settle();
+      throw e;
+    }
     const id = this.#deps.newId?.() ?? `agent-${++this.#seq}`;
     const info: RunInfo = {
       id,
@@ -97,7 +107,7 @@ export class SubagentManager {
     const stop = new AbortController();
     const parentSignal = info.background ? undefined : req.signal;
     const done = this.#run(
-      { info, def, model, stop, parentSignal },
+      { info, def, model, stop, parentSignal, first },
       info.background ? undefined : req.emit,
     );
     this.#runs.set(id, { info, done, stop });

@@ -9,9 +9,10 @@
  */
 import { addUsage, type ModelClient, ZERO_USAGE } from "../../llm/types.ts";
 import { runTurn } from "../loop.ts";
+import { DATA_BLOCK_RULE } from "../outside_text.ts";
 import { Session } from "../session.ts";
 import type { AgentDefinition } from "./definition.ts";
-import { budgetedModel } from "./budget.ts";
+import { budgetedModel, type Reservation } from "./budget.ts";
 import type { RunInfo, RunStatus, SubagentManagerDeps } from "./types.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { timeoutSignal } from "../../util/misc.ts";
@@ -25,6 +26,8 @@ export interface RunParts {
   stop: AbortController;
   /** A foreground run's parent turn: the run ends with it. */
   parentSignal?: AbortSignal;
+  /** The run's first model call, held against the tree's budget at spawn. */
+  first?: Reservation;
 }
 
 const FINISH_NUDGE =
@@ -67,7 +70,7 @@ export async function runSubagent(parts: RunParts, deps: SubagentManagerDeps): P
     info.turns++;
     info.tokens += u.totalTokens;
     info.usage = addUsage(info.usage ?? ZERO_USAGE, u);
-  });
+  }, parts.first);
   const session = new Session(info.id, info.startedAt);
   let input = info.task;
   try {
@@ -87,6 +90,7 @@ export async function runSubagent(parts: RunParts, deps: SubagentManagerDeps): P
           maxIterations: left,
           signal: AbortSignal.any([signal, finished.signal]),
           hooks: deps.hooks,
+          toolCalls: deps.toolCalls,
           keepFullResult: keepFor(info.id, deps.keepFullResult),
         })
       ) {
@@ -101,6 +105,9 @@ export async function runSubagent(parts: RunParts, deps: SubagentManagerDeps): P
     }
   } catch (e) {
     end("failed", { error: `internal error: ${errorMessage(e)}` });
+  } finally {
+    // A run that ended before its first call gives that call back.
+    parts.first?.settle();
   }
 }
 
@@ -110,7 +117,7 @@ function systemPromptOf(def: AgentDefinition): string {
     `JSON schema: ${
       JSON.stringify(def.signature)
     }; or call \`fail\` with the reason when the task ` +
-    `cannot be done. Nobody reads your text answers, only what you return.`;
+    `cannot be done. Nobody reads your text answers, only what you return.\n\n${DATA_BLOCK_RULE}`;
 }
 
 function reasonOf(signal: AbortSignal): string {

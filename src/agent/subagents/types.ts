@@ -9,6 +9,7 @@
 import type { ModelClient, Usage } from "../../llm/types.ts";
 import type { ToolSet } from "../tools.ts";
 import type { ToolHooks } from "../hooks.ts";
+import type { CallCaps } from "../call_caps.ts";
 import type { AgentEvent } from "../events.ts";
 import type { AgentDefinition } from "./definition.ts";
 import type { TreeBudget } from "./budget.ts";
@@ -72,6 +73,8 @@ export interface SubagentManagerDeps {
    * `TurnOptions.keepFullResult`); the call id it is given starts with the run's id.
    */
   keepFullResult?: (callId: string, text: string) => Promise<string>;
+  /** Caps on the tool calls of a run's messages and turns, as the operator's agent has. */
+  toolCalls?: CallCaps;
   /** Milliseconds since the epoch. */
   now(): number;
   newId?(): string;

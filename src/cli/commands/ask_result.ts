@@ -37,6 +37,10 @@ export interface AskResult {
   error: { message: string; retryable: boolean; kind?: string } | null;
   /** Plans proposed in the turn and what became of them. */
   plans: AskPlan[];
+  /** Facility hooks that vetoed a call or failed (`hook` events), in order. */
+  hooks: AskHook[];
+  /** Tool calls a cap did not let run (`tool_calls_refused` events), in order. */
+  tool_calls_refused: AskRefused[];
   /** False when a plan ran but the audit could not record its outcome (exit code 1). */
   recorded: boolean;
   /** False when the session could not be saved (a full disk): `session_error` says why (exit code 1). */
@@ -55,6 +59,25 @@ export interface AskPlan {
   plan_id?: string;
 }
 
+/** A hook that vetoed a tool call or failed. */
+export interface AskHook {
+  stage: "before_tool" | "after_tool";
+  hook: string;
+  call_id: string;
+  tool: string;
+  outcome: "vetoed" | "failed";
+  message: string;
+}
+
+/** Tool calls of one message that a cap did not let run. */
+export interface AskRefused {
+  cap: "per_message" | "per_turn";
+  count: number;
+  limit: number;
+  key: string;
+  message: string;
+}
+
 /** Folds events into the result as they come. */
 export class AskResultBuilder {
   /** Text of the turn's ended messages, and of the message streaming now. */
@@ -67,6 +90,8 @@ export class AskResultBuilder {
   #error: AskResult["error"] = null;
   #complete = false;
   #plans: AskPlan[] = [];
+  #hooks: AskHook[] = [];
+  #refused: AskRefused[] = [];
   #recorded = true;
   #unsaved: string | undefined;
 
@@ -138,7 +163,25 @@ export class AskResultBuilder {
       case "subagent":
       case "turn_start":
       case "steer_applied":
+        break;
       case "hook":
+        this.#hooks.push({
+          stage: ev.stage,
+          hook: ev.hook,
+          call_id: ev.id,
+          tool: ev.tool,
+          outcome: ev.outcome,
+          message: ev.message,
+        });
+        break;
+      case "tool_calls_refused":
+        this.#refused.push({
+          cap: ev.cap,
+          count: ev.count,
+          limit: ev.limit,
+          key: ev.key,
+          message: ev.message,
+        });
         break;
       case "plan_decided":
         this.#plans.push({
@@ -181,6 +224,8 @@ export class AskResultBuilder {
       cancelled: this.#cancelled,
       error: this.#error,
       plans: this.#plans,
+      hooks: this.#hooks,
+      tool_calls_refused: this.#refused,
       recorded: this.#recorded,
       session_saved: this.#unsaved === undefined,
       ...(this.#unsaved ? { session_error: this.#unsaved } : {}),

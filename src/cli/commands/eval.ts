@@ -19,7 +19,7 @@ import { missingModelSetup } from "../../config/mod.ts";
 import { Exit, UsageError } from "../../app/exit.ts";
 import { abortOnSignals, cancelledBy, type Io } from "../../app/io.ts";
 import { progressLine } from "../term/eval_progress.ts";
-import { untrusted } from "../../util/untrusted_text.ts";
+import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
 
 export const EVAL_USAGE = `Usage:
@@ -105,7 +105,7 @@ export async function runEvalCommand(args: string[], io: Io): Promise<number> {
   if (bar) io.err("\n");
   const label = replay ? `${model} (replayed from ${replay})` : `${model} (${info.model})`;
   const report = buildReport(label, startedAt, repeat, attempts);
-  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const json = `${terminalJson(report)}\n`;
   if (v.out) await Deno.writeTextFile(absolute(v.out, io.cwd), json);
   // Reasons quote what the model proposed: shown with control characters escaped.
   io.out(v.json ? json : untrusted(reportText(report), { multiline: true }));
@@ -131,7 +131,7 @@ async function compare(files: string[], json: boolean, io: Io): Promise<number> 
   }));
   const c = compareReports(reports[0]!, reports[1]!);
   io.out(
-    json ? `${JSON.stringify(c, null, 2)}\n` : untrusted(comparisonText(c), { multiline: true }),
+    json ? `${terminalJson(c)}\n` : untrusted(comparisonText(c), { multiline: true }),
   );
   return Exit.OK;
 }

@@ -9,6 +9,7 @@ import type { Invocation } from "../args/args.ts";
 import { CliError, Exit } from "../../app/exit.ts";
 import type { Io } from "../../app/io.ts";
 import { computeGrants, GrantError, grantFlags } from "../../app/permissions.ts";
+import { terminalJson } from "../../util/untrusted_text.ts";
 
 export async function runPermissions(inv: Invocation, io: Io): Promise<number> {
   const loaded = await loadConfig({ path: inv.config, env: { get: io.env }, cwd: io.cwd });
@@ -21,9 +22,7 @@ export async function runPermissions(inv: Invocation, io: Io): Promise<number> {
   }
   const flags = grantFlags(grants);
   io.out(
-    inv.json
-      ? `${JSON.stringify({ flags, ...grants }, null, 2)}\n`
-      : `${flags.map(shellWord).join(" ")}\n`,
+    inv.json ? `${terminalJson({ flags, ...grants })}\n` : `${flags.map(shellWord).join(" ")}\n`,
   );
   return Exit.OK;
 }

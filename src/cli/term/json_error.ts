@@ -15,6 +15,8 @@
  * @module
  */
 
+import { terminalJson } from "../../util/untrusted_text.ts";
+
 /** The schema id of the error object. */
 export const ERROR_SCHEMA = "accel-agent.error/1";
 
@@ -35,7 +37,7 @@ export function errorJson(
     error: { message: e.message.split("\n")[0] ?? "", kind: e.kind, retryable: false },
     exit_code: e.code,
   };
-  return `${JSON.stringify(body)}\n`;
+  return `${terminalJson(body, 0)}\n`;
 }
 
 /** Whether the raw arguments ask for JSON output (read before parsing, which may fail). */

@@ -53,6 +53,21 @@ export class MarkdownStream {
     this.#inFence = false;
   }
 
+  /**
+   * Takes the unfinished line shown raw off the screen (live mode), so a
+   * status line can be drawn in its place; the next text draws it again. A
+   * line that already wrapped stays, and what follows starts on a new row.
+   */
+  hold(): void {
+    if (this.#shown === 0) return;
+    if (this.#buffer.length < (this.#columns?.() ?? 0)) {
+      this.#out("\r\x1b[2K");
+      this.#shown = 0;
+    } else {
+      this.#out("\n");
+    }
+  }
+
   /** True when nothing is waiting to be rendered. */
   get empty(): boolean {
     return this.#buffer === "";

@@ -4,6 +4,12 @@
  * Every text that comes from the model, a tool or a service is shown through
  * {@link untrusted} before it is styled.
  *
+ * A model that stalls is seen: the spinner counts the seconds waited, and
+ * when a streaming answer stops for {@link STALL_MS} the unfinished line
+ * gives way to "waiting for the model… N s" until text comes again. With
+ * `holdText` (plain `ask`), a message's text is printed only once the model
+ * has finished it: a message discarded by a retry never reaches stdout.
+ *
  * @module
  */
 import { type AgentEvent, assertNever } from "../../agent/events.ts";
@@ -15,6 +21,23 @@ import { type Style, style } from "./style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import { renderChart } from "./chart.ts";
 import { readPlotData } from "../../plots/write.ts";
+import { realTimers, type Timers } from "../../util/misc.ts";
+
+/** Silence in a streaming answer after which the waiting line is shown. */
+export const STALL_MS = 2_000;
+
+export interface RendererOptions {
+  showUsage: boolean;
+  /**
+   * How to print a proposed plan, when no terminal approver shows it
+   * (passed in so the table library loads only where it is used).
+   */
+  showPlan?: (p: PreflightedPlan) => string;
+  /** Print a message's text only when the model has finished it (plain `ask`). */
+  holdText?: boolean;
+  /** The spinner's and the stall watch's clock; tests pass a manual one. */
+  timers?: Timers;
+}
 
 export class TerminalRenderer {
   readonly #io: Io;
@@ -23,31 +46,63 @@ export class TerminalRenderer {
   readonly #spinner: Spinner;
   readonly #showUsage: boolean;
   readonly #showPlan?: (p: PreflightedPlan) => string;
+  readonly #holdText: boolean;
+  readonly #timers: Timers;
   /** A progress bar is on the current stderr line. */
   #progress = false;
+  /** The text of the message streaming now, while it is held. */
+  #held = "";
+  /** The stall watch of a streaming answer, and when its last text came. */
+  #stall: ReturnType<typeof setTimeout> | undefined;
+  #lastText = 0;
 
-  /**
-   * `showPlan`: how to print a proposed plan, when no terminal approver shows
-   * it (passed in so the table library loads only where it is used).
-   */
-  constructor(io: Io, opts: { showUsage: boolean; showPlan?: (p: PreflightedPlan) => string }) {
+  constructor(io: Io, opts: RendererOptions) {
     this.#io = io;
     this.#s = style(io.color);
+    this.#holdText = opts.holdText ?? false;
+    this.#timers = opts.timers ?? realTimers;
     this.#md = new MarkdownStream(
       this.#s,
       (t) => io.out(t),
-      io.stdoutIsTerminal ? () => io.columns() : undefined,
+      io.stdoutIsTerminal && !this.#holdText ? () => io.columns() : undefined,
     );
-    this.#spinner = new Spinner((t) => io.err(t), io.stderrIsTerminal);
+    this.#spinner = new Spinner((t) => io.err(t), io.stderrIsTerminal, this.#timers);
     this.#showUsage = opts.showUsage;
     this.#showPlan = opts.showPlan;
   }
 
   /** Clears the screen's live parts so a prompt can be drawn. */
   pause(): void {
+    this.#unwatch();
     this.#spinner.stop();
     this.#md.end();
     this.#endProgress();
+  }
+
+  /** Streamed text: shown (live), or held until its message ends; either way watched for stalls. */
+  #text(delta: string): void {
+    this.#unwatch();
+    this.#lastText = this.#timers.now();
+    if (this.#holdText) {
+      this.#held += delta;
+      this.#spinner.start("receiving the answer…");
+    } else {
+      this.#spinner.stop();
+      this.#md.push(delta);
+    }
+    this.#stall = this.#timers.setTimeout(() => {
+      this.#stall = undefined;
+      if (!this.#io.stderrIsTerminal) return;
+      // The unfinished line gives way to the waiting line; the next text draws it again.
+      if (!this.#holdText) this.#md.hold();
+      this.#spinner.start("waiting for the model…", this.#lastText);
+    }, STALL_MS);
+  }
+
+  #unwatch(): void {
+    if (this.#stall === undefined) return;
+    this.#timers.clearTimeout(this.#stall);
+    this.#stall = undefined;
   }
 
   #endProgress(): void {
@@ -64,10 +119,10 @@ export class TerminalRenderer {
   handle(ev: AgentEvent): void {
     const s = this.#s;
     if (ev.type !== "plan_progress") this.#endProgress();
+    if (ev.type !== "text") this.#unwatch();
     switch (ev.type) {
       case "text":
-        this.#spinner.stop();
-        this.#md.push(ev.delta);
+        this.#text(ev.delta);
         return;
       case "tool_start":
         this.#md.end();
@@ -89,19 +144,23 @@ export class TerminalRenderer {
         this.#spinner.start("thinking…");
         return;
       }
-      case "retry":
+      case "retry": {
         this.#spinner.stop();
         this.#md.end();
+        // Held text of the failed attempt was never shown: it is dropped, with nothing to take back.
+        const shown = ev.discardedText && !this.#holdText;
+        if (ev.discardedText) this.#held = "";
         this.#io.err(
           s.yellow(
             `  ↻ model call failed (${untrusted(ev.reason)}); retry ${ev.attempt} in ${
               formatMs(ev.delayMs)
             }`,
           ) +
-            (ev.discardedText ? s.dim(" — the partial answer above is void") : "") + "\n",
+            (shown ? s.dim(" — the partial answer above is void") : "") + "\n",
         );
         this.#spinner.start("retrying…");
         return;
+      }
       case "turn_complete":
         this.#spinner.stop();
         this.#md.end();
@@ -114,11 +173,14 @@ export class TerminalRenderer {
         }
         return;
       case "cancelled":
+        // Text of a message the model did not finish is not an answer.
+        this.#held = "";
         this.#spinner.stop();
         this.#md.end();
         this.#io.err(s.yellow(`  cancelled: ${untrusted(ev.reason)}\n`));
         return;
       case "error":
+        this.#held = "";
         this.#spinner.stop();
         this.#md.end();
         this.#io.err(s.red(`  error: ${untrusted(ev.message, { multiline: true })}\n`));
@@ -186,13 +248,21 @@ export class TerminalRenderer {
         this.#spinner.start("thinking…");
         return;
       case "hook":
+      case "tool_calls_refused":
         this.pause();
         this.#io.err(s.yellow(`  ${untrusted(ev.message)}\n`));
         this.#spinner.start("thinking…");
         return;
-      case "turn_start":
       case "message_end":
-        // The text streamed already; the usage line comes with turn_complete.
+        // The message is whole: held text stands now. (Streamed text was shown as it came.)
+        if (this.#held) {
+          this.#spinner.stop();
+          this.#md.push(this.#held);
+          this.#held = "";
+        }
+        return;
+      case "turn_start":
+        // The usage line comes with turn_complete.
         return;
       default:
         assertNever(ev);

@@ -1,6 +1,7 @@
 /**
- * A one-line spinner on stderr while waiting for the model or a tool.
- * Silent when stderr is not a terminal.
+ * A one-line spinner on stderr while waiting for the model or a tool, with
+ * the time waited once it passes a second ("⠋ thinking… 14 s"), so a model
+ * that stalls is seen. Silent when stderr is not a terminal.
  *
  * @module
  */
@@ -14,6 +15,7 @@ export class Spinner {
   #timer?: ReturnType<typeof setTimeout>;
   #frame = 0;
   #label = "";
+  #since = 0;
   readonly #out: (text: string) => void;
   readonly #enabled: boolean;
 
@@ -26,8 +28,14 @@ export class Spinner {
     this.#enabled = enabled;
   }
 
-  start(label: string): void {
+  /**
+   * Shows `label`, counting the time waited from `since` (a time on the
+   * spinner's timers; default now). A running spinner takes the new label
+   * and count at its next frame.
+   */
+  start(label: string, since?: number): void {
     this.#label = label;
+    this.#since = since ?? this.timers.now();
     if (!this.#enabled || this.#timer !== undefined) return;
     const tick = () => {
       this.#draw();
@@ -49,6 +57,8 @@ export class Spinner {
 
   #draw(): void {
     const f = FRAMES[this.#frame++ % FRAMES.length];
-    this.#out(`\r\x1b[2K\x1b[2m${f} ${this.#label}\x1b[22m`);
+    const waited = Math.floor((this.timers.now() - this.#since) / 1000);
+    const count = waited >= 1 ? ` ${waited} s` : "";
+    this.#out(`\r\x1b[2K\x1b[2m${f} ${this.#label}${count}\x1b[22m`);
   }
 }

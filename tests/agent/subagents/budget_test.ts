@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { budgetedModel, TreeBudget } from "../../../src/agent/subagents/budget.ts";
 import type { ModelClient } from "../../../src/llm/types.ts";
 import { startScriptedLlm } from "../../support/scripted_llm.ts";
-import { call, routed, setup } from "./harness.ts";
+import { call, routed, setup, who } from "./harness.ts";
 
 const RESULT = { devices: ["LINAC:GUN:CHARGE"], total: 1, writable: [] };
 
@@ -108,4 +108,37 @@ Deno.test("a call still in flight when another session is resumed is not charged
     /* drain */
   }
   assert.deepEqual([budget.turns, budget.tokens], [4, 400]);
+});
+
+Deno.test("spawns made together in one message cannot overrun the tree's budget: each holds its first call before it starts", async () => {
+  const spawns = 50;
+  await using llm = await startScriptedLlm({
+    scenario: {
+      loop: true,
+      turns: [(req) => {
+        const w = who(req);
+        if (w.agent !== "parent") return call("search_device", { pattern: "LINAC:GUN:*" });
+        if (w.step > 0) return { text: "done" };
+        return {
+          toolCalls: Array.from({ length: spawns }, (_, i) => ({
+            name: "spawn_subagent",
+            arguments: { agent: "device_search", task: `search ${i}` },
+          })),
+        };
+      }],
+    },
+  });
+  await using t = await setup(llm.url, { maxTreeTurns: 5 });
+  const events = await t.ask("search fifty times at once");
+  const byAgents = llm.requests.filter((r) => who(r.body).agent !== "parent");
+  assert.ok(byAgents.length <= 5, `${byAgents.length} model requests against a budget of 5`);
+  assert.equal(t.manager.list().length, 5, "only the spawns that held a call started");
+  const refused = events.filter((e) =>
+    e.type === "tool_end" && !e.ok &&
+    /not started: the agent tree's budget of 5 model calls is used up/.test(
+      JSON.stringify(e.result),
+    )
+  );
+  assert.equal(refused.length, spawns - 5);
+  assert.equal(events.at(-1)?.type, "turn_complete");
 });

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { startScriptedLlm } from "../../support/scripted_llm.ts";
 import { call, routed, setup } from "./harness.ts";
+import { toolJson } from "../../support/data_block.ts";
 
 Deno.test("a parent spawns two background device searches in parallel, polls them and uses their typed results", async () => {
   const order: string[] = [];
@@ -23,7 +24,7 @@ Deno.test("a parent spawns two background device searches in parallel, polls the
           // Slow enough that the parent's first poll sees both running.
           return { fault: "delay", ms: 200, then: call("search_device", { pattern, limit: 200 }) };
         }
-        const found = JSON.parse(w.lastTool) as {
+        const found = toolJson(w.lastTool) as {
           total: number;
           devices: { name: string; writable: boolean }[];
         };
@@ -70,7 +71,7 @@ Deno.test("a parent spawns two background device searches in parallel, polls the
             ],
           };
         default: {
-          const results = w.messages.slice(-2).map((m) => JSON.parse(String(m.content)));
+          const results = w.messages.slice(-2).map((m) => toolJson(m.content));
           const [bpm, cor] = results as { result: { total: number; writable: string[] } }[];
           return {
             text:
@@ -172,7 +173,7 @@ Deno.test("a level-2 agent may spawn, but its level-3 child is never offered spa
       }
       // log_analysis, level 3: tries to spawn anyway.
       if (w.step === 0) return call("spawn_subagent", { agent: "device_search", task: "anything" });
-      return call("fail", { reason: JSON.parse(w.lastTool).error });
+      return call("fail", { reason: toolJson(w.lastTool).error });
     }),
   });
   await using t = await setup(llm.url);
@@ -266,7 +267,7 @@ Deno.test("a sub-agent asked to propose a plan cannot: it has no propose_plan an
           actions: [{ type: "write", device: "RING:COR:H01:SETPT", value: 0.05, reason: "asked" }],
         });
       }
-      return call("fail", { reason: JSON.parse(w.lastTool).error });
+      return call("fail", { reason: toolJson(w.lastTool).error });
     }),
   });
   await using t = await setup(llm.url);
