@@ -150,27 +150,41 @@ export interface NotRestored {
 
 /**
  * Every original device that does not read its original within tolerance
- * in `readings` (read from the control system after the restore): an
+ * in `readings` (read from the control system after the restore), nor has
+ * its readback device (`partners`, as a write is confirmed) read it: an
  * unreadable device, or one whose original is unknown, counts as not restored.
  */
 export function notRestored(
   originals: Record<string, Value | null>,
   readings: Reading[],
   tolerance: (device: string) => number,
+  partners: Record<string, string> = {},
 ): NotRestored[] {
   const read = new Map(readings.map((r) => [r.device, r]));
   const out: NotRestored[] = [];
   for (const [device, original] of Object.entries(originals)) {
-    const r = read.get(device);
     if (original === null) {
       out.push({ device, why: "its original was not recorded (unreadable when the plan started)" });
-    } else if (!r?.ok || r.value === null) {
-      out.push({ device, why: `it cannot be read (${r?.error ?? "no reading"})` });
-    } else if (!matches(r.value, original, tolerance(device))) {
-      out.push({
-        device,
-        why: `it reads ${show(r.value)}, not its original ${show(original)} ±${tolerance(device)}`,
-      });
+      continue;
+    }
+    const tol = tolerance(device);
+    const partner = partners[device];
+    for (
+      const [name, what] of [
+        [device, "it"],
+        ...(partner ? [[partner, `its readback ${partner}`]] : []),
+      ]
+    ) {
+      const r = read.get(name as string);
+      const why = !r?.ok || r.value === null
+        ? `${what} cannot be read (${r?.error ?? "no reading"})`
+        : !matches(r.value, original, tol)
+        ? `${what} reads ${show(r.value)}, not its original ${show(original)} ±${tol}`
+        : undefined;
+      if (why) {
+        out.push({ device, why });
+        break;
+      }
     }
   }
   return out;

@@ -13,10 +13,10 @@ import type { PreflightedPlan } from "../plan_model/preflighted.ts";
 import { preflight } from "./preflight.ts";
 import type { Value } from "../adapters/adapter.ts";
 import { savePlan } from "./plan_file.ts";
-import { buildRecoveryPlan, type CheckedRun, checkRun, notRestored } from "./recovery.ts";
+import { buildRecoveryPlan, type CheckedRun, checkRun } from "./recovery.ts";
 import type { RecoveryPlan } from "./recovery.ts";
 import { isRunId } from "./run_journal.ts";
-import { tolerancesOf } from "./service/tolerances.ts";
+import { notAtOriginals, tolerancesOf } from "./service/verify.ts";
 import { Recorder } from "./service/record.ts";
 import { runApproved } from "./service/run.ts";
 import type { AuditFailed, PlanEvent, PlanServiceDeps, ProposeOutcome } from "./service/types.ts";
@@ -163,11 +163,7 @@ export class PlanService {
     signal?: AbortSignal,
   ): Promise<{ closed: true } | { closed: false; left: { device: string; why: string }[] }> {
     const devices = Object.keys(run.originals);
-    const [readings, tolerance] = await Promise.all([
-      this.deps.cs.read(devices, signal),
-      tolerancesOf(this.deps.cs, this.deps.limits, devices, signal),
-    ]);
-    const left = notRestored(run.originals, readings, tolerance);
+    const left = await notAtOriginals(this.deps.cs, this.deps.limits, run.originals, signal);
     if (left.length) return { closed: false, left };
     const failed = await this.#close(
       run,

@@ -20,10 +20,10 @@ import type { Value } from "../../adapters/adapter.ts";
 import type { Decision } from "../../safety/approval.ts";
 import type { SafetyState } from "../../safety/audit.ts";
 import { executePlan, type ExecutionResult, NotStarted, refusal } from "../executor.ts";
-import { checkRun, notRestored } from "../recovery.ts";
+import { checkRun } from "../recovery.ts";
 import type { OpenRun } from "../run_journal.ts";
 import { type InForce, killSwitchText, type Recorder } from "./record.ts";
-import { tolerancesOf } from "./tolerances.ts";
+import { notAtOriginals } from "./verify.ts";
 import type { PlanEvent, PlanServiceDeps, ProposeOutcome, RecoveryOutcome } from "./types.ts";
 
 /** One approved run: what it is, under which policy, and where its records go. */
@@ -286,16 +286,11 @@ async function closeRecovered(
   if (execution.status === "refused") {
     return { run, closed: false, why: "the recovery plan did not run" };
   }
-  const { cs, limits } = a.deps;
   const devices = Object.keys(originals);
   const signal = timeoutSignal(a.deps.restoreTimeoutMs ?? 30_000);
   let left;
   try {
-    const [readings, tolerance] = await Promise.all([
-      cs.read(devices, signal),
-      tolerancesOf(cs, limits, devices, signal),
-    ]);
-    left = notRestored(originals, readings, tolerance);
+    left = await notAtOriginals(a.deps.cs, a.deps.limits, originals, signal);
   } catch (e) {
     left = [{ device: devices.join(", "), why: `cannot be read (${errorMessage(e)})` }];
   }
