@@ -61,18 +61,20 @@ export async function findWriteAhead(audit: AuditLog, run: string): Promise<Foun
     for (let i = lines.length - 1; i >= 0; i--) {
       const line = lines[i] as string;
       if (!line.includes(needle) || !line.includes('"write_ahead"')) continue;
-      return await checkEntry(audit, line, `${file}:${i + 1}`, run);
+      const found = await checkEntry(audit, line, `${file}:${i + 1}`, run);
+      if (found) return found;
     }
   }
   return { ok: false, why: `the audit in ${audit.dir} holds no write-ahead record of run ${run}` };
 }
 
+/** The checked record when `line` is the write-ahead entry of `run`; undefined when it is another line. */
 async function checkEntry(
   audit: AuditLog,
   line: string,
   where: string,
   run: string,
-): Promise<FoundWriteAhead> {
+): Promise<FoundWriteAhead | undefined> {
   const bad = (why: string): FoundWriteAhead => ({
     ok: false,
     why: `the write-ahead record of run ${run} (${where}) ${why}`,
@@ -81,10 +83,12 @@ async function checkEntry(
   try {
     raw = JSON.parse(line);
   } catch {
-    return bad("is not JSON");
+    return undefined; // not an entry at all: the chain's check (audit verify) says so
   }
+  const kind = z.looseObject({ run: z.literal(run), status: z.literal("write_ahead") });
+  if (!kind.safeParse(raw).success) return undefined;
   const parsed = EntrySchema.safeParse(raw);
-  if (!parsed.success || parsed.data.run !== run) return bad("is not a write-ahead entry");
+  if (!parsed.success) return bad("is not a whole write-ahead entry");
   const { hash, mac, ...body } = raw as AuditEntry;
   if (await entryHash(body) !== hash) return bad("does not match its hash: it was edited");
   let key: CryptoKey | undefined;

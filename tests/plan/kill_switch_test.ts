@@ -193,3 +193,23 @@ Deno.test("a kill switch that cannot be read counts as off, and the plan stops b
   assert.deepEqual(f.cs.writes, []);
   assert.match(outcome.execution.errors[0] ?? "", /the kill switches cannot be read \(EIO\)/);
 });
+
+Deno.test("kill switches that do not answer count as off: the plan stops before its write instead of hanging", async () => {
+  let calls = 0;
+  await using f = await fixture({
+    // Fine for the proposal and the approval; then a read that never ends (an open that blocks).
+    safety: () => ++calls > 2 ? new Promise(() => {}) : switches(() => true)(),
+  });
+  const h1 = (await valueOf(f.sim, H(1))) as number;
+  const outcome = await f.service.propose(
+    { description: "trim H01", actions: [write(H(1), h1 + 0.1)] },
+    new ApproveAll(),
+    never(),
+  );
+  assertExecuted(outcome, "aborted");
+  assert.deepEqual(f.cs.writes, []);
+  assert.match(
+    outcome.execution.errors[0] ?? "",
+    /writes are off: the kill switches did not answer within 5 s/,
+  );
+});

@@ -37,6 +37,9 @@ import type { Confirmation, ExecuteDeps } from "./types.ts";
 const FIRST_POLL_MS = 1;
 const POLL_MS = 50;
 
+/** How long the kill switches have to answer before they count as off (real time). */
+export const SWITCH_ANSWER_MS = 5000;
+
 /** A write that would step further than max_step from the live value. */
 export class StepRefused extends Error {}
 
@@ -66,14 +69,35 @@ export class Writer {
     return r.value;
   }
 
-  /** Why writes are off now (every kill switch asked), or undefined while they are allowed. */
+  /**
+   * Why writes are off now (every kill switch asked), or undefined while
+   * they are allowed. A switch that cannot be read, or does not answer
+   * within {@link SWITCH_ANSWER_MS} (a site file swapped for a FIFO blocks
+   * its open), counts as off.
+   */
   async switchOff(): Promise<string | undefined> {
     if (!this.deps.killSwitch) return undefined;
     let off: string | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      off = await this.deps.killSwitch();
+      off = await Promise.race([
+        this.deps.killSwitch(),
+        new Promise<string>((resolve) => {
+          timer = setTimeout(
+            () =>
+              resolve(
+                `writes are off: the kill switches did not answer within ${
+                  SWITCH_ANSWER_MS / 1000
+                } s`,
+              ),
+            SWITCH_ANSWER_MS,
+          );
+        }),
+      ]);
     } catch (e) {
       off = `writes are off: the kill switches cannot be read (${errorMessage(e)})`;
+    } finally {
+      clearTimeout(timer);
     }
     if (off !== undefined) this.switchedOff ??= off;
     return off;
