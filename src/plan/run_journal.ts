@@ -171,9 +171,13 @@ export class RunJournal {
     return found.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   }
 
-  /** Forgets an unfinished run (restored, or dismissed by the operator), and its recovery plans. */
+  /**
+   * Forgets an unfinished run (restored, or dismissed by the operator), and
+   * its recovery plans: the binding first, so a process stopped in between
+   * leaves the run open and unbound, never a binding to a run that is gone.
+   */
   async resolve(run: string): Promise<void> {
-    for (const path of [this.#path(run), this.#recoveryPath(run)]) {
+    for (const path of [this.#recoveryPath(run), this.#path(run)]) {
       try {
         await Deno.remove(path);
       } catch (e) {
