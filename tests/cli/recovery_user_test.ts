@@ -333,6 +333,11 @@ Deno.test("a failed automatic restore keeps the run open and reported at the nex
     out.errors.join("\n"),
     /not every device the plan wrote is back at its original .*the run stays open/,
   );
+  const outcome = (await auditEntries(user.stateDir)).at(-1);
+  assert.match(
+    outcome?.errors.join("\n"),
+    /not every device the plan wrote is back at its original/,
+  );
   const warned = await user.run(["get", H01]);
   assert.match(
     warned.stderr,

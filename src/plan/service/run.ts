@@ -115,6 +115,7 @@ async function runRecorded(
         "left); that run stays open with its own originals",
     );
   }
+  const left = open ? notRestoredBy(a.run, execution) : false;
   const after = await record({
     ...common,
     status: execution.status,
@@ -136,7 +137,7 @@ async function runRecorded(
       }; it is kept in the run journal and reported on the next start`,
     );
   }
-  await closeRun(a, open, after === undefined, execution);
+  await closeRun(open, after === undefined, !left, execution);
   const outcome: Executed = {
     status: execution.status,
     planHash: decision.planHash,
@@ -234,27 +235,35 @@ async function writeAhead(
 }
 
 /**
- * Ends a run's journal marker: removed when the outcome is in the audit and
- * the plan completed, wrote nothing, or had every device it wrote restored;
- * kept with the outcome otherwise (the next start reports it).
+ * Whether a plan that did not complete left a device it wrote off its
+ * original (a restore that failed); if so, says so in its errors.
  */
-async function closeRun(
-  a: ApprovedRun,
-  open: OpenRun | undefined,
-  recorded: boolean,
-  execution: ExecutionResult,
-): Promise<void> {
-  if (!open) return;
+function notRestoredBy(run: string, execution: ExecutionResult): boolean {
   const left = execution.status === "completed" ? [] : execution.restores.filter((r) => !r.ok);
   if (left.length) {
     execution.errors.push(
       `not every device the plan wrote is back at its original (${
         left.map((r) => `${r.device}: ${r.error ?? "not restored"}`).join("; ")
-      }); the run stays open: accel-agent plan recover ${a.run}`,
+      }); the run stays open: accel-agent plan recover ${run}`,
     );
   }
+  return left.length > 0;
+}
+
+/**
+ * Ends a run's journal marker: removed when the outcome is in the audit and
+ * the plan completed, wrote nothing, or had every device it wrote restored
+ * (`restored`); kept with the outcome otherwise (the next start reports it).
+ */
+async function closeRun(
+  open: OpenRun | undefined,
+  recorded: boolean,
+  restored: boolean,
+  execution: ExecutionResult,
+): Promise<void> {
+  if (!open) return;
   try {
-    if (recorded && left.length === 0) await open.end();
+    if (recorded && restored) await open.end();
     else {
       await open.keep({
         status: execution.status,
