@@ -24,6 +24,8 @@
  * - Tab completion at 10^5 names (bench/repl_completion.ts): one Tab against
  *   a filter over all names; the prompt's stall while the names load, in a
  *   worker against on the main thread.
+ * - the live kill switch (bench/kill_switch.ts): a scan point through the
+ *   fake gateway with the switches asked before each write, against none.
  *
  * @module
  */
@@ -44,6 +46,7 @@ import { deviceIndexBench } from "./device_index.ts";
 import { evalOverheadBench } from "./eval_overhead.ts";
 import { timingBoundsBench } from "./timing_bounds.ts";
 import { replCompletionBench } from "./repl_completion.ts";
+import { killSwitchBench } from "./kill_switch.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -322,6 +325,7 @@ console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 figures.push(await evalOverheadBench());
 figures.push(...await timingBoundsBench());
 figures.push(...await replCompletionBench());
+figures.push(...await killSwitchBench());
 
 const rows = figures.map((f) => [
   f.name,

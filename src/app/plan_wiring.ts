@@ -20,7 +20,7 @@ import {
   nameMatchingFor,
   parseLimits,
 } from "../safety/limits.ts";
-import { readSiteSwitches } from "../safety/site.ts";
+import { readConfigSwitch, readSiteSwitches } from "../safety/site.ts";
 import { defaultPyodideDir, resolvePath as sandboxPath } from "../sandbox/mod.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { CliError, Exit } from "./exit.ts";
@@ -79,14 +79,20 @@ export async function createPlanPath(
     headPath: `${stateDir}/audit.head`,
     onRecovered: (m) => io.err(`accel-agent: ${m}\n`),
   });
+  // Read before every proposal and every write of a running plan: the site files and the config's own switch.
   const safety = async (): Promise<SafetyState> => {
-    const site = await readSiteSwitches(io.env);
+    const [site, live] = await Promise.all([
+      readSiteSwitches(io.env),
+      readConfigSwitch(loaded.path),
+    ]);
+    const configOn = config.safety.writes_enabled && live.writesEnabled;
     return {
       limitsFile: limitsPath,
       limitsHash,
-      configWritesEnabled: config.safety.writes_enabled,
+      configWritesEnabled: configOn,
+      ...(live.error ? { configError: live.error } : {}),
       site,
-      writesEnabled: config.safety.writes_enabled && site.every((x) => x.writesEnabled),
+      writesEnabled: configOn && site.every((x) => x.writesEnabled),
     };
   };
   const service = new PlanService({

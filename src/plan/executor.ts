@@ -24,7 +24,7 @@ import type { PreflightedPlan, Violation } from "../plan_model/preflighted.ts";
 import { preflight } from "./preflight.ts";
 import { Run } from "./executor/run.ts";
 import { errorText } from "./executor/text.ts";
-import type { ExecuteDeps, ExecutionResult } from "./executor/types.ts";
+import { type ExecuteDeps, type ExecutionResult, NotStarted } from "./executor/types.ts";
 
 export type {
   ActionResult,
@@ -33,6 +33,7 @@ export type {
   ExecutionResult,
   Restore,
 } from "./executor/types.ts";
+export { NotStarted } from "./executor/types.ts";
 export { confirmationText } from "./executor/text.ts";
 
 /**
@@ -83,9 +84,11 @@ export async function executePlan(
       await deps.beforeFirstWrite(checked.live);
     } catch (e) {
       return refused([
-        `the original values could not be recorded before writing anything (${
-          errorText(e, deps.signal)
-        }); nothing was written`,
+        e instanceof NotStarted
+          ? `${e.message}; nothing was written`
+          : `the original values could not be recorded before writing anything (${
+            errorText(e, deps.signal)
+          }); nothing was written`,
       ]);
     }
   }

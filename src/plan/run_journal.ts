@@ -9,11 +9,21 @@
  * finish, and what to put back; a plan still running in another process
  * holds its lock and is left alone.
  *
+ * A marker only points at its run: the originals a recovery restores come
+ * from the audit's write-ahead record of that run (`write_ahead.ts`), and a
+ * marker that says otherwise is not trusted. A recovery plan is bound to its
+ * run here, by its hash, in `<run>.recovery` beside the marker (a file the
+ * model and the sandbox cannot write); while it runs, its process holds the
+ * first run's marker locked instead of writing a marker of its own, so a
+ * recovery that is itself killed leaves the first run's marker, pointing at
+ * the first run's originals.
+ *
  * @module
  */
 import { z } from "zod";
 import type { Value } from "../adapters/adapter.ts";
 import { readJson } from "../util/json_file.ts";
+import { readRegularText } from "../util/bounded_read.ts";
 
 /** What is known of a plan that started writing. */
 export interface RunMarker {
@@ -29,9 +39,31 @@ export interface RunMarker {
   originals: Record<string, Value | null>;
   /**
    * Set when the plan ended but its outcome could not be written to the
-   * audit log: the machine's state is known, the record is not.
+   * audit log, or not every device it wrote was restored: the run stays open.
    */
-  outcome?: { status: string; errors: string[]; restores: unknown };
+  outcome?: {
+    status: string;
+    errors: string[];
+    restores: unknown;
+    /** False when the audit does not hold the outcome (absent in markers that predate it). */
+    recorded?: boolean;
+  };
+  /** Set on a marker that could not be read (what it says is then a placeholder). */
+  damaged?: string;
+}
+
+/** A run id as the program makes them (`crypto.randomUUID()`). */
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `s` is a run id. */
+export function isRunId(s: string): boolean {
+  return RUN_ID.test(s);
+}
+
+/** Whether `s` can name a run: a run id, or its first 8 or more characters. */
+export function isRunIdPrefix(s: string): boolean {
+  if (s.length < 8 || s.length > 36) return false;
+  return RUN_ID.test(s + "00000000-0000-0000-0000-000000000000".slice(s.length));
 }
 
 const ValueSchema = z.union([z.number(), z.string(), z.boolean(), z.array(z.number())]);
@@ -50,7 +82,9 @@ const RunMarkerSchema = z.looseObject({
     status: z.string(),
     errors: z.array(z.string()),
     restores: z.unknown(),
+    recorded: z.boolean().optional(),
   }).optional(),
+  damaged: z.string().optional(),
 }) satisfies z.ZodType<RunMarker>;
 
 /** A marker written and locked; `end` or `keep` releases it. */
@@ -128,27 +162,118 @@ export class RunJournal {
       throw e;
     }
     for (const name of names) {
-      const marker = await this.#readIfOrphaned(`${this.dir}/${name}`, name.slice(0, -5));
+      const run = name.slice(0, -5);
+      const marker = isRunId(run)
+        ? await this.#readIfOrphaned(`${this.dir}/${name}`, run)
+        : placeholder(run, `${this.dir}/${name}: its name is not a run id; remove it by hand`);
       if (marker) found.push(marker);
     }
     return found.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   }
 
-  /** The unfinished run with this id (or a unique prefix of it). */
-  async find(run: string): Promise<RunMarker | undefined> {
-    const all = await this.unfinished();
-    const hits = all.filter((m) => m.run === run || m.run.startsWith(run));
-    return hits.length === 1 ? hits[0] : all.find((m) => m.run === run);
+  /**
+   * Forgets an unfinished run (restored, or dismissed by the operator), and
+   * its recovery plans: the binding first, so a process stopped in between
+   * leaves the run open and unbound, never a binding to a run that is gone.
+   */
+  async resolve(run: string): Promise<void> {
+    for (const path of [this.#recoveryPath(run), this.#path(run)]) {
+      try {
+        await Deno.remove(path);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+    }
+    await syncDir(this.dir);
   }
 
-  /** Forgets an unfinished run (restored, or dismissed by the operator). */
-  async resolve(run: string): Promise<void> {
+  /** Records that the plan with hash `planHash` recovers `run` (synced before it returns). */
+  async bindRecovery(run: string, planHash: string): Promise<void> {
+    const path = this.#recoveryPath(run);
+    const plans = new Set([...(await this.#recoveryPlans(path)), planHash]);
+    const tmp = `${path}.${Deno.pid}.tmp`;
     try {
-      await Deno.remove(this.#path(run));
+      await Deno.writeTextFile(tmp, `${JSON.stringify({ run, plans: [...plans] })}\n`, {
+        mode: 0o600,
+      });
+      using f = await Deno.open(tmp, { read: true });
+      await f.sync();
+      await Deno.rename(tmp, path);
       await syncDir(this.dir);
     } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      await Deno.remove(tmp).catch(() => {});
+      throw e;
     }
+  }
+
+  /**
+   * The unfinished run a plan with this hash was made to recover, if any. A
+   * directory or binding that cannot be read binds nothing: the plan then
+   * runs as any other, and its own marker (which fails when the directory
+   * cannot be written) guards it.
+   */
+  async recoveryFor(planHash: string): Promise<string | undefined> {
+    try {
+      const names: string[] = [];
+      for await (const e of Deno.readDir(this.dir)) {
+        if (e.isFile && e.name.endsWith(".recovery")) names.push(e.name.slice(0, -9));
+      }
+      for (const run of names.filter(isRunId)) {
+        if ((await this.#recoveryPlans(this.#recoveryPath(run))).includes(planHash)) return run;
+      }
+    } catch {
+      // unreadable: see above
+    }
+    return undefined;
+  }
+
+  /**
+   * Holds the marker of unfinished `run` locked while a recovery of it runs
+   * (in place of a marker of the recovery's own); `release` lets it go.
+   * Throws when the marker is gone or another process holds it.
+   */
+  async adopt(run: string): Promise<{ marker: RunMarker; release(): void }> {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.#path(run), { read: true, write: true });
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) {
+        throw new Error(`run ${run} is no longer unfinished (its marker is gone)`);
+      }
+      throw e;
+    }
+    let marker: RunMarker;
+    try {
+      if (!(await file.tryLock(true))) {
+        throw new Error(`run ${run} is being recovered or run by another process`);
+      }
+      marker = await readMarker(file, this.#path(run), run);
+    } catch (e) {
+      file.close();
+      throw e;
+    }
+    let open = true;
+    return {
+      marker,
+      release: () => {
+        if (open) file.close();
+        open = false;
+      },
+    };
+  }
+
+  async #recoveryPlans(path: string): Promise<string[]> {
+    try {
+      const read = readJson(RecoverySchema, await readRegularText(path, 64 * 1024));
+      return read.ok ? read.value.plans : [];
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return [];
+      throw e;
+    }
+  }
+
+  #recoveryPath(run: string): string {
+    return `${this.#path(run).slice(0, -5)}.recovery`;
   }
 
   async #readIfOrphaned(path: string, run: string): Promise<RunMarker | undefined> {
@@ -161,30 +286,42 @@ export class RunJournal {
     }
     try {
       if (!(await file.tryLock(true))) return undefined; // its process still runs it
-      const text = new TextDecoder().decode(await readAll(file));
-      const read = readJson(RunMarkerSchema, text);
-      if (read.ok) return read.value;
-      // The file stays as it is: what it holds may be all that is known of the plan.
-      return {
-        run,
-        planHash: "",
-        description: `(its marker ${path} is damaged: ${read.why}; ` +
-          "check the devices it may have changed by hand, then dismiss it)",
-        operator: "",
-        host: "",
-        pid: 0,
-        startedAt: "",
-        originals: {},
-      };
+      return await readMarker(file, path, run);
     } finally {
       file.close();
     }
   }
 
   #path(run: string): string {
-    if (!/^[0-9a-f-]{8,64}$/.test(run)) throw new RangeError(`not a run id: ${run}`);
+    if (!isRunId(run)) throw new RangeError(`not a run id: ${run}`);
     return `${this.dir}/${run}.json`;
   }
+}
+
+/** The marker in an open file; a placeholder saying why when it cannot be read. */
+async function readMarker(file: Deno.FsFile, path: string, run: string): Promise<RunMarker> {
+  const text = new TextDecoder().decode(await readAll(file));
+  const read = readJson(RunMarkerSchema, text);
+  if (read.ok) return read.value;
+  // The file stays as it is: what it holds may be all that is known of the plan.
+  return placeholder(run, `its marker ${path} is damaged (${read.why})`);
+}
+
+const RecoverySchema = z.looseObject({ run: z.string(), plans: z.array(z.string()) });
+
+/** What is known of a run whose marker cannot be read: its name, and why. */
+function placeholder(run: string, damaged: string): RunMarker {
+  return {
+    run,
+    planHash: "",
+    description: "",
+    operator: "",
+    host: "",
+    pid: 0,
+    startedAt: "",
+    originals: {},
+    damaged,
+  };
 }
 
 async function writeWhole(file: Deno.FsFile, marker: RunMarker): Promise<void> {

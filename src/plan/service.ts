@@ -10,11 +10,14 @@
 import type { Approver, Decision } from "../safety/approval.ts";
 import { parsePlan, type Plan, planHash } from "../plan_model/plan.ts";
 import type { PreflightedPlan } from "../plan_model/preflighted.ts";
-import { namingOf, preflight, tolerance } from "./preflight.ts";
+import { namingOf, preflight } from "./preflight.ts";
 import { canonicalPlan } from "./preflight_checks/names.ts";
+import type { Value } from "../adapters/adapter.ts";
 import { savePlan } from "./plan_file.ts";
-import { buildRecoveryPlan } from "./recovery.ts";
-import type { RunMarker } from "./run_journal.ts";
+import { buildRecoveryPlan, type CheckedRun, checkRun } from "./recovery.ts";
+import type { RecoveryPlan } from "./recovery.ts";
+import { isRunId } from "./run_journal.ts";
+import { notAtOriginals, tolerancesOf } from "./service/verify.ts";
 import { Recorder } from "./service/record.ts";
 import { runApproved } from "./service/run.ts";
 import type { AuditFailed, PlanEvent, PlanServiceDeps, ProposeOutcome } from "./service/types.ts";
@@ -118,42 +121,98 @@ export class PlanService {
       };
     }
     this.lastApproved = { plan: decision.plan, planHash: decision.planHash };
-    const approved = { deps: this.deps, recorder: this.#recorder, decision, force };
-    return await runApproved({ ...approved, run: crypto.randomUUID() }, signal, emit);
+    // The switches again: the operator may have sat at the prompt while one was turned off.
+    const now = await this.#recorder.inForce();
+    const recovers = await this.deps.journal?.recoveryFor(checked.hash);
+    const approved = { deps: this.deps, recorder: this.#recorder, decision, force: now };
+    return await runApproved(
+      { ...approved, run: crypto.randomUUID(), ...(recovers ? { recovers } : {}) },
+      signal,
+      emit,
+    );
   }
 
-  /** Plans that started writing and ended without a recorded outcome (their process died). */
-  async unfinished(): Promise<RunMarker[]> {
-    return (await this.deps.journal?.unfinished()) ?? [];
+  /**
+   * Plans that started writing and ended without a recorded outcome (their
+   * process died) or with devices not restored, each checked against the
+   * audit's write-ahead record of its run.
+   */
+  async unfinished(): Promise<CheckedRun[]> {
+    const markers = (await this.deps.journal?.unfinished()) ?? [];
+    return await Promise.all(markers.map((m) => checkRun(m, this.deps.audit)));
   }
 
   /**
    * The plan that puts back what an unfinished run changed, from the live
-   * values now; `plan` is undefined when every device already reads its original.
+   * values now, bound to the run by its hash in the run journal; `plan` is
+   * undefined when nothing can or needs to be written.
    */
-  async recoveryPlan(marker: RunMarker, signal?: AbortSignal) {
-    const devices = Object.keys(marker.originals);
-    const [readings, infos] = await Promise.all([
+  async recoveryPlan(
+    run: CheckedRun & { originals: Record<string, Value | null> },
+    signal?: AbortSignal,
+  ): Promise<RecoveryPlan> {
+    const devices = Object.keys(run.originals);
+    const [readings, tolerance] = await Promise.all([
       this.deps.cs.read(devices, signal),
-      this.deps.cs.describe(devices, signal),
+      tolerancesOf(this.deps.cs, this.deps.limits, devices, signal),
     ]);
     const live = new Map(readings.map((r) => [r.device, r.ok ? r.value : null]));
-    const info = new Map(infos.map((d) => [d.device, d]));
-    return buildRecoveryPlan(marker, live, this.deps.limits, (device) => {
-      const d = info.get(device);
-      return d ? tolerance(d, this.deps.limits.lookup(device)) : 1e-6;
-    });
+    const built = buildRecoveryPlan(run.marker, run.originals, live, this.deps.limits, tolerance);
+    if (built.plan) {
+      await this.deps.journal?.bindRecovery(run.marker.run, await planHash(built.plan));
+    }
+    return built;
+  }
+
+  /**
+   * Closes a run whose every original device reads its original now
+   * (recorded as `recovered`); otherwise says which do not, and it stays open.
+   */
+  async closeIfRestored(
+    run: CheckedRun & { originals: Record<string, Value | null> },
+    signal?: AbortSignal,
+  ): Promise<{ closed: true } | { closed: false; left: { device: string; why: string }[] }> {
+    const devices = Object.keys(run.originals);
+    const left = await notAtOriginals(this.deps.cs, this.deps.limits, run.originals, signal);
+    if (left.length) return { closed: false, left };
+    const failed = await this.#close(
+      run,
+      "recovered",
+      "plan recover: every device reads its original",
+      {
+        status: "already_restored",
+        results: { verified: devices },
+      },
+    );
+    if (failed) throw new Error(failed.error);
+    return { closed: true };
   }
 
   /** The operator acknowledges an unfinished run without restoring it; the audit records it. */
-  async dismiss(marker: RunMarker, decidedBy: string): Promise<AuditFailed | undefined> {
+  async dismiss(run: CheckedRun, decidedBy: string): Promise<AuditFailed | undefined> {
+    return await this.#close(run, "dismissed", decidedBy, {
+      status: "dismissed",
+      originals: run.originals ?? run.marker.originals,
+      ...(run.problem ? { errors: [run.problem] } : {}),
+    });
+  }
+
+  async #close(
+    run: CheckedRun,
+    decision: string,
+    decidedBy: string,
+    extra: { status: string; originals?: unknown; results?: unknown; errors?: string[] },
+  ): Promise<AuditFailed | undefined> {
+    const { marker } = run;
+    // Validated before anything is recorded: a name that is not a run id closes nothing.
+    if (!isRunId(marker.run)) throw new RangeError(`${marker.run} is not a run id`);
     const force = await this.#recorder.inForce();
     const failed = await this.#recorder.record(
       force,
       { description: marker.description || "(unknown)", actions: [{ type: "wait", seconds: 0 }] },
-      marker.planHash,
-      "dismissed",
-      { decidedBy, run: marker.run, status: "dismissed", originals: marker.originals },
+      marker.planHash || "0".repeat(64),
+      decision,
+      { decidedBy, run: marker.run, ...extra },
     );
     if (!failed) await this.deps.journal?.resolve(marker.run);
     return failed;

@@ -27,6 +27,13 @@ export interface Decision {
   planId?: string;
   /** Approved by a token: which one, for the audit log. */
   token?: { id: string; expiresAt?: string; reusable: boolean };
+  /**
+   * Spends a single-use token: called when the plan starts writing (after
+   * its originals are recorded), never before, so a run that fails before
+   * its first write leaves the token usable. Resolves to why it cannot be
+   * spent (used meanwhile by another run), or undefined once it is.
+   */
+  spend?(): Promise<string | undefined>;
 }
 
 export interface ApprovalContext {
@@ -70,9 +77,10 @@ export function planIdOf(path: string): string {
 
 /**
  * `plan run PLAN --approved-hash TOKEN`: approves only the plan the token was
- * issued for, while it is valid, and records a single-use token as used
- * before anything runs. A bare plan hash or a token this installation did not
- * issue is rejected.
+ * issued for, while it is valid and unused. A single-use token is recorded
+ * as used when the plan starts writing ({@link Decision.spend}); of two runs
+ * racing with one token, one writes. A bare plan hash or a token this
+ * installation did not issue is rejected.
  */
 export class TokenApprover implements Approver {
   readonly explicit = true;
@@ -94,11 +102,10 @@ export class TokenApprover implements Approver {
     const { claims } = checked;
     const reusable = claims.expiresAt === undefined;
     if (!reusable) {
-      const used = await this.tokens.consume(claims);
-      if (!used.ok) {
-        return rejected(usedText(used.usedAt));
-      }
+      const usedAt = await this.tokens.usedAt(claims);
+      if (usedAt !== undefined) return rejected(usedText(usedAt));
     }
+    const tokens = this.tokens;
     return {
       decision: "approved",
       plan: p.plan,
@@ -109,6 +116,16 @@ export class TokenApprover implements Approver {
         ...(claims.expiresAt ? { expiresAt: new Date(claims.expiresAt).toISOString() } : {}),
         reusable,
       },
+      ...(reusable ? {} : {
+        async spend() {
+          try {
+            const used = await tokens.consume(claims);
+            return used.ok ? undefined : usedText(used.usedAt);
+          } catch (e) {
+            return `the token's use cannot be recorded (${errorMessage(e)})`;
+          }
+        },
+      }),
     };
   }
 }

@@ -34,6 +34,8 @@ export interface SafetyState {
   writesEnabled: boolean;
   /** `[safety] writes_enabled` of the user's config. */
   configWritesEnabled: boolean;
+  /** Why the config file could not be read again for its switch (writes are then off). */
+  configError?: string;
   /** Every site file consulted: its path and what it says (false when unreadable). */
   site: { file: string; writesEnabled: boolean; error?: string }[];
 }
@@ -56,6 +58,8 @@ export interface AuditRecord {
   run?: string;
   /** write_ahead: every device the plan may write, with its value before the plan. */
   originals?: unknown;
+  /** The unfinished run a recovery plan's records belong to (its originals are that run's). */
+  recovers?: string;
   status?: string;
   results?: unknown;
   restores?: unknown;

@@ -273,6 +273,8 @@ export async function unfinishedRuns(files: string[]): Promise<UnfinishedRun[]> 
         continue;
       }
       if (typeof e.run !== "string") continue;
+      // A recovery's own originals are the values a run left; that run is the one listed.
+      if (e.status === "write_ahead" && typeof e.recovers === "string") continue;
       if (e.status === "write_ahead") {
         ahead.set(e.run, {
           run: e.run,

@@ -1,19 +1,31 @@
 /**
- * The site kill switch: a file the facility owns, outside any user's
- * configuration, that can turn every write off. `/etc/accel-agent/site.toml`
- * is always read; `ACCEL_AGENT_SITE_FILE` may name one more. Each can only
- * take writes away: writes are allowed when no site file says otherwise, and
- * off as soon as one says `writes_enabled = false` or cannot be read.
+ * The kill switches: the site files the facility owns, outside any user's
+ * configuration, and the `[safety] writes_enabled` of the config file.
+ * `/etc/accel-agent/site.toml` is always read; `ACCEL_AGENT_SITE_FILE` may
+ * name one more. Each can only take writes away: writes are allowed when no
+ * site file says otherwise, and off as soon as one says
+ * `writes_enabled = false` or cannot be read.
+ *
+ * They are read before every proposal and again before every write of a
+ * running plan, so a reading must be cheap and bounded: a file is `stat`ed
+ * first and refused when it is not a regular file (a FIFO would block the
+ * open, `/dev/zero` never ends), and no more than {@link MAX_SITE_BYTES} are
+ * read. Whatever goes wrong turns writes off, with one line saying why.
  *
  * @module
  */
 import { parse } from "smol-toml";
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
 
 /** Where the facility puts its site file. */
 export const SITE_FILE = "/etc/accel-agent/site.toml";
 /** Names one more site file (tests, a second switch); it never lifts the first. */
 export const SITE_FILE_ENV = "ACCEL_AGENT_SITE_FILE";
+/** The largest site file read: it holds two keys; anything bigger is not one. */
+export const MAX_SITE_BYTES = 64 * 1024;
+/** The largest config file re-read for its switch (as `loadConfig` reads it). */
+const MAX_CONFIG_BYTES = 1 << 20;
 
 /** One site file as read. */
 export interface SiteSwitch {
@@ -40,18 +52,14 @@ export async function readSiteSwitches(
 }
 
 async function readSite(file: string, required: boolean): Promise<SiteSwitch | undefined> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound && !required) return undefined;
-    return off(file, `cannot read the site file (${errorMessage(e).split("\n")[0]})`);
-  }
+  const read = await readBounded(file, MAX_SITE_BYTES, "site file");
+  if (read.missing && !required) return undefined;
+  if (read.error !== undefined) return off(file, read.error);
   let raw: Record<string, unknown>;
   try {
-    raw = parse(text);
+    raw = parse(read.text);
   } catch (e) {
-    return off(file, `not valid TOML (${errorMessage(e).split("\n")[0]})`);
+    return off(file, `not valid TOML (${firstLine(e)})`);
   }
   const keys = Object.keys(raw).filter((k) => k !== "writes_enabled" && k !== "reason");
   if (keys.length) return off(file, `unknown key ${keys[0]} (writes_enabled, reason)`);
@@ -64,6 +72,61 @@ async function readSite(file: string, required: boolean): Promise<SiteSwitch | u
       ? { error: `writes_enabled = false: ${raw.reason}` }
       : {}),
   };
+}
+
+/** The config file's own switch, read again: `[safety] writes_enabled`, or why it cannot be. */
+export interface ConfigSwitch {
+  writesEnabled: boolean;
+  /** Why the config file could not be read again (writes are then off). */
+  error?: string;
+}
+
+/**
+ * Reads `[safety] writes_enabled` from the config file again (`path`
+ * undefined: the program runs on built-in defaults, which allow writes).
+ * Only this key is looked at; the rest of the file was checked at start. A
+ * file that is gone, unreadable or no longer valid TOML turns writes off.
+ */
+export async function readConfigSwitch(path: string | undefined): Promise<ConfigSwitch> {
+  if (path === undefined) return { writesEnabled: true };
+  const read = await readBounded(path, MAX_CONFIG_BYTES, "config file");
+  if (read.error !== undefined) return { writesEnabled: false, error: `${path}: ${read.error}` };
+  let raw: Record<string, unknown>;
+  try {
+    raw = parse(read.text);
+  } catch (e) {
+    return { writesEnabled: false, error: `${path}: no longer valid TOML (${firstLine(e)})` };
+  }
+  const safety = raw.safety;
+  const w = typeof safety === "object" && safety !== null && !Array.isArray(safety)
+    ? (safety as Record<string, unknown>).writes_enabled ?? true
+    : true;
+  if (typeof w !== "boolean") {
+    return {
+      writesEnabled: false,
+      error: `${path}: [safety] writes_enabled must be true or false`,
+    };
+  }
+  return { writesEnabled: w };
+}
+
+type Bounded =
+  | { text: string; error?: undefined; missing?: undefined }
+  | { error: string; missing: boolean };
+
+/** A small regular file's text, or one line saying why it cannot be had. */
+async function readBounded(path: string, max: number, what: string): Promise<Bounded> {
+  try {
+    return { text: await readRegularText(path, max) };
+  } catch (e) {
+    const missing = e instanceof Deno.errors.NotFound;
+    const why = missing ? "it does not exist" : firstLine(e).replace(`${path}: `, "");
+    return { error: `cannot read the ${what} (${why})`, missing };
+  }
+}
+
+function firstLine(e: unknown): string {
+  return errorMessage(e).split("\n")[0] ?? "";
 }
 
 function off(file: string, error: string): SiteSwitch {

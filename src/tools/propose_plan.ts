@@ -44,6 +44,10 @@ export interface ConfirmationJson {
 export interface ActionJson {
   where: string;
   detail: string;
+  /** Present (false) on an action that stopped before it ended. */
+  ok?: false;
+  /** An action that stopped: every value it sent to the wire, confirmed or not. */
+  written?: Value[];
   readings?: ActionResult["readings"];
   confirmation?: ConfirmationJson;
 }
@@ -69,6 +73,8 @@ export type ProposePlanResult =
     csv_files_in_python?: (string | undefined)[];
     /** False when the audit could not record the outcome (then `note` says so). */
     recorded: boolean;
+    /** A recovery plan: whether the run it recovers is closed (verified at its originals). */
+    recovery?: { run: string; closed: boolean; why?: string };
     note?: string;
   };
 
@@ -162,6 +168,8 @@ export function forModel(
         actions: e.results.map((r) => ({
           where: r.where,
           detail: r.detail,
+          ...(r.ok ? {} : { ok: false as const }),
+          ...(r.written ? { written: r.written } : {}),
           ...(r.readings ? { readings: r.readings } : {}),
           ...(r.confirmation ? { confirmation: confirmationJson(r.confirmation) } : {}),
         })),
@@ -176,6 +184,15 @@ export function forModel(
           ? { csv_files_in_python: e.csvFiles.map((f) => sandboxPath(f)) }
           : {}),
         recorded: o.recorded,
+        ...(o.recovery
+          ? {
+            recovery: {
+              run: o.recovery.run,
+              closed: o.recovery.closed,
+              ...(o.recovery.why ? { why: o.recovery.why } : {}),
+            },
+          }
+          : {}),
         ...(o.recorded ? {} : {
           note: "The plan ran, but the audit log could not record its outcome (see errors). " +
             "Tell the operator.",

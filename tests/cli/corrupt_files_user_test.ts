@@ -57,14 +57,17 @@ for (const c of SESSIONS) {
   });
 }
 
+/** A run id, as the program names markers. */
+const RUN = "3f2a0000-aaaa-4bbb-8ccc-0123456789ab";
+
 /** Markers of unfinished plans that are not what the program wrote. */
 const MARKERS: { name: string; text: string; why: RegExp }[] = [
-  { name: "another program's JSON", text: '{"run":"3f2a0000aaaa","state":"ok"}', why: /planHash/ },
-  { name: "text that is not JSON", text: "run=3f2a0000aaaa\n", why: /not JSON/ },
+  { name: "another program's JSON", text: `{"run":"${RUN}","state":"ok"}`, why: /planHash/ },
+  { name: "text that is not JSON", text: `run=${RUN}\n`, why: /not JSON/ },
   {
     name: "an original value of the wrong kind",
     text: JSON.stringify({
-      run: "3f2a0000aaaa",
+      run: RUN,
       planHash: "ab",
       description: "trim",
       operator: "op",
@@ -82,15 +85,18 @@ for (const c of MARKERS) {
     await using user = await UserSetup.start();
     const dir = `${user.stateDir}/running`;
     await Deno.mkdir(dir, { recursive: true });
-    const path = `${dir}/3f2a0000aaaa.json`;
+    const path = `${dir}/${RUN}.json`;
     await Deno.writeTextFile(path, c.text);
     const listed = await user.run(["plan", "recover"]);
     assert.equal(listed.code, 0, listed.stderr);
     const shown = listed.stdout.trimEnd().split("\n");
     assert.equal(shown.length, 1, listed.stdout);
-    assert.ok(shown[0]!.includes(`(its marker ${path} is damaged: `), shown[0]);
+    assert.ok(shown[0]!.includes(`cannot be recovered: its marker ${path} is damaged (`), shown[0]);
     assert.match(shown[0]!, c.why);
-    assert.match(shown[0]!, /check the devices it may have changed by hand, then dismiss it\)/);
+    assert.match(
+      shown[0]!,
+      new RegExp(`Check its devices by hand, then: accel-agent plan recover ${RUN} --dismiss$`),
+    );
     // Every other command still works, warning once about it.
     const got = await user.run(["get", "SR:COR:H01:SETPT", "--json"]);
     assert.equal(got.code, 0, got.stderr);

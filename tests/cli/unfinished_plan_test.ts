@@ -14,6 +14,7 @@ import {
   writeThenHold,
 } from "../support/user_grants.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
+import { canMount, fill, mountTmpfs } from "../support/full_disk.ts";
 
 const H01 = "SR:COR:H01:SETPT";
 
@@ -157,5 +158,49 @@ Deno.test("a plan whose originals cannot be recorded before its first write writ
     JSON.stringify(out.errors),
     /the original values could not be recorded before writing anything .*nothing was written/,
   );
+  assert.match(
+    JSON.stringify(out.errors),
+    /the approval token was not spent: it can run this plan until 20/,
+  );
   assert.deepEqual(user.writes, []);
+  // The token was not spent: with the directory back, it runs the plan once.
+  await Deno.remove(`${user.stateDir}/running`);
+  const again = await user.run(["plan", "run", file, "--approved-hash", token, "--json"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(user.writes, [{ pv: H01, value: 0.6 }]);
+  const replay = await user.run(["plan", "run", file, "--approved-hash", token]);
+  assert.equal(replay.code, 1);
+  assert.match(replay.stderr, /the token was already used at /);
+});
+
+Deno.test({
+  name:
+    "a run whose write-ahead marker meets a full disk writes nothing, says its token was not spent, and the token runs the plan once there is room",
+  ignore: !(await canMount()),
+  fn: async () => {
+    await using user = await Setup.start();
+    const file = await user.plan({
+      description: "trim H01",
+      actions: [{ type: "write", device: H01, value: 0.6, reason: "trim" }],
+    });
+    const token = await user.token(file);
+    const running = `${user.stateDir}/running`;
+    const unmount = await mountTmpfs(running, "64k");
+    try {
+      await fill(running);
+      const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"]);
+      assert.equal(ran.code, 1, ran.stderr);
+      const out = JSON.parse(ran.stdout);
+      assert.equal(out.status, "refused");
+      assert.match(JSON.stringify(out.errors), /No space left on device.*nothing was written/);
+      assert.match(JSON.stringify(out.errors), /the approval token was not spent/);
+      assert.deepEqual(user.writes, []);
+      await Deno.remove(`${running}/filler`);
+      const again = await user.run(["plan", "run", file, "--approved-hash", token, "--json"]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.deepEqual(user.writes, [{ pv: H01, value: 0.6 }]);
+    } finally {
+      await unmount();
+    }
+  },
 });

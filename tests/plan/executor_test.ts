@@ -121,6 +121,9 @@ Deno.test("an abort mid-scan stops the scan, restores the original and saves the
   assertExecuted(outcome, "aborted");
   const e = outcome.execution;
   assert.match(e.errors[0] ?? "", /aborted: cancelled by Ctrl-C/);
+  // The scan is in the results all the same, with every point the control system was sent.
+  assert.equal(e.results[0]?.ok, false);
+  assert.deepEqual(e.results[0]?.written, f.cs.writes.slice(0, 3).map((w) => w.value));
   assert.equal(e.restores.length, 1);
   assert.equal(e.restores[0]?.readbackDevice, "LINAC:COR:H01:RDBK");
   assert.ok(Math.abs((e.restores[0]?.readback as number) - h1) <= 0.001);

@@ -13,7 +13,8 @@ import assert from "node:assert/strict";
 import type { ExecutionResult } from "../../src/plan/executor.ts";
 import { PlanService, type ProposeOutcome } from "../../src/plan/service.ts";
 import type { ApprovalContext, Approver, Decision } from "../../src/safety/approval.ts";
-import { AuditLog } from "../../src/safety/audit.ts";
+import { AuditLog, type SafetyState } from "../../src/safety/audit.ts";
+import { RunJournal } from "../../src/plan/run_journal.ts";
 import { type LimitsTable, loadLimits } from "../../src/safety/limits.ts";
 import { SpyControlSystem, type SpyFaults } from "../support/spy_cs.ts";
 import { tempDir } from "../support/temp.ts";
@@ -59,6 +60,11 @@ export async function fixture(
     rollbackTimeoutMs?: number;
     /** Limits in place of the shipped ones. */
     limits?: LimitsTable;
+    /** The kill switches, asked before each proposal and each write (none: always on). */
+    safety?: () => Promise<SafetyState>;
+    restoreTimeoutMs?: number;
+    /** Keep a run journal under the temporary directory (`running/`). */
+    journal?: boolean;
   } = {},
 ) {
   const clock = new ManualClock(T0);
@@ -89,6 +95,9 @@ export async function fixture(
     readbackTimeoutMs: 10_000,
     timers,
     rollbackTimeoutMs: opts.rollbackTimeoutMs,
+    restoreTimeoutMs: opts.restoreTimeoutMs,
+    ...(opts.safety ? { safety: opts.safety } : {}),
+    ...(opts.journal ? { journal: new RunJournal(`${dir}/running`) } : {}),
   });
   return {
     clock,
@@ -101,6 +110,24 @@ export async function fixture(
     service,
     /** Removes the temporary directory (audit, plans, work): `await using f = await fixture()`. */
     [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose](),
+  };
+}
+
+/** Kill switches as a test sets them: `on()` reads the flag each time it is asked. */
+export function switches(on: () => boolean, file = "site.toml"): () => Promise<SafetyState> {
+  return () => {
+    const w = on();
+    return Promise.resolve({
+      limitsFile: "limits.toml",
+      limitsHash: "",
+      writesEnabled: w,
+      configWritesEnabled: true,
+      site: [{
+        file,
+        writesEnabled: w,
+        ...(w ? {} : { error: "writes_enabled = false: beam study" }),
+      }],
+    });
   };
 }
 

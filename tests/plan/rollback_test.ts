@@ -195,3 +195,67 @@ Deno.test("two audit logs on one directory appending at once keep one chain", as
   const result = await verifyAudit(await f.audit.files(), true);
   assert.equal(result.ok, true, JSON.stringify(result));
 });
+
+/** Reads of `device` fail (no value in time, as a slow gateway) `times` times once `from()` holds. */
+function lateReads(
+  f: Awaited<ReturnType<typeof fixture>>,
+  device: string,
+  times: number,
+  from: () => boolean,
+) {
+  let left = times;
+  const inner = f.cs.read.bind(f.cs);
+  f.cs.read = async (names, signal) => {
+    const readings = await inner(names, signal);
+    if (!from() || left <= 0 || !names.includes(device)) return readings;
+    left--;
+    return readings.map((r) =>
+      r.device === device
+        ? { ...r, ok: false, value: null, error: "no value within the gateway's read timeout" }
+        : r
+    );
+  };
+}
+
+Deno.test("a restore whose device answers late is tried again within its budget, and succeeds", async () => {
+  await using f = await fixture({ faults: { failOnWrite: 2 } });
+  const h1 = (await valueOf(f.sim, H(1))) as number;
+  // Once the plan has failed, the first three reads of H01 get no value in time.
+  lateReads(f, H(1), 3, () => f.cs.attempts >= 2);
+  const outcome = await f.service.propose(
+    {
+      description: "two bumps, the second fails",
+      actions: [write(H(1), h1 + 0.1), write(H(2), 0)],
+    },
+    new ApproveAll(),
+    never(),
+  );
+  assertExecuted(outcome, "failed");
+  const restore = outcome.execution.restores.find((r) => r.device === H(1));
+  assert.equal(restore?.ok, true, JSON.stringify(restore));
+  assert.equal(restore?.attempts, 4);
+  assert.equal(await valueOf(f.sim, H(1)), h1);
+});
+
+Deno.test("a restore whose device never answers gives up at its budget, saying how often it tried and why", async () => {
+  await using f = await fixture({ faults: { failOnWrite: 2 }, restoreTimeoutMs: 2000 });
+  const h1 = (await valueOf(f.sim, H(1))) as number;
+  lateReads(f, H(1), Infinity, () => f.cs.attempts >= 2);
+  const outcome = await f.service.propose(
+    {
+      description: "two bumps, the second fails",
+      actions: [write(H(1), h1 + 0.1), write(H(2), 0)],
+    },
+    new ApproveAll(),
+    never(),
+  );
+  assertExecuted(outcome, "failed");
+  const restore = outcome.execution.restores.find((r) => r.device === H(1));
+  assert.equal(restore?.ok, false);
+  assert.match(
+    restore?.error ?? "",
+    /^not restored within its 2 s \((\d+) tries; the last: cannot read LINAC:COR:H01:SETPT \(no value within the gateway's read timeout\)/,
+  );
+  const tries = Number(/\((\d+) tries/.exec(restore?.error ?? "")?.[1]);
+  assert.ok(tries >= 2, `tried ${tries} times`);
+});

@@ -81,7 +81,7 @@ Deno.test("a sandbox directory that contains or lies inside the keys directory e
   assert.equal(keysExposedBy(state, [{ path: "/srv/op/data", what: "d" }]), undefined);
 });
 
-Deno.test("the token approver approves once, records the token's id, and rejects the replay", async () => {
+Deno.test("the token approver approves until the token is spent, spends it once, and rejects the replay", async () => {
   const { TokenApprover } = await import("../../src/safety/approval.ts");
   await using dir = await tempDir();
   const tokens = new ApprovalTokens(dir.path, SCOPE);
@@ -97,6 +97,12 @@ Deno.test("the token approver approves once, records the token's id, and rejects
     expiresAt: new Date(claims.expiresAt as number).toISOString(),
     reusable: false,
   });
+  // Not spent by approving: a run that fails before it writes leaves it usable.
+  const before = await new TokenApprover(token, tokens).decide(shown);
+  assert.equal(before.decision, "approved");
+  assert.equal(await first.spend?.(), undefined, "spent when the plan starts writing");
+  // Two runs approved with one token: the second to start writing is refused.
+  assert.match((await before.spend?.()) ?? "", /^the token was already used at /);
   const again = await new TokenApprover(token, tokens).decide(shown);
   assert.equal(again.decision, "rejected");
   assert.match(again.reason ?? "", /^approval refused: the token was already used at /);

@@ -1,6 +1,11 @@
 /** The site kill switch: each file can only take writes away. */
 import assert from "node:assert/strict";
-import { readSiteSwitches, SITE_FILE, SITE_FILE_ENV } from "../../src/safety/site.ts";
+import {
+  readConfigSwitch,
+  readSiteSwitches,
+  SITE_FILE,
+  SITE_FILE_ENV,
+} from "../../src/safety/site.ts";
 import { tempDir } from "../support/temp.ts";
 
 async function switches(text: string | undefined) {
@@ -37,4 +42,45 @@ Deno.test("a site file named but missing, malformed, mistyped or with another ke
     assert.equal(s?.writesEnabled, false, String(text));
     assert.match(s?.error ?? "", why);
   }
+});
+
+Deno.test("a site file that is a FIFO, a device, a directory or over 64 KiB counts as off, at once and in one line", async () => {
+  await using dir = await tempDir();
+  const fifo = `${dir.path}/fifo.toml`;
+  const mk = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+  assert.ok(mk.success, "mkfifo");
+  const big = `${dir.path}/big.toml`;
+  await Deno.writeTextFile(big, `reason = "${"x".repeat(70 * 1024)}"\nwrites_enabled = true\n`);
+  for (
+    const [file, why] of [
+      [fifo, /cannot read the site file \(is a FIFO \(named pipe\), not a regular file\)/],
+      ["/dev/zero", /cannot read the site file \(is a character device, not a regular file\)/],
+      [dir.path, /cannot read the site file \(is a directory, not a regular file\)/],
+      [big, /cannot read the site file \(larger than 64 KiB\)/],
+    ] as const
+  ) {
+    const all = await readSiteSwitches((n) => n === SITE_FILE_ENV ? file : undefined);
+    const s = all.at(-1);
+    assert.equal(s?.file, file);
+    assert.equal(s?.writesEnabled, false, file);
+    assert.match(s?.error ?? "", why);
+    assert.doesNotMatch(s?.error ?? "", /\n/);
+  }
+});
+
+Deno.test("the config file's own switch is read again: turned off, gone or damaged, writes are off", async () => {
+  await using dir = await tempDir();
+  const config = `${dir.path}/config.toml`;
+  await Deno.writeTextFile(config, "[safety]\nwrites_enabled = true\n");
+  assert.deepEqual(await readConfigSwitch(config), { writesEnabled: true });
+  await Deno.writeTextFile(config, "[safety]\nwrites_enabled = false\n");
+  assert.deepEqual(await readConfigSwitch(config), { writesEnabled: false });
+  await Deno.writeTextFile(config, "[safety\n");
+  assert.match((await readConfigSwitch(config)).error ?? "", /config\.toml: no longer valid TOML/);
+  await Deno.remove(config);
+  const gone = await readConfigSwitch(config);
+  assert.equal(gone.writesEnabled, false);
+  assert.match(gone.error ?? "", /config\.toml: cannot read the config file \(it does not exist\)/);
+  // No config file: built-in defaults, which allow writes.
+  assert.deepEqual(await readConfigSwitch(undefined), { writesEnabled: true });
 });

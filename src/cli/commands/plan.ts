@@ -296,6 +296,8 @@ async function refuseBadToken(
 function exitCodeOf(o: ProposeOutcome, stoppedBy?: StopSignal): ExitCode {
   // A plan that ran without its outcome in the audit did not succeed, whatever it wrote.
   if ("recorded" in o && !o.recorded) return Exit.FAILURE;
+  // A recovery that left its run open did not recover it.
+  if ("recovery" in o && o.recovery && !o.recovery.closed) return Exit.FAILURE;
   switch (o.status) {
     case "completed":
       return Exit.OK;
@@ -343,7 +345,12 @@ function summary(o: ProposeOutcome, io: Io): string {
   }
   if ("execution" in o) {
     for (const r of [...o.execution.results, ...o.execution.rollback]) {
-      lines.push(`  ${s.green("✓")} ${one(r.where)} ${one(r.detail)}`);
+      const written = r.written
+        ? ` (sent: ${r.written.map((v) => JSON.stringify(v)).join(", ")})`
+        : "";
+      lines.push(
+        `  ${r.ok ? s.green("✓") : s.red("✗")} ${one(r.where)} ${one(r.detail + written)}`,
+      );
     }
     for (const r of o.execution.restores) {
       lines.push(
@@ -355,6 +362,9 @@ function summary(o: ProposeOutcome, io: Io): string {
       );
     }
     for (const f of o.execution.csvFiles) lines.push(`  scan data: ${one(f)}`);
+    if (o.recovery?.closed) {
+      lines.push(`  ${s.green("↺")} ${one(`run ${o.recovery.run} recovered and closed`)}`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }

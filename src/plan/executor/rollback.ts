@@ -7,17 +7,25 @@
  * larger than its max_step, each confirmed. The rollback and each restore
  * have a deadline of their own (the plan's signal may be why they run).
  *
+ * A kill switch that is off skips a rollback that writes: its writes are
+ * the plan's, not restores, so the originals are restored instead. A
+ * restore that cannot reach the device (a read or write that fails, a
+ * gateway that answers late) is tried again, with growing pauses, until its
+ * deadline; a step refused by max_step or a readback that does not come
+ * within tolerance in its settle time is not.
+ *
  * @module
  */
 import type { Value } from "../../adapters/adapter.ts";
 import type { Action } from "../../plan_model/plan.ts";
 import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
-import { round6, timeoutSignal } from "../../util/misc.ts";
+import { round6, sleep, timeoutSignal } from "../../util/misc.ts";
+import { errorMessage } from "../../util/errors.ts";
 import { scanPoints } from "../../plan_model/plan.ts";
 import { checkValue } from "../preflight.ts";
 import { errorText } from "./text.ts";
 import type { ActionResult, ExecuteDeps, Restore, RunOptions } from "./types.ts";
-import type { Writer } from "./writer.ts";
+import { NotConfirmed, StepRefused, type Writer } from "./writer.ts";
 import { writtenBy } from "../preflight_checks/walk.ts";
 
 /** What the rollback needs of the run it ends. */
@@ -28,6 +36,7 @@ export interface RollbackHost {
   readonly errors: string[];
   readonly rollbackResults: ActionResult[];
   runAction(where: string, action: Action, opts: RunOptions): Promise<ActionResult>;
+  stoppedResult(where: string, action: Action, mark: number): ActionResult;
 }
 
 /**
@@ -40,6 +49,13 @@ export async function runRollback(
 ): Promise<Set<string> | undefined> {
   const rollback = host.checked.plan.rollback ?? [];
   if (rollback.length === 0) return new Set();
+  if (rollback.some((a) => writtenBy(a).length > 0)) {
+    const off = await host.writer.switchOff();
+    if (off !== undefined) {
+      host.errors.push(`rollback not run: ${off}; the originals are restored instead`);
+      return undefined;
+    }
+  }
   if (afterFailure) {
     const problem = await rollbackFitsNow(host, rollback);
     if (problem) {
@@ -50,11 +66,12 @@ export async function runRollback(
   const budget = (host.deps.rollbackTimeoutMs ?? 60_000) + 1000 * rollbackSeconds(rollback);
   const opts = { signal: timeoutSignal(budget), progress: false, severity: false };
   for (let i = 0; i < rollback.length; i++) {
+    const action = rollback[i] as Action;
+    const mark = host.writer.sent.length;
     try {
-      host.rollbackResults.push(
-        await host.runAction(`rollback[${i}]`, rollback[i] as Action, opts),
-      );
+      host.rollbackResults.push(await host.runAction(`rollback[${i}]`, action, opts));
     } catch (e) {
+      host.rollbackResults.push(host.stoppedResult(`rollback[${i}]`, action, mark));
       host.errors.push(`rollback[${i}]: ${errorText(e, opts.signal)}`);
       return undefined;
     }
@@ -124,6 +141,10 @@ function awayFromOriginal(
   return undefined;
 }
 
+/** The first pause before a restore is tried again; each pause is twice the one before. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 2000;
+
 /** Restores every written device but `except` to its original, newest first. */
 export async function restoreOriginals(
   writer: Writer,
@@ -133,27 +154,59 @@ export async function restoreOriginals(
   const restores: Restore[] = [];
   for (const [device, original] of [...writer.originals].reverse()) {
     if (except.has(device)) continue;
-    const signal = timeoutSignal(deps.restoreTimeoutMs ?? 30_000);
+    restores.push(await restoreOne(writer, device, original, deps.restoreTimeoutMs ?? 30_000));
+  }
+  return restores;
+}
+
+/** One device back to its original, tried again while it cannot be reached, within `budgetMs`. */
+async function restoreOne(
+  writer: Writer,
+  device: string,
+  original: Value,
+  budgetMs: number,
+): Promise<Restore> {
+  const signal = timeoutSignal(budgetMs);
+  const failed = (error: string): Restore => ({
+    device,
+    to: original,
+    readback: null,
+    ok: false,
+    error,
+  });
+  let last = "";
+  for (let attempt = 1, pause = RETRY_FIRST_MS;; attempt++, pause *= 2) {
     try {
-      const c = await writer.rampTo(device, original, signal);
-      restores.push({
+      const c = await writer.restore(device, signal);
+      return {
         device,
         to: original,
         readback: c.readback,
         readbackDevice: c.readbackDevice,
         ok: true,
-      });
+        ...(attempt > 1 ? { attempts: attempt } : {}),
+      };
     } catch (e) {
-      restores.push({
-        device,
-        to: original,
-        readback: null,
-        ok: false,
-        error: errorText(e, signal),
-      });
+      const final = e instanceof StepRefused || e instanceof NotConfirmed;
+      if (signal.aborted && e === signal.reason) {
+        return failed(
+          `no answer within its ${round6(budgetMs / 1000)} s` +
+            (last ? ` (the last try: ${last}; ${attempt} tries)` : ""),
+        );
+      }
+      last = errorMessage(e);
+      if (final) return failed(errorText(e, signal));
+    }
+    try {
+      await sleep(Math.min(pause, RETRY_MAX_MS), signal);
+    } catch {
+      return failed(
+        `not restored within its ${
+          round6(budgetMs / 1000)
+        } s (${attempt} tries; the last: ${last})`,
+      );
     }
   }
-  return restores;
 }
 
 /** Seconds the rollback spends by design (waits and dwells), on top of its budget. */

@@ -1,7 +1,11 @@
 /**
  * One run of an approved, preflighted plan: its actions in order, then the
  * rollback and the restores (`rollback.ts`), every write through the
- * {@link Writer}. WAITs and scan dwells run on the injected timers.
+ * {@link Writer}. WAITs and scan dwells run on the injected timers; one
+ * longer than a second asks the kill switches each second, so a switch
+ * turned off stops a plan that waits without waiting for its next write.
+ * An action that stops part-way is still in the results (ok false), with
+ * every value it sent to the wire.
  *
  * @module
  */
@@ -9,16 +13,19 @@ import type { Reading, Value } from "../../adapters/adapter.ts";
 import { severityAtLeast } from "../../adapters/adapter.ts";
 import { type Action, type ScanAction, scanPoints } from "../../plan_model/plan.ts";
 import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
-import { round6, sleep } from "../../util/misc.ts";
+import { round6, sleep, type Timers } from "../../util/misc.ts";
 import { partnerText } from "../readback.ts";
 import { writeScanCsv } from "../scan_csv.ts";
 import { restoreOriginals, runRollback } from "./rollback.ts";
 import { confirmationText, errorText } from "./text.ts";
 import type { ActionResult, ExecuteDeps, ExecutionResult, RunOptions } from "./types.ts";
-import { Writer } from "./writer.ts";
+import { Writer, WritesOff } from "./writer.ts";
 
 /** An abort the plan asked for (a read device reached `abortOnSeverity`). */
 class AlarmAbort extends Error {}
+
+/** How often a WAIT or dwell asks the kill switches. */
+export const SWITCH_POLL_MS = 1000;
 
 /** One row of a scan's CSV file. */
 interface ScanRow {
@@ -51,17 +58,32 @@ export class Run {
     try {
       for (let i = 0; i < plan.actions.length; i++) {
         if (this.deps.signal.aborted) throw this.deps.signal.reason;
-        this.results.push(await this.runAction(`actions[${i}]`, plan.actions[i] as Action, opts));
+        const where = `actions[${i}]`;
+        const action = plan.actions[i] as Action;
+        const mark = this.writer.sent.length;
+        try {
+          this.results.push(await this.runAction(where, action, opts));
+        } catch (e) {
+          this.results.push(this.stoppedResult(where, action, mark));
+          throw e;
+        }
       }
     } catch (e) {
       if (e instanceof AlarmAbort) [status, abortedBy] = ["aborted", "alarm"];
+      else if (e instanceof WritesOff) [status, abortedBy] = ["aborted", "kill_switch"];
       else if (this.deps.signal.aborted) [status, abortedBy] = ["aborted", "operator"];
       else status = "failed";
       this.errors.push(errorText(e, this.deps.signal));
     }
     const rolledBack = await runRollback(this, status !== "completed");
-    if (rolledBack === undefined && status === "completed") status = "failed";
+    if (rolledBack === undefined && status === "completed") {
+      // The rollback was skipped or stopped because a kill switch went off: that is the stop.
+      if (this.writer.switchedOff !== undefined) [status, abortedBy] = ["aborted", "kill_switch"];
+      else status = "failed";
+    }
     const restores = status === "completed"
+      ? []
+      : this.deps.restoreOnStop === false
       ? []
       : await restoreOriginals(this.writer, this.deps, rolledBack ?? new Set());
     return {
@@ -91,7 +113,7 @@ export class Run {
         return { where, type: "write", ok: true, detail, confirmation: c };
       }
       case "wait":
-        await sleep(action.seconds * 1000, opts.signal, this.deps.timers);
+        await this.#wait(action.seconds * 1000, opts.signal);
         this.#progress(opts, `waited ${action.seconds} s`);
         return { where, type: "wait", ok: true, detail: `waited ${action.seconds} s` };
       case "scan":
@@ -109,7 +131,7 @@ export class Run {
         const point = points[i] as number;
         last = await this.writer.writeConfirmed(scan.writeDevice, point, opts.signal);
         const readback = last.readback;
-        await sleep(scan.dwellSeconds * 1000, opts.signal, this.deps.timers);
+        await this.#wait(scan.dwellSeconds * 1000, opts.signal);
         const readings = await this.#read(scan.readDevices, opts);
         rows.push({
           time: new Date(this.deps.now()).toISOString(),
@@ -138,6 +160,41 @@ export class Run {
       }`,
       ...(last ? { confirmation: last } : {}),
     };
+  }
+
+  /**
+   * The result of an action that did not end: every value it sent to the
+   * wire (`written`), so the audit and `--json` show what the gateway may
+   * have received even when the action never finished.
+   */
+  stoppedResult(where: string, action: Action, mark: number): ActionResult {
+    const written = this.writer.sent.slice(mark).map((w) => w.value);
+    const n = written.length;
+    let detail: string;
+    switch (action.type) {
+      case "scan":
+        detail = `stopped after sending ${n} of ${action.steps} points of ${action.writeDevice}`;
+        break;
+      case "write":
+        detail = `${action.device} = ${action.value} ${n ? "sent, not confirmed" : "not written"}`;
+        break;
+      default:
+        detail = `stopped (${action.type})`;
+    }
+    return { where, type: action.type, ok: false, detail, ...(n ? { written } : {}) };
+  }
+
+  /** Waits `ms` on the plan's timers, asking the kill switches each second of a long wait. */
+  async #wait(ms: number, signal: AbortSignal): Promise<void> {
+    const timers: Timers | undefined = this.deps.timers;
+    if (!this.deps.killSwitch || ms <= SWITCH_POLL_MS) return await sleep(ms, signal, timers);
+    const clock = () => timers?.now() ?? performance.now();
+    const end = clock() + ms;
+    for (let left = ms; left > 0; left = end - clock()) {
+      await sleep(Math.min(left, SWITCH_POLL_MS), signal, timers);
+      const off = await this.writer.switchOff();
+      if (off !== undefined) throw new WritesOff(`the plan stopped while it waited: ${off}`);
+    }
   }
 
   async #read(devices: string[], opts: RunOptions) {

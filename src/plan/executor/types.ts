@@ -23,9 +23,23 @@ export interface ExecuteDeps {
    * Called once, after the last preflight and before the first write, with
    * the live value of every device the plan may write. When it throws,
    * nothing is written: a plan whose originals cannot be recorded does not
-   * run (the write-ahead record of the audit and the run journal).
+   * run (the write-ahead record of the audit and the run journal). A
+   * {@link NotStarted} error's message is the whole reason given.
    */
   beforeFirstWrite?(originals: Record<string, Value | null>): Promise<void>;
+  /**
+   * The kill switches as they are now: undefined while writes are allowed,
+   * else why they are not. Asked before every write and every scan point,
+   * and each second of a WAIT or dwell; restores of what this run wrote are
+   * exempt (`writer.ts`). An error asking it counts as off.
+   */
+  killSwitch?(): Promise<string | undefined>;
+  /**
+   * False for a recovery run: when it stops, nothing is put back (what it
+   * found before its first write are the faulted values an unfinished run
+   * left, and each of its steps moved a device toward that run's originals).
+   */
+  restoreOnStop?: boolean;
   /** Time a readback may take to come within tolerance, unless its limits entry gives `settle_s`. */
   readbackTimeoutMs?: number;
   /** Time allowed for the rollback, on top of its own waits and dwells. */
@@ -64,6 +78,11 @@ export interface ActionResult {
   readings?: { device: string; value: Value | null; severity: Severity }[];
   /** Writes and scans: how the (last) write was checked. */
   confirmation?: Confirmation;
+  /**
+   * An action that stopped before it ended (ok false): every value sent to
+   * the wire for it, confirmed or not, in order.
+   */
+  written?: Value[];
 }
 
 export interface Restore {
@@ -74,13 +93,18 @@ export interface Restore {
   readbackDevice?: string | null;
   ok: boolean;
   error?: string;
+  /** How many tries the restore took, when more than one (the gateway answered late). */
+  attempts?: number;
 }
 
 export interface ExecutionResult {
   planHash: string;
   status: "completed" | "failed" | "aborted" | "refused";
-  /** Why an aborted plan stopped: the operator (Ctrl-C) or an alarm (`abortOnSeverity`). */
-  abortedBy?: "operator" | "alarm";
+  /**
+   * Why an aborted plan stopped: the operator (Ctrl-C), an alarm
+   * (`abortOnSeverity`) or a kill switch turned off while it ran.
+   */
+  abortedBy?: "operator" | "alarm" | "kill_switch";
   results: ActionResult[];
   rollback: ActionResult[];
   restores: Restore[];
@@ -98,4 +122,9 @@ export interface RunOptions {
   progress: boolean;
   /** Apply `abortOnSeverity` (not during the rollback: the alarm may be why it runs). */
   severity: boolean;
+}
+
+/** Thrown by `beforeFirstWrite`: the plan does not start, for the reason its message gives. */
+export class NotStarted extends Error {
+  override name = "NotStarted";
 }

@@ -8,10 +8,20 @@
  * accepted, no readback device", never "confirmed". The first read of a
  * device is its original.
  *
+ * The kill switches are asked right before every write goes to the control
+ * system, so a switch turned off stops the plan before its next write or scan
+ * point: at most the one write already past its check when the switch was
+ * turned off still reaches the wire. One kind of write is exempt: a restore
+ * ({@link Writer.restore}), which brings a device this run wrote back to the
+ * value it read before its first write, in steps no larger than max_step.
+ * Leaving a device half-way through a plan nobody can finish is worse than
+ * putting back what the plan itself changed; nothing else is written.
+ *
  * @module
  */
 import type { Value } from "../../adapters/adapter.ts";
 import type { PreflightedPlan, ReadbackPartner } from "../../plan_model/preflighted.ts";
+import { errorMessage } from "../../util/errors.ts";
 import { round6, sleep } from "../../util/misc.ts";
 import { DEFAULT_SETTLE_MS } from "../preflight.ts";
 import { partnerText } from "../readback.ts";
@@ -27,13 +37,26 @@ import type { Confirmation, ExecuteDeps } from "./types.ts";
 const FIRST_POLL_MS = 1;
 const POLL_MS = 50;
 
+/** How long the kill switches have to answer before they count as off (real time). */
+export const SWITCH_ANSWER_MS = 5000;
+
 /** A write that would step further than max_step from the live value. */
 export class StepRefused extends Error {}
+
+/** A write whose readback did not come within tolerance in its settle time. */
+export class NotConfirmed extends Error {}
+
+/** A write not sent because a kill switch is off. */
+export class WritesOff extends Error {}
 
 /** Writes one device at a time, each confirmed, and remembers every device's original. */
 export class Writer {
   /** Original value of every device written, in order of first write. */
   readonly originals = new Map<string, Value>();
+  /** Every write handed to the control system, in order: what the wire may have received. */
+  readonly sent: { device: string; value: Value }[] = [];
+  /** Why writes were off, once a check found them off. */
+  switchedOff?: string;
 
   constructor(readonly checked: PreflightedPlan, readonly deps: ExecuteDeps) {}
 
@@ -47,11 +70,64 @@ export class Writer {
   }
 
   /**
-   * Reads the device (its first read is its original), refuses a step
-   * beyond max_step from that live value, writes, and waits for the
-   * readback to come within tolerance.
+   * Why writes are off now (every kill switch asked), or undefined while
+   * they are allowed. A switch that cannot be read, or does not answer
+   * within {@link SWITCH_ANSWER_MS} (a site file swapped for a FIFO blocks
+   * its open), counts as off.
    */
-  async writeConfirmed(device: string, value: Value, signal: AbortSignal): Promise<Confirmation> {
+  async switchOff(): Promise<string | undefined> {
+    if (!this.deps.killSwitch) return undefined;
+    let off: string | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      off = await Promise.race([
+        this.deps.killSwitch(),
+        new Promise<string>((resolve) => {
+          timer = setTimeout(
+            () =>
+              resolve(
+                `writes are off: the kill switches did not answer within ${
+                  SWITCH_ANSWER_MS / 1000
+                } s`,
+              ),
+            SWITCH_ANSWER_MS,
+          );
+        }),
+      ]);
+    } catch (e) {
+      off = `writes are off: the kill switches cannot be read (${errorMessage(e)})`;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (off !== undefined) this.switchedOff ??= off;
+    return off;
+  }
+
+  /**
+   * Reads the device (its first read is its original), refuses a step
+   * beyond max_step from that live value, asks the kill switches, writes,
+   * and waits for the readback to come within tolerance.
+   */
+  writeConfirmed(device: string, value: Value, signal: AbortSignal): Promise<Confirmation> {
+    return this.#put(device, value, signal, false);
+  }
+
+  /**
+   * Brings a device this run wrote back to its original, in steps no
+   * larger than its max_step: the one write a kill switch turned off allows.
+   */
+  async restore(device: string, signal: AbortSignal): Promise<Confirmation> {
+    const original = this.originals.get(device);
+    if (original === undefined) throw new Error(`${device} was not written by this plan`);
+    return await this.#rampTo(device, original, signal);
+  }
+
+  async #put(
+    device: string,
+    value: Value,
+    signal: AbortSignal,
+    restoring: boolean,
+  ): Promise<Confirmation> {
     let before: Value;
     try {
       before = await this.readValue(device, signal);
@@ -70,6 +146,14 @@ export class Writer {
         } from the live ${round6(before)} exceeds max_step ${maxStep}`,
       );
     }
+    if (!restoring) {
+      // Asked last, right before the wire: nothing between this check and the write waits.
+      const off = await this.switchOff();
+      if (off !== undefined) {
+        throw new WritesOff(`the plan stopped before writing ${device} = ${show(value)}: ${off}`);
+      }
+    }
+    this.sent.push({ device, value });
     await this.deps.cs.write(device, value, signal);
     return await this.awaitReadback(device, value, signal);
   }
@@ -78,10 +162,10 @@ export class Writer {
    * Brings a device to `target` in steps no larger than its max_step: a
    * restore must not jump where a plan could not.
    */
-  async rampTo(device: string, target: Value, signal: AbortSignal): Promise<Confirmation> {
+  async #rampTo(device: string, target: Value, signal: AbortSignal): Promise<Confirmation> {
     const maxStep = this.deps.limits.lookup(device)?.max_step;
     if (typeof target !== "number" || maxStep === undefined) {
-      return await this.writeConfirmed(device, target, signal);
+      return await this.#put(device, target, signal, true);
     }
     const tol = this.checked.tolerances[device] ?? 1e-6;
     let now = await this.#readNumber(device, signal);
@@ -91,10 +175,11 @@ export class Writer {
     }
     for (let guard = 0; guard < 10_000; guard++) {
       const last = Math.abs(target - now) <= maxStep;
-      const c = await this.writeConfirmed(
+      const c = await this.#put(
         device,
         last ? target : now + Math.sign(target - now) * maxStep,
         signal,
+        true,
       );
       if (last) return c;
       now = await this.#readNumber(device, signal);
@@ -157,7 +242,7 @@ function notConfirmed(
 ): Error {
   const waited = `${round6(partner.settleMs / 1000)} s`;
   const want = `${typeof value === "number" ? round6(value) : value} within ±${tol}`;
-  return new Error(
+  return new NotConfirmed(
     partner.device
       ? `readback ${partnerText(partner)} of ${device} reads ${show(got)}, not ${want} ` +
         `after ${waited}: the write is not confirmed`

@@ -88,7 +88,7 @@ export class Recorder {
   }
 }
 
-/** Which switch turned writes off, for the preflight message. */
+/** Which switch turned writes off, for the preflight message and a stopped plan. */
 export function killSwitchText(s: SafetyState): string {
   const site = s.site.filter((x) => !x.writesEnabled);
   if (site.length) {
@@ -97,5 +97,6 @@ export function killSwitchText(s: SafetyState): string {
         .join("; ")
     }); a user's config cannot turn it back on`;
   }
+  if (s.configError) return `writes are disabled: ${s.configError}`;
   return "writes are disabled by the kill switch ([safety] writes_enabled = false)";
 }

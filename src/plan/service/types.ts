@@ -54,7 +54,20 @@ export type ProposeOutcome =
      * its record is only in the run journal (the next start reports it).
      */
     recorded: boolean;
+    /** A recovery plan: whether the run it recovers was verified restored and closed. */
+    recovery?: RecoveryOutcome;
   };
+
+/** What a recovery plan came to for the unfinished run it was made for. */
+export interface RecoveryOutcome {
+  run: string;
+  /** True only when every original device read back at its original after the plan. */
+  closed: boolean;
+  /** Devices not at their originals, each with why (closed false). */
+  notRestored?: { device: string; why: string }[];
+  /** Why the run stays open (closed false). */
+  why?: string;
+}
 
 export interface PlanServiceDeps {
   cs: ControlSystem;
@@ -62,9 +75,11 @@ export interface PlanServiceDeps {
   policy: SafetyPolicy;
   audit: AuditLog;
   /**
-   * The limits and kill switches in force, read before each proposal (a site
-   * switch turned off stops the next plan of a running session). Its
-   * `writesEnabled` narrows `policy.writesEnabled`, never widens it.
+   * The limits and kill switches in force, read before each proposal, again
+   * once a plan is approved, and before every write of a running plan (a
+   * switch turned off stops it at its next write). Its `writesEnabled`
+   * narrows `policy.writesEnabled`, never widens it. It must be cheap and
+   * must not throw: whatever cannot be read counts as off.
    */
   safety?: () => Promise<SafetyState>;
   identity: { operator: string; host: string; configHash: string };

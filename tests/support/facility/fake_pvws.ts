@@ -88,6 +88,11 @@ export class FakePvws implements AsyncDisposable {
     this.#timer = setTimeout(() => this.close(), opts.lifetimeMs ?? 120_000);
   }
 
+  /** Delay of every message from now on, in ms: the gateway slows down, or recovers. */
+  set latencyMs(ms: number) {
+    this.#opts.latencyMs = ms;
+  }
+
   /** `http://127.0.0.1:PORT/pvws`, the `[epics] pvws_url`. */
   get url(): string {
     return `http://127.0.0.1:${(this.#server.addr as Deno.NetAddr).port}/pvws`;
