@@ -138,7 +138,7 @@ Deno.test("a plan approved while the switch was on does not start once it is off
   await using f = await fixture({ safety: switches(() => on) });
   const h1 = (await valueOf(f.sim, H(1))) as number;
   const plan = { description: "trim H01", actions: [write(H(1), h1 + 0.1)] };
-  const tokens = new ApprovalTokens(f.dir);
+  const tokens = new ApprovalTokens(f.dir, { facility: "simulator seed 1", limits: "" });
   const { token, claims } = await tokens.issue(await planHash(plan as never), { ttlMs: 60_000 });
   // The operator approves; while the prompt was up, the facility turned writes off.
   const slow: Approver = {
