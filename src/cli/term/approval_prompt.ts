@@ -16,11 +16,26 @@ import { untrusted } from "../../util/untrusted_text.ts";
 
 type Choice = "all" | "none" | "modify" | "choose";
 
+/**
+ * Takes the terminal for a prompt (stops the live output and whatever else
+ * reads the keys); returns, if anything, the function that gives it back.
+ * Until then every key typed is the prompt's.
+ */
+export type ClaimTerminal = () => (() => void) | void;
+
 export class TerminalApprover implements Approver {
-  constructor(readonly io: Io, readonly beforePrompt: () => void = () => {}) {}
+  constructor(readonly io: Io, readonly beforePrompt: ClaimTerminal = () => {}) {}
 
   async decide(proposed: PreflightedPlan, ctx: ApprovalContext): Promise<Decision> {
-    this.beforePrompt();
+    const release = this.beforePrompt();
+    try {
+      return await this.#decide(proposed, ctx);
+    } finally {
+      release?.();
+    }
+  }
+
+  async #decide(proposed: PreflightedPlan, ctx: ApprovalContext): Promise<Decision> {
     // Loaded on first use, each prompt from its own package: most sessions never see them.
     const [{ default: confirm }, { default: select }] = await Promise.all([
       import("@inquirer/confirm"),
