@@ -1,7 +1,7 @@
 /**
- * The operator's approval in the terminal: the plan as a table, then a
- * yes/no (default no) for a single write, or all / none / modify / choose
- * for more. Modify edits scan steps, dwell and wait times; choose
+ * The operator's approval in the terminal: the plan as a table ending with
+ * the line that says what it writes, then right below it a yes/no (default
+ * no) for a single write, or all / none / modify / choose for more. Modify edits scan steps, dwell and wait times; choose
  * cherry-picks writes and scans. Every changed plan is preflighted again
  * and shown again; the decision is bound to the hash of the plan shown last.
  *
@@ -12,7 +12,7 @@ import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
 import type { ApprovalContext, Approver, Decision } from "../../safety/approval.ts";
 import type { Io } from "../../app/io.ts";
 import { style } from "./style.ts";
-import { untrusted } from "../../util/untrusted_text.ts";
+import { screenText } from "./screen_text.ts";
 
 type Choice = "all" | "none" | "modify" | "choose";
 
@@ -116,7 +116,7 @@ async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === "scan") {
       const steps = await number({
-        message: `scan ${i + 1} (${untrusted(a.writeDevice)}): points`,
+        message: `scan ${i + 1} (${screenText(a.writeDevice, { cell: true })}): points`,
         default: a.steps,
         min: 2,
         step: 1,
@@ -154,13 +154,17 @@ async function choose(plan: Plan, signal: AbortSignal): Promise<Plan | undefined
       choices: plan.actions.flatMap((a, i) =>
         a.type === "write"
           ? [{
-            name: `${i + 1}. write ${untrusted(a.device)} = ${untrusted(String(a.value))}`,
+            name: `${i + 1}. write ${screenText(a.device, { cell: true })} = ${
+              screenText(String(a.value), { cell: true })
+            }`,
             value: i,
             checked: true,
           }]
           : a.type === "scan"
           ? [{
-            name: `${i + 1}. scan ${untrusted(a.writeDevice)} ${a.start} … ${a.stop}`,
+            name: `${i + 1}. scan ${
+              screenText(a.writeDevice, { cell: true })
+            } ${a.start} … ${a.stop}`,
             value: i,
             checked: true,
           }]
