@@ -201,12 +201,11 @@ async function turn(
 /** The one-line status at start: version, model, backend, profile. */
 function statusLine(app: App, s: ReturnType<typeof style>): string {
   const m = app.modelInfo;
-  const profile = app.profile.name === "operator"
-    ? `profile ${app.profile.name}`
-    : s.yellow(`profile ${app.profile.name}`);
+  const name = untrusted(app.profile.name);
+  const profile = app.profile.name === "operator" ? `profile ${name}` : s.yellow(`profile ${name}`);
   return `${s.bold("accel-agent")} ${VERSION} · model ${untrusted(m.name)} (${
     untrusted(m.model)
-  }) · ${app.cs.kind} · ${profile}`;
+  }) · ${untrusted(app.cs.kind)} · ${profile}`;
 }
 
 /** Steering kept by the REPL while the agent loop cannot take it: sent when the turn ends. */

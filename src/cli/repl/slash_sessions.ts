@@ -79,7 +79,7 @@ export async function runSessionSlash(
         io.out(
           `  ${s.bold(untrusted(r.id))} ${untrusted(r.agent)} ${
             s.dim(untrusted(`level ${r.level}, from ${r.parentId}`))
-          } ${r.status}` +
+          } ${untrusted(r.status)}` +
             ` ${s.dim(`${r.turns} calls, ${r.tokens} tokens`)}\n    ${
               untrusted(outcome.slice(0, 300))
             }\n`,

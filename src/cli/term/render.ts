@@ -108,7 +108,10 @@ export class TerminalRenderer {
         if (this.#showUsage) {
           this.#io.err(
             s.dim(
-              `  ${ev.model} · ${ev.usage.promptTokens} in · ${ev.usage.completionTokens} out\n`,
+              // The model id is the endpoint's own word: shown escaped like any text from outside.
+              `  ${
+                untrusted(ev.model)
+              } · ${ev.usage.promptTokens} in · ${ev.usage.completionTokens} out\n`,
             ),
           );
         }
