@@ -108,6 +108,8 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     if (input.kind === "eof") break;
     if (input.kind === "stop") {
       unsubscribe();
+      // The prompt's line ends here, so what the shell prints next starts on a line of its own.
+      io.out("\n");
       return SIGNAL_EXIT[input.signal];
     }
     if (input.kind === "interrupt") {
