@@ -8,9 +8,11 @@
 import assert from "node:assert/strict";
 import Table from "cli-table3";
 import {
+  cellText,
   certainWidth,
   CONTINUED,
   fitToWidth,
+  MAX_CELL_TEXT,
   screenText,
   screenWidth,
   wrapLine,
@@ -135,4 +137,14 @@ Deno.test("lines wider than the terminal are cut by the program, each continuati
     );
   }
   assert.equal(fitToWidth("fits\nexactly", 7), "fits\nexactly");
+});
+
+Deno.test("a cell's text is bounded in columns, escapes included, and says it was cut", () => {
+  assert.equal(cellText("RF:PHASE:SETPT"), "RF:PHASE:SETPT");
+  for (const text of ["x".repeat(5000), "│".repeat(1000), "電流 ".repeat(1000)]) {
+    const shown = cellText(text);
+    assert.ok(screenWidth(shown) <= MAX_CELL_TEXT, `${screenWidth(shown)}`);
+    assert.ok(shown.endsWith("…"));
+    assert.doesNotMatch(shown, /│/);
+  }
 });

@@ -12,7 +12,7 @@ import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
 import type { ApprovalContext, Approver, Decision } from "../../safety/approval.ts";
 import type { Io } from "../../app/io.ts";
 import { style } from "./style.ts";
-import { screenText } from "./screen_text.ts";
+import { cellText } from "./screen_text.ts";
 
 type Choice = "all" | "none" | "modify" | "choose";
 
@@ -116,7 +116,7 @@ async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === "scan") {
       const steps = await number({
-        message: `scan ${i + 1} (${screenText(a.writeDevice, { cell: true })}): points`,
+        message: `scan ${i + 1} (${cellText(a.writeDevice)}): points`,
         default: a.steps,
         min: 2,
         step: 1,
@@ -154,17 +154,13 @@ async function choose(plan: Plan, signal: AbortSignal): Promise<Plan | undefined
       choices: plan.actions.flatMap((a, i) =>
         a.type === "write"
           ? [{
-            name: `${i + 1}. write ${screenText(a.device, { cell: true })} = ${
-              screenText(String(a.value), { cell: true })
-            }`,
+            name: `${i + 1}. write ${cellText(a.device)} = ${cellText(String(a.value))}`,
             value: i,
             checked: true,
           }]
           : a.type === "scan"
           ? [{
-            name: `${i + 1}. scan ${
-              screenText(a.writeDevice, { cell: true })
-            } ${a.start} … ${a.stop}`,
+            name: `${i + 1}. scan ${cellText(a.writeDevice)} ${a.start} … ${a.stop}`,
             value: i,
             checked: true,
           }]

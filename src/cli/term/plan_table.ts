@@ -27,7 +27,7 @@ import {
 import { partnerText } from "../../plan/readback.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../../util/misc.ts";
-import { fitToWidth, screenText, screenWidth, wrapLine } from "./screen_text.ts";
+import { cellText, fitToWidth, screenText, screenWidth, wrapLine } from "./screen_text.ts";
 
 /** The table's width when output is not a terminal (a file, a pipe). */
 export const PLAN_TABLE_COLUMNS = 120;
@@ -39,8 +39,6 @@ const MAX_DEVICE = 40;
 const MIN_CELL = 8;
 /** A cell's padding, one column each side. */
 const PADDING = 2;
-/** A text from outside takes at most this many columns of a cell (then "…"). */
-const MAX_CELL_TEXT = 400;
 /** The plan's description takes at most this many lines of the screen. */
 export const MAX_DESCRIPTION_LINES = 10;
 /** What begins every line of the plan's own text: the table never begins a line with it. */
@@ -217,9 +215,7 @@ function listed(items: string[], n: number): string {
 
 /** Text from outside as a cell shows it: one line, certain widths, no table glyph, bounded. */
 function cell(text: string | number): string {
-  const shown = screenText(String(text), { cell: true });
-  if (screenWidth(shown) <= MAX_CELL_TEXT) return shown;
-  return `${wrapLine(shown, MAX_CELL_TEXT - 1)[0] ?? ""}…`;
+  return cellText(String(text));
 }
 
 /** A cell's lines, each wrapped to `width` columns by the width the terminal draws. */

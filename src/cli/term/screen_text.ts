@@ -101,6 +101,19 @@ export function screenText(text: string, opts: ScreenTextOptions = {}): string {
   return out;
 }
 
+/** A text from outside takes at most this many columns of a table cell or a choice (then "…"). */
+export const MAX_CELL_TEXT = 400;
+
+/**
+ * {@link screenText} for a table cell or a prompt's choice: the table's
+ * glyphs escaped too, and at most {@link MAX_CELL_TEXT} columns (then "…").
+ */
+export function cellText(text: string): string {
+  const shown = screenText(text, { cell: true });
+  if (screenWidth(shown) <= MAX_CELL_TEXT) return shown;
+  return `${wrapLine(shown, MAX_CELL_TEXT - 1)[0] ?? ""}…`;
+}
+
 /** Printable ASCII only: the common case, kept as it is. */
 const PLAIN = /^[ -~]*$/;
 
