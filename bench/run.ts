@@ -24,6 +24,8 @@
  * - Tab completion at 10^5 names (bench/repl_completion.ts): one Tab against
  *   a filter over all names; the prompt's stall while the names load, in a
  *   worker against on the main thread.
+ * - the approval screen of a 500-action plan (bench/plan_table.ts) against
+ *   the table library drawing the same rows.
  *
  * @module
  */
@@ -44,6 +46,7 @@ import { deviceIndexBench } from "./device_index.ts";
 import { evalOverheadBench } from "./eval_overhead.ts";
 import { timingBoundsBench } from "./timing_bounds.ts";
 import { replCompletionBench } from "./repl_completion.ts";
+import { planTableBench } from "./plan_table.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -322,6 +325,7 @@ console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 figures.push(await evalOverheadBench());
 figures.push(...await timingBoundsBench());
 figures.push(...await replCompletionBench());
+figures.push(await planTableBench());
 
 const rows = figures.map((f) => [
   f.name,

@@ -9,14 +9,14 @@
  * text (names, reasons, labels, units, values, violations) is shown through
  * {@link screenText}: escaped by {@link untrusted}, every character of
  * uncertain width escaped too, and in a cell the table's own glyphs. Cells
- * are bounded and wrapped by the program to their column; the table fits the
- * terminal; and every line is cut to the terminal's width by the program,
+ * are bounded and wrapped by the program to their column, and the table is
+ * drawn here from them; it fits the terminal; and every line is cut to the
+ * terminal's width by the program,
  * never by the terminal, its continuation marked ({@link fitToWidth}). So no
  * line can begin with text from outside except behind the plan text's mark.
  *
  * @module
  */
-import Table from "cli-table3";
 import type { Value } from "../../adapters/adapter.ts";
 import type { Action } from "../../plan_model/plan.ts";
 import {
@@ -88,27 +88,24 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
       : []
   ).map((n) => screenWidth(cell(n)));
   const colWidths = planColumnWidths(columns, Math.max(0, ...names));
-  const fit = (i: number) => (text: string) => wrapCell(text, (colWidths[i] ?? MIN_CELL) - PADDING);
-  const table = new Table({
-    head: ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"].map((h, col) =>
-      fit(col)(s.bold(h))
-    ),
-    style: { head: [], border: [] },
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-    // Every cell is wrapped to its column already, by the width the terminal draws.
-    wordWrap: false,
-    colWidths,
-  });
+  const table: string[] = [];
+  const push = (cells: Cell[]) =>
+    table.push(
+      ...drawRow(cells.map((c, col) => cellLines(c, (colWidths[col] ?? 0) - PADDING)), colWidths),
+    );
+  push(HEADINGS.map((h) => [{ text: h, paint: s.bold }]));
   const rows = (list: Action[], prefix: string, label: string) =>
     list.forEach((a, i) =>
-      table.push(
-        row(`${prefix}[${i}]`, label ? `${label} ${i + 1}` : String(i + 1), a, changes, s)
-          .map((text, col) => fit(col)(text)),
-      )
+      push(row(`${prefix}[${i}]`, label ? `${label} ${i + 1}` : String(i + 1), a, changes, s))
     );
   rows(p.plan.actions, "actions", "");
   rows(p.plan.rollback ?? [], "rollback", "rb");
-  const lines = [...descriptionBlock(p.plan.description, s, columns), table.toString()];
+  const lines = [
+    ...descriptionBlock(p.plan.description, s, columns),
+    border("┌", "┬", "┐", colWidths),
+    ...table,
+    border("└", "┴", "┘", colWidths),
+  ];
   const facts = [
     `about ${formatSeconds(p.estimatedSeconds)}`,
     ...(p.scanPoints ? [`${p.scanPoints} scan points`] : []),
@@ -218,14 +215,57 @@ function cell(text: string | number): string {
   return cellText(String(text));
 }
 
-/** A cell's lines, each wrapped to `width` columns by the width the terminal draws. */
-function wrapCell(text: string, width: number): string {
-  return text.split("\n").flatMap((l) => wrapLine(l, width)).join("\n");
+/** The table's headings. */
+const HEADINGS = ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"];
+
+/** Text of a cell, styled line by line once wrapped. */
+interface Part {
+  text: string;
+  paint?: (text: string) => string;
+}
+
+/** A cell: parts one below the other. */
+type Cell = Part[];
+
+/** One part, unstyled. */
+function plain(text: string): Cell {
+  return [{ text }];
+}
+
+/** A cell's lines, each wrapped to `width` columns by the width the terminal draws, then styled. */
+function cellLines(c: Cell, width: number): string[] {
+  return c.flatMap(({ text, paint }) =>
+    text.split("\n").flatMap((l) => wrapLine(l, width)).map((l) => (paint ? paint(l) : l))
+  );
+}
+
+/**
+ * The lines of one row of the table: cells of lines that fit their columns
+ * (`widths` with the padding), side by side between `│`, each padded to its
+ * column by the width the terminal draws.
+ */
+function drawRow(cells: string[][], widths: number[]): string[] {
+  const height = Math.max(1, ...cells.map((c) => c.length));
+  const lines: string[] = [];
+  for (let k = 0; k < height; k++) {
+    const parts = cells.map((c, col) => {
+      const text = c[k] ?? "";
+      const room = (widths[col] ?? 0) - PADDING;
+      return ` ${text}${" ".repeat(Math.max(0, room - screenWidth(text)))} `;
+    });
+    lines.push(`│${parts.join("│")}│`);
+  }
+  return lines;
+}
+
+/** The table's top or bottom border. */
+function border(left: string, mid: string, right: string, widths: number[]): string {
+  return `${left}${widths.map((w) => "─".repeat(w)).join(mid)}${right}`;
 }
 
 /** A cell of device names, one a line (a name longer than the column wraps, never cut short). */
-function devices(names: string[]): string {
-  return names.map(cell).join("\n");
+function devices(names: string[]): Cell {
+  return names.map((n) => ({ text: cell(n) }));
 }
 
 function row(
@@ -234,50 +274,59 @@ function row(
   a: Action,
   changes: Map<string, PlannedChange>,
   s: Style,
-): string[] {
+): Cell[] {
   const c = changes.get(where);
   switch (a.type) {
     case "read":
       return [
-        n,
-        "read",
+        plain(n),
+        plain("read"),
         devices(
           a.devices.length <= 3
             ? a.devices
             : [...a.devices.slice(0, 3), `+${a.devices.length - 3} more`],
         ),
-        "",
-        cell(a.label ?? ""),
+        plain(""),
+        plain(cell(a.label ?? "")),
       ];
     case "wait":
-      return [n, "wait", "", `${a.seconds} s`, cell(a.reason ?? "")];
+      return [
+        plain(n),
+        plain("wait"),
+        plain(""),
+        plain(`${a.seconds} s`),
+        plain(cell(a.reason ?? "")),
+      ];
     case "write":
       return [
-        n,
-        s.yellow("write"),
+        plain(n),
+        [{ text: "write", paint: s.yellow }],
         devices([a.device]),
-        change(c?.from ?? null, a.value, c?.delta, c?.units),
-        `${cell(a.reason)}${confirmedBy(c, s)}`,
+        plain(change(c?.from ?? null, a.value, c?.delta, c?.units)),
+        [{ text: cell(a.reason) }, ...confirmedBy(c, s)],
       ];
     case "scan":
       return [
-        n,
-        s.yellow("scan"),
+        plain(n),
+        [{ text: "scan", paint: s.yellow }],
         devices([a.writeDevice]),
-        `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${cell(c.units)}` : ""}`,
-        `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}${
-          confirmedBy(c, s)
-        }`,
+        plain(
+          `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${cell(c.units)}` : ""}`,
+        ),
+        [
+          { text: `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}` },
+          ...confirmedBy(c, s),
+        ],
       ];
   }
 }
 
 /** A second line naming the device whose reading will confirm the change, or that none will. */
-function confirmedBy(c: PlannedChange | undefined, s: Style): string {
+function confirmedBy(c: PlannedChange | undefined, s: Style): Part[] {
   const p = c?.readback;
-  if (!p) return "";
-  if (!p.device) return `\n${s.dim("no readback device")}`;
-  return `\n${s.dim(`confirmed by ${cell(partnerText(p))}`)}`;
+  if (!p) return [];
+  if (!p.device) return [{ text: "no readback device", paint: s.dim }];
+  return [{ text: `confirmed by ${cell(partnerText(p))}`, paint: s.dim }];
 }
 
 function change(

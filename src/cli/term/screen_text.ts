@@ -120,6 +120,22 @@ const PLAIN = /^[ -~]*$/;
 /** The program's own styling (SGR), which takes no room. */
 // deno-lint-ignore no-control-regex
 const SGR = /\x1b\[[0-9;]*m/y;
+// deno-lint-ignore no-control-regex
+const SGR_ALL = /\x1b\[[0-9;]*m/g;
+
+/** Widths of the non-ASCII code points met so far (2 where uncertain). */
+const WIDTHS = new Map<number, number>();
+
+/** The columns `cp` takes at most. */
+function widthOf(cp: number): number {
+  if (cp >= 0x20 && cp < 0x7f) return 1;
+  let w = WIDTHS.get(cp);
+  if (w === undefined) {
+    w = certainWidth(cp) ?? 2;
+    WIDTHS.set(cp, w);
+  }
+  return w;
+}
 
 /**
  * Columns `line` takes in a terminal: SGR escapes count nothing, a
@@ -127,31 +143,37 @@ const SGR = /\x1b\[[0-9;]*m/y;
  * takes), so the figure is never less than what the terminal draws.
  */
 export function screenWidth(line: string): number {
+  if (PLAIN.test(line)) return line.length;
+  const bare = line.includes("\x1b") ? line.replace(SGR_ALL, "") : line;
+  if (PLAIN.test(bare)) return bare.length;
   let width = 0;
-  for (const token of tokens(line)) width += token.width;
+  for (const ch of bare) width += widthOf(ch.codePointAt(0) ?? 0);
   return width;
 }
 
-interface Token {
-  text: string;
-  width: number;
-}
-
-/** `line` as SGR escapes (width 0) and single code points. */
-function* tokens(line: string): Generator<Token> {
+/**
+ * `line` as tokens: SGR escapes (width 0) and single code points. Token `i`
+ * is `line.slice(starts[i], starts[i + 1])`; `starts` ends with the length.
+ */
+function scan(line: string): { starts: number[]; widths: number[] } {
+  const starts: number[] = [], widths: number[] = [];
   for (let i = 0; i < line.length;) {
-    SGR.lastIndex = i;
-    const m = SGR.exec(line);
-    if (m) {
-      yield { text: m[0], width: 0 };
-      i += m[0].length;
-      continue;
+    starts.push(i);
+    if (line.charCodeAt(i) === 0x1b) {
+      SGR.lastIndex = i;
+      const m = SGR.exec(line);
+      if (m) {
+        widths.push(0);
+        i += m[0].length;
+        continue;
+      }
     }
     const cp = line.codePointAt(i) ?? 0;
-    const text = String.fromCodePoint(cp);
-    yield { text, width: certainWidth(cp) ?? 2 };
-    i += text.length;
+    widths.push(widthOf(cp));
+    i += cp > 0xffff ? 2 : 1;
   }
+  starts.push(line.length);
+  return { starts, widths };
 }
 
 /**
@@ -161,32 +183,35 @@ function* tokens(line: string): Generator<Token> {
  */
 export function wrapLine(line: string, width: number): string[] {
   const room = Math.max(1, width);
+  if (screenWidth(line) <= room) return [line];
+  const { starts, widths } = scan(line);
+  const at = (i: number) => starts[i] ?? line.length;
+  const n = widths.length;
   const pieces: string[] = [];
-  let rest = [...tokens(line)];
-  while (rest.length) {
-    let used = 0, end = 0;
-    while (end < rest.length) {
-      const w = rest[end]?.width ?? 0;
-      if (used + w > room && end > 0) break;
+  for (let i = 0; i < n;) {
+    let used = 0, end = i;
+    while (end < n) {
+      const w = widths[end] ?? 0;
+      if (used + w > room && end > i) break;
       used += w;
       end++;
     }
-    if (end < rest.length) {
+    if (end < n) {
       let space = -1;
-      for (let i = end; i > 0; i--) {
-        if (rest[i]?.text === " ") {
-          space = i;
+      for (let j = end; j > i; j--) {
+        if (line[at(j)] === " " && at(j + 1) - at(j) === 1) {
+          space = j;
           break;
         }
       }
-      if (space > 0) {
-        pieces.push(rest.slice(0, space).map((t) => t.text).join(""));
-        rest = rest.slice(space + 1);
+      if (space > i) {
+        pieces.push(line.slice(at(i), at(space)));
+        i = space + 1;
         continue;
       }
     }
-    pieces.push(rest.slice(0, end).map((t) => t.text).join(""));
-    rest = rest.slice(end);
+    pieces.push(line.slice(at(i), at(end)));
+    i = end;
   }
   return pieces.length ? pieces : [""];
 }
@@ -213,17 +238,18 @@ export function fitToWidth(text: string, columns: number): string {
 
 /** Cuts `line` into pieces of at most `width` columns, anywhere (styling kept in its place). */
 function cutHard(line: string, width: number): string[] {
+  const { starts, widths } = scan(line);
   const pieces: string[] = [];
-  let piece = "", used = 0;
-  for (const t of tokens(line)) {
-    if (used + t.width > width && used > 0) {
-      pieces.push(piece);
-      piece = "";
+  let from = 0, used = 0;
+  for (let i = 0; i < widths.length; i++) {
+    const w = widths[i] ?? 0;
+    if (used + w > width && used > 0) {
+      pieces.push(line.slice(from, starts[i]));
+      from = starts[i] ?? line.length;
       used = 0;
     }
-    piece += t.text;
-    used += t.width;
+    used += w;
   }
-  if (piece || !pieces.length) pieces.push(piece);
+  pieces.push(line.slice(from));
   return pieces;
 }
