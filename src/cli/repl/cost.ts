@@ -68,8 +68,9 @@ export function costText(app: App): string {
   return text;
 }
 
+/** Counts as the endpoint reported them, escaped: a hostile endpoint may send text for a number. */
 function tokens(u: Usage): string {
-  return `${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total`;
+  return untrusted(`${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total`);
 }
 
 /** A named model's prices (USD per million tokens); undefined when it has none, or is not configured now. */

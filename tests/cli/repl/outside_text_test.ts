@@ -49,3 +49,35 @@ Deno.test({
     assert.deepEqual(llm.failures, []);
   },
 });
+
+/** Counts a hostile endpoint may send instead of numbers. */
+const HOSTILE_COUNT = "7\x1b[2J\x1b]0;pwned\x07";
+
+Deno.test({
+  name:
+    "REPL: token counts an endpoint reports as text with escape sequences are shown escaped in the usage line and in /cost",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    const usage = { prompt_tokens: HOSTILE_COUNT, completion_tokens: 3 } as unknown as {
+      prompt_tokens: number;
+      completion_tokens: number;
+    };
+    await using llm = await startScriptedLlm({
+      scenario: { turns: [{ respond: { text: "The beam is stable.", usage } }] },
+    });
+    await using home = await tempDir();
+    await using term = await startRepl(llm.url, home.path, LAUNCHED);
+    const title = await term.title();
+    await term.type("how is the beam?");
+    await term.send("Enter");
+    let screen = await term.waitFor(/The beam is stable\.[\s\S]*accel›\s*$/m);
+    assert.match(screen, / · 0*7\\x1b\[2J\\x1b\]0;pwned\\x07 in · 3 out/);
+    await term.type("/cost");
+    await term.send("Enter");
+    screen = await term.waitFor(/total cost[^\n]*\n[\s\S]*accel›\s*$/m);
+    assert.match(screen, /last turn: 0*7\\x1b\[2J\\x1b\]0;pwned\\x07 in · 3 out/);
+    assert.match(screen, /Ask about the machine in plain language/, "the screen was not cleared");
+    assert.equal(await term.title(), title);
+    assert.deepEqual(llm.failures, []);
+  },
+});
