@@ -11,9 +11,9 @@
  * uncertain width escaped too, and in a cell the table's own glyphs. Cells
  * are bounded and wrapped by the program to their column, and the table is
  * drawn here from them; it fits the terminal; and every line is cut to the
- * terminal's width by the program,
- * never by the terminal, its continuation marked ({@link fitToWidth}). So no
- * line can begin with text from outside except behind the plan text's mark.
+ * terminal's width by the program, never by the terminal, its continuation
+ * marked ({@link fitToWidth}). So no line can begin with text from outside
+ * except behind the plan text's mark.
  *
  * @module
  */
