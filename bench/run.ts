@@ -26,6 +26,8 @@
  *   worker against on the main thread.
  * - the live kill switch (bench/kill_switch.ts): a scan point through the
  *   fake gateway with the switches asked before each write, against none.
+ * - the approval screen of a 500-action plan (bench/plan_table.ts) against
+ *   the table library drawing the same rows.
  *
  * @module
  */
@@ -47,6 +49,7 @@ import { evalOverheadBench } from "./eval_overhead.ts";
 import { timingBoundsBench } from "./timing_bounds.ts";
 import { replCompletionBench } from "./repl_completion.ts";
 import { killSwitchBench } from "./kill_switch.ts";
+import { planTableBench } from "./plan_table.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -326,6 +329,7 @@ figures.push(await evalOverheadBench());
 figures.push(...await timingBoundsBench());
 figures.push(...await replCompletionBench());
 figures.push(...await killSwitchBench());
+figures.push(await planTableBench());
 
 const rows = figures.map((f) => [
   f.name,

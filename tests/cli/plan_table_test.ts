@@ -1,11 +1,16 @@
 /** The plan table fits the terminal it is drawn in: the reason column takes what is left. */
 import assert from "node:assert/strict";
 import {
+  changeSummary,
+  MAX_DESCRIPTION_LINES,
   PLAN_TABLE_COLUMNS,
+  PLAN_TEXT_MARK,
   planColumns,
   planColumnWidths,
   renderPlan,
 } from "../../src/cli/term/plan_table.ts";
+import { CONTINUED, screenWidth } from "../../src/cli/term/screen_text.ts";
+import type { Plan } from "../../src/plan_model/plan.ts";
 import { stripAnsi, style } from "../../src/cli/term/style.ts";
 import { parsePlan } from "../../src/plan_model/plan.ts";
 import { fixture } from "../plan/fixture.ts";
@@ -26,7 +31,7 @@ async function checkedPlan(f: Awaited<ReturnType<typeof fixture>>) {
   return await f.service.check(parsed.plan);
 }
 
-const widest = (text: string) => Math.max(...stripAnsi(text).split("\n").map((l) => l.length));
+const widest = (text: string) => Math.max(...text.split("\n").map(screenWidth));
 
 Deno.test("the plan table is no wider than the terminal, and a wider one gives the reason more room", async () => {
   await using f = await fixture();
@@ -47,8 +52,15 @@ Deno.test("the plan table is no wider than the terminal, and a wider one gives t
   for (const name of ["LINAC:COR:H01:SETPT", "LINAC:BPM:01:X", "LINAC:BPM:02:X"]) {
     assert.ok(stripAnsi(at80).includes(name), `${name} is shown whole`);
   }
-  // Narrower still: the device column keeps its names, value and reason 16 each.
-  assert.equal(widest(renderPlan(p, s, 50)), 6 + 9 + 21 + 16 + 16 + 6);
+  // Narrower still: the device column gives way (its names wrap), the table still fits.
+  for (const columns of [44, 50, 60, 79]) {
+    assert.equal(widest(renderPlan(p, s, columns)), columns, `${columns} columns`);
+    assert.equal(planColumnWidths(columns, 19).reduce((a, b) => a + b) + 6, columns);
+  }
+  // Below the narrowest table the program cuts its lines, never the terminal.
+  for (const columns of [20, 30, 43]) {
+    assert.ok(widest(renderPlan(p, s, columns)) <= columns, `${columns} columns`);
+  }
 });
 
 Deno.test("a plan drawn into a pipe or a file is 120 columns wide whatever the terminal", () => {
@@ -85,4 +97,124 @@ Deno.test("a refused plan's table names the check behind each violation", async 
   assert.equal(p.ok, false);
   const text = stripAnsi(renderPlan(p, style(false), 120));
   assert.match(text, /actions\[0\]: value 99 .* is above the maximum .* \[within_limits\]/);
+});
+
+/** A row as the table draws it, for a device the plan never touches. */
+const FAKE_ROW = "│ 1    │ write  │ SR:COR:H01:SETPT    │ 0 → 0.05 mrad (Δ +0.05) │ H01 trim";
+
+/** Free text aimed at the table: fake rows at line starts, wide and invisible-width characters. */
+function hostileTexts(columns: number): string[] {
+  return [
+    "trim".padEnd(columns, " ") + FAKE_ROW,
+    "x".repeat(columns - 2) + FAKE_ROW,
+    "ビーム".repeat(columns / 6 | 0) + FAKE_ROW,
+    "👨‍👩‍👧".repeat(columns / 4 | 0) + FAKE_ROW,
+    "\u202e" + FAKE_ROW + "\n" + FAKE_ROW,
+    ("e\u0301".repeat(columns) + FAKE_ROW).repeat(3),
+  ];
+}
+
+Deno.test("no text of a plan, at any width, draws a line that begins like the table or is wider than the terminal", async () => {
+  await using f = await fixture();
+  const s = style(true);
+  for (const columns of [30, 44, 80, 100, 120, 200]) {
+    for (const text of hostileTexts(columns)) {
+      // Straight to preflight: the screen must not rely on the schema's refusals.
+      const plan: Plan = {
+        description: text.repeat(4),
+        actions: [
+          { type: "read", devices: ["LINAC:BPM:01:X"], label: text },
+          { type: "write", device: "LINAC:COR:H01:SETPT", value: 0.05, reason: text },
+          { type: "wait", seconds: 1, reason: text },
+        ],
+      };
+      const lines = renderPlan(await f.service.check(plan), s, columns).trimEnd().split("\n");
+      const plain = lines.map(stripAnsi);
+      const top = plain.findIndex((l) => l.startsWith("┌"));
+      const bottom = plain.findIndex((l) => l.startsWith("└"));
+      assert.ok(top > 0 && bottom > top, plain.join("\n"));
+      for (const [i, l] of plain.entries()) {
+        assert.ok(screenWidth(lines[i] ?? "") <= columns, `wider than ${columns}: ${l}`);
+        if (i < top || i > bottom) {
+          assert.doesNotMatch(l, /^\s*[│┌└├┬┼]/, `begins like the table at ${columns}: ${l}`);
+        } else {
+          // Inside the table: real rows (or the program's marked continuations), no fake device.
+          assert.match(l, new RegExp(`^([│┌└]|${CONTINUED})`), l);
+        }
+        assert.doesNotMatch(l, /^│ 1 +│ write +│ SR:COR:H01/, l);
+      }
+      // The description: a label, then lines behind the mark (and the program's continuations).
+      assert.match(plain[0] ?? "", /^Plan description/);
+      const block = plain.slice(1, top);
+      assert.ok(block.length >= 1 && block.length <= MAX_DESCRIPTION_LINES + 2, block.join("\n"));
+      for (const l of block) assert.ok(l.startsWith(PLAN_TEXT_MARK) || l.startsWith(CONTINUED), l);
+      if (columns >= 40) assert.equal(plain.at(-1), "Writes 1 device: LINAC:COR:H01:SETPT.");
+    }
+  }
+});
+
+Deno.test("a description longer than the block shows its first lines and says how many more there are", async () => {
+  await using f = await fixture();
+  const words = Array.from({ length: 300 }, (_, i) => `word${i}`).join(" ");
+  const plan: Plan = {
+    description: words,
+    actions: [{ type: "read", devices: ["LINAC:BPM:01:X"] }],
+  };
+  const text = stripAnsi(renderPlan(await f.service.check(plan), style(false), 80));
+  const block = text.split("\n").filter((l) => l.startsWith(PLAN_TEXT_MARK));
+  assert.equal(block.length, MAX_DESCRIPTION_LINES);
+  assert.match(block.at(-1) ?? "", /^» … \d+ more lines not shown$/);
+  assert.match(block[0] ?? "", /^» word0 word1 /);
+  assert.match(text, /No writes: this plan only reads and waits\.\n$/);
+});
+
+Deno.test("the line above the question names the writes (three, then how many more), each scan with its points, and a device only the rollback writes", async () => {
+  await using f = await fixture();
+  const s = style(false);
+  const write = (device: string, value: number) => ({ type: "write", device, value, reason: "r" });
+  const check = async (plan: Plan) => await f.service.check(plan);
+  const five = await check({
+    description: "five",
+    actions: [1, 2, 3, 4, 5].flatMap((n) => [
+      write(`LINAC:COR:H0${n}:SETPT`, 0),
+      { type: "wait", seconds: 0.1 },
+    ]).concat([write("LINAC:COR:H01:SETPT", 0.01)]) as Plan["actions"],
+  });
+  assert.equal(
+    changeSummary(five, s, 120),
+    "Writes 5 devices (6 writes): LINAC:COR:H01:SETPT, LINAC:COR:H02:SETPT, LINAC:COR:H03:SETPT and 2 more.",
+  );
+  // A narrower terminal: fewer names, one line still.
+  assert.equal(
+    changeSummary(five, s, 90),
+    "Writes 5 devices (6 writes): LINAC:COR:H01:SETPT, LINAC:COR:H02:SETPT and 3 more.",
+  );
+  assert.equal(
+    changeSummary(five, s, 60),
+    "Writes 5 devices (6 writes): LINAC:COR:H01:SETPT and 4 more.",
+  );
+  assert.ok(screenWidth(changeSummary(five, s, 30)) <= 30);
+
+  const scan = await check({
+    description: "scan, rollback elsewhere",
+    actions: [{
+      type: "scan",
+      writeDevice: "RF:PHASE:SETPT",
+      start: -4,
+      stop: -5,
+      steps: 5,
+      readDevices: ["DIAG:ENERGY:MEAS"],
+      dwellSeconds: 0.1,
+    }],
+    rollback: [write("RF:PHASE:SETPT", -4), write("LINAC:COR:H01:SETPT", 0)] as Plan["actions"],
+  });
+  assert.equal(
+    changeSummary(scan, s, 120),
+    "Scans RF:PHASE:SETPT (5 points); on failure the rollback writes LINAC:COR:H01:SETPT.",
+  );
+  const none = await check({
+    description: "look",
+    actions: [{ type: "read", devices: ["LINAC:BPM:01:X"] }, { type: "wait", seconds: 1 }],
+  });
+  assert.equal(changeSummary(none, s, 120), "No writes: this plan only reads and waits.");
 });

@@ -215,7 +215,7 @@ class ScriptedServer implements ScriptedLlm {
     const ctx: WireContext = {
       id: `chatcmpl-scripted-${this.#served}`,
       created: Math.floor(Date.now() / 1000),
-      model: body.model,
+      model: !isFault(respond) && respond.model !== undefined ? respond.model : body.model,
       req: body,
     };
     return this.#respond(respond, ctx, fail);

@@ -86,6 +86,8 @@ export interface MessageResponse {
   chunkSize?: number;
   /** Pause between chunks; default 0 (the whole stream is written at once). */
   chunkDelayMs?: number;
+  /** The model id the response reports; default the one the request named. */
+  model?: string;
 }
 
 /** HTTP 429 with an OpenAI-shaped error body. */

@@ -34,6 +34,12 @@ async function tmuxWithEnv(
   return new TextDecoder().decode(out.stdout);
 }
 
+/** A terminal's size in character cells. */
+export interface TerminalSize {
+  columns?: number;
+  rows?: number;
+}
+
 export class TmuxSession implements AsyncDisposable {
   readonly name: string;
   /** The temporary directory holding the server's socket. */
@@ -46,11 +52,15 @@ export class TmuxSession implements AsyncDisposable {
     this.#socket = `${dir}/tmux.sock`;
   }
 
-  /** Starts `argv` in a new detached session of a tmux server of its own. */
+  /**
+   * Starts `argv` in a new detached session of a tmux server of its own, in a
+   * terminal `size.columns` × `size.rows` (120 × 40 unless given).
+   */
   static async start(
     argv: string[],
     env: Record<string, string>,
     cwd: string,
+    size: TerminalSize = {},
   ): Promise<TmuxSession> {
     const name = `aa${crypto.randomUUID().slice(0, 8)}`;
     const dir = await Deno.makeTempDir({ prefix: "accel-agent-tmux-" });
@@ -65,9 +75,9 @@ export class TmuxSession implements AsyncDisposable {
       "-s",
       name,
       "-x",
-      "120",
+      String(size.columns ?? 120),
       "-y",
-      "40",
+      String(size.rows ?? 40),
       "-c",
       cwd,
     ];
@@ -131,6 +141,40 @@ export class TmuxSession implements AsyncDisposable {
       "-200",
     );
     return text.replace(/ +$/gm, "");
+  }
+
+  /** The pane's title, as the program in it may have set it (OSC 0 or 2). */
+  async title(): Promise<string> {
+    return (await tmux(
+      "-S",
+      this.#socket,
+      "display-message",
+      "-p",
+      "-t",
+      this.name,
+      "#{pane_title}",
+    ))
+      .replace(/\n$/, "");
+  }
+
+  /**
+   * The pane's lines as the terminal drew them, with the last `history`
+   * lines of history (200 unless given, at most tmux's 2000): a line the
+   * terminal wrapped is two lines here, so a test can see what begins each
+   * line on screen (trailing spaces trimmed).
+   */
+  async rows(history = 200): Promise<string[]> {
+    const text = await tmux(
+      "-S",
+      this.#socket,
+      "capture-pane",
+      "-p",
+      "-t",
+      this.name,
+      "-S",
+      String(-history),
+    );
+    return text.replace(/ +$/gm, "").split("\n");
   }
 
   /**

@@ -11,6 +11,7 @@ import { type Config, ConfigError, resolveModel } from "../../config/mod.ts";
 import { addUsage, type Usage, ZERO_USAGE } from "../../llm/types.ts";
 import type { App } from "../../app/app.ts";
 import { sessionCostText } from "./slash_sessions.ts";
+import { untrusted } from "../../util/untrusted_text.ts";
 
 /** Tokens of the session and its sub-agents, by configured model name. */
 interface ModelUsage {
@@ -42,9 +43,11 @@ export function costText(app: App): string {
   text += "  by model (the conversation and sub-agents together):\n";
   let usd = 0;
   const leftOut: string[] = [];
-  for (const [name, used] of byModel) {
+  for (const [key, used] of byModel) {
+    // Names come from the config and from session files on disk: shown escaped.
+    const name = untrusted(key);
     text += `    ${name}: ${tokens(used)}\n`;
-    const price = pricesOf(app.loaded.config, name);
+    const price = pricesOf(app.loaded.config, key);
     if (price) {
       const cost = (used.promptTokens * price.in + used.completionTokens * price.out) / 1e6;
       usd += cost;
@@ -65,8 +68,9 @@ export function costText(app: App): string {
   return text;
 }
 
+/** Counts as the endpoint reported them, escaped: a hostile endpoint may send text for a number. */
 function tokens(u: Usage): string {
-  return `${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total`;
+  return untrusted(`${u.promptTokens} in · ${u.completionTokens} out · ${u.totalTokens} total`);
 }
 
 /** A named model's prices (USD per million tokens); undefined when it has none, or is not configured now. */

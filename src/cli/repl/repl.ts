@@ -42,11 +42,24 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   }
   // Plans are approved here, in the terminal; the table and prompt replace the live output.
   let renderer: TerminalRenderer | undefined;
-  // What the operator types during a turn; it lets go of the terminal while a prompt is up.
+  // What the operator types during a turn; a prompt holds the keys while it is up.
   let typing: TurnInput | undefined;
+  // Notices that arrive while a prompt is up wait below it: nothing comes between the
+  // approval table's last line and its question.
+  let prompts = 0;
+  const waiting: string[] = [];
   const beforePrompt = () => {
-    typing?.pause();
+    const release = typing?.hold();
     renderer?.pause();
+    prompts++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      prompts--;
+      release?.();
+      if (prompts === 0) { for (const line of waiting.splice(0)) io.err(`${line}\n`); }
+    };
   };
   // Clarifying questions are asked here too, the same way.
   app.operator = new TerminalOperator(io, beforePrompt);
@@ -68,7 +81,9 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   const unsubscribe = app.agents.subscribe((ev) => {
     if (ev.status === "started" || !app.agents.get(ev.id)?.background) return;
     const line = s.cyan(`  ⚑ background ${subagentLine(ev)}; /agents shows the result`);
-    if (atPrompt) {
+    if (prompts > 0) {
+      waiting.push(line);
+    } else if (atPrompt) {
       io.out(`\r\x1b[2K${line}\n`);
       atPrompt.prompt(true);
     } else {
@@ -93,6 +108,8 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     if (input.kind === "eof") break;
     if (input.kind === "stop") {
       unsubscribe();
+      // The prompt's line ends here, so what the shell prints next starts on a line of its own.
+      io.out("\n");
       return SIGNAL_EXIT[input.signal];
     }
     if (input.kind === "interrupt") {
@@ -167,7 +184,7 @@ async function turn(
     typing.start();
     for await (const ev of app.turn(text, controller.signal)) {
       renderer.handle(ev);
-      // Back from an approval or a question: listen again.
+      // Listen again after an event; a no-op while a prompt (approval, question) holds the keys.
       typing.start();
     }
   } catch (e) {
@@ -186,12 +203,11 @@ async function turn(
 /** The one-line status at start: version, model, backend, profile. */
 function statusLine(app: App, s: ReturnType<typeof style>): string {
   const m = app.modelInfo;
-  const profile = app.profile.name === "operator"
-    ? `profile ${app.profile.name}`
-    : s.yellow(`profile ${app.profile.name}`);
+  const name = untrusted(app.profile.name);
+  const profile = app.profile.name === "operator" ? `profile ${name}` : s.yellow(`profile ${name}`);
   return `${s.bold("accel-agent")} ${VERSION} · model ${untrusted(m.name)} (${
     untrusted(m.model)
-  }) · ${app.cs.kind} · ${profile}`;
+  }) · ${untrusted(app.cs.kind)} · ${profile}`;
 }
 
 /** Steering kept by the REPL while the agent loop cannot take it: sent when the turn ends. */

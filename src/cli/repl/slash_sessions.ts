@@ -79,7 +79,7 @@ export async function runSessionSlash(
         io.out(
           `  ${s.bold(untrusted(r.id))} ${untrusted(r.agent)} ${
             s.dim(untrusted(`level ${r.level}, from ${r.parentId}`))
-          } ${r.status}` +
+          } ${untrusted(r.status)}` +
             ` ${s.dim(`${r.turns} calls, ${r.tokens} tokens`)}\n    ${
               untrusted(outcome.slice(0, 300))
             }\n`,
@@ -98,14 +98,20 @@ export function sessionCostText(app: App): string {
   const window = app.contextWindow();
   const ctx = app.session.lastCallUsage.promptTokens;
   const runs = app.agents.list();
-  let text =
-    `  last turn: ${t.promptTokens} in · ${t.completionTokens} out · ${t.totalTokens} total\n` +
-    `  context: ${ctx} of ${window} tokens (${((100 * ctx) / window).toFixed(1)}%), ` +
-    `compacted ${app.session.compactions} times\n`;
+  // Counts come from the endpoint: shown escaped, as any text from outside.
+  let text = untrusted(
+    `  last turn: ${t.promptTokens} in · ${t.completionTokens} out · ${t.totalTokens} total`,
+  ) + "\n" +
+    untrusted(
+      `  context: ${ctx} of ${window} tokens (${((100 * ctx) / window).toFixed(1)}%), ` +
+        `compacted ${app.session.compactions} times`,
+    ) + "\n";
   if (runs.length) {
     const calls = runs.reduce((n, r) => n + r.turns, 0);
     const tokens = runs.reduce((n, r) => n + r.tokens, 0);
-    text += `  sub-agents: ${runs.length} runs, ${calls} model calls, ${tokens} tokens\n`;
+    text += `${
+      untrusted(`  sub-agents: ${runs.length} runs, ${calls} model calls, ${tokens} tokens`)
+    }\n`;
   }
   return text;
 }

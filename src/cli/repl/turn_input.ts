@@ -4,6 +4,11 @@
  * the turn as SIGINT and cancels it, and keystrokes never land in the
  * streamed answer; each line is handed over on Enter.
  *
+ * A prompt (an approval, a question) takes the keys for itself with
+ * {@link TurnInput.hold}: until it lets go, `start` does nothing, so an
+ * event that arrives while the prompt is up cannot hand the prompt's keys
+ * (the `y` of an approval, an answer) to the model as well.
+ *
  * @module
  */
 import process from "node:process";
@@ -19,6 +24,11 @@ const ESCAPE_SEQUENCE = /\x1b(\[[0-?]*[ -/]*[@-~]|O.|.)?/g;
 export class TurnInput implements Disposable {
   #line = "";
   #on = false;
+  /** Prompts holding the terminal now; reading waits until none is. */
+  #holds = 0;
+  /** Reading when the first hold was taken: resumed when the last is let go. */
+  #resume = false;
+  #disposed = false;
   readonly #decoder = new TextDecoder();
   readonly #onData = (chunk: Uint8Array | string) => {
     const text = typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
@@ -27,9 +37,12 @@ export class TurnInput implements Disposable {
 
   constructor(readonly onLine: (text: string) => void) {}
 
-  /** Starts (again) reading; nothing happens when stdin is not a terminal. */
+  /**
+   * Starts (again) reading; nothing happens when stdin is not a terminal,
+   * while a prompt holds the keys, or once disposed.
+   */
   start(): void {
-    if (this.#on || !Deno.stdin.isTerminal()) return;
+    if (this.#on || this.#holds > 0 || this.#disposed || !Deno.stdin.isTerminal()) return;
     this.#on = true;
     Deno.stdin.setRaw(true, { cbreak: true });
     process.stdin.on("data", this.#onData);
@@ -45,12 +58,29 @@ export class TurnInput implements Disposable {
     Deno.stdin.setRaw(false);
   }
 
+  /**
+   * Gives the keys to a prompt: reading stops now and `start` does nothing
+   * until the returned function is called (once per hold); reading then
+   * resumes if it was on.
+   */
+  hold(): () => void {
+    if (this.#holds++ === 0) this.#resume = this.#on;
+    this.pause();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holds === 0 && this.#resume) this.start();
+    };
+  }
+
   /** True while reading. */
   get reading(): boolean {
     return this.#on;
   }
 
   [Symbol.dispose](): void {
+    this.#disposed = true;
     this.pause();
   }
 

@@ -1,7 +1,7 @@
 /**
- * The operator's approval in the terminal: the plan as a table, then a
- * yes/no (default no) for a single write, or all / none / modify / choose
- * for more. Modify edits scan steps, dwell and wait times; choose
+ * The operator's approval in the terminal: the plan as a table ending with
+ * the line that says what it writes, then right below it a yes/no (default
+ * no) for a single write, or all / none / modify / choose for more. Modify edits scan steps, dwell and wait times; choose
  * cherry-picks writes and scans. Every changed plan is preflighted again
  * and shown again; the decision is bound to the hash of the plan shown last.
  *
@@ -12,15 +12,30 @@ import type { PreflightedPlan } from "../../plan_model/preflighted.ts";
 import type { ApprovalContext, Approver, Decision } from "../../safety/approval.ts";
 import type { Io } from "../../app/io.ts";
 import { style } from "./style.ts";
-import { untrusted } from "../../util/untrusted_text.ts";
+import { cellText } from "./screen_text.ts";
 
 type Choice = "all" | "none" | "modify" | "choose";
 
+/**
+ * Takes the terminal for a prompt (stops the live output and whatever else
+ * reads the keys); returns, if anything, the function that gives it back.
+ * Until then every key typed is the prompt's.
+ */
+export type ClaimTerminal = () => (() => void) | void;
+
 export class TerminalApprover implements Approver {
-  constructor(readonly io: Io, readonly beforePrompt: () => void = () => {}) {}
+  constructor(readonly io: Io, readonly beforePrompt: ClaimTerminal = () => {}) {}
 
   async decide(proposed: PreflightedPlan, ctx: ApprovalContext): Promise<Decision> {
-    this.beforePrompt();
+    const release = this.beforePrompt();
+    try {
+      return await this.#decide(proposed, ctx);
+    } finally {
+      release?.();
+    }
+  }
+
+  async #decide(proposed: PreflightedPlan, ctx: ApprovalContext): Promise<Decision> {
     // Loaded on first use, each prompt from its own package: most sessions never see them.
     const [{ default: confirm }, { default: select }] = await Promise.all([
       import("@inquirer/confirm"),
@@ -101,7 +116,7 @@ async function modify(plan: Plan, signal: AbortSignal): Promise<Plan> {
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === "scan") {
       const steps = await number({
-        message: `scan ${i + 1} (${untrusted(a.writeDevice)}): points`,
+        message: `scan ${i + 1} (${cellText(a.writeDevice)}): points`,
         default: a.steps,
         min: 2,
         step: 1,
@@ -139,13 +154,13 @@ async function choose(plan: Plan, signal: AbortSignal): Promise<Plan | undefined
       choices: plan.actions.flatMap((a, i) =>
         a.type === "write"
           ? [{
-            name: `${i + 1}. write ${untrusted(a.device)} = ${untrusted(String(a.value))}`,
+            name: `${i + 1}. write ${cellText(a.device)} = ${cellText(String(a.value))}`,
             value: i,
             checked: true,
           }]
           : a.type === "scan"
           ? [{
-            name: `${i + 1}. scan ${untrusted(a.writeDevice)} ${a.start} … ${a.stop}`,
+            name: `${i + 1}. scan ${cellText(a.writeDevice)} ${a.start} … ${a.stop}`,
             value: i,
             checked: true,
           }]

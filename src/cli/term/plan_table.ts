@@ -1,14 +1,22 @@
 /**
- * A plan as the operator sees it: every action with current → new (Δ),
- * reasons, the device whose reading will confirm each write or that none
- * will, the scan summary, the rollback, the estimated duration and the
- * hash the decision is bound to. Every text of the plan and of the facility
- * (names, reasons, units, values, violations) is shown through
- * {@link untrusted}, one line per cell, before it is styled.
+ * A plan as the operator sees it: the plan's description in a marked block,
+ * every action with current → new (Δ), reasons, the device whose reading
+ * will confirm each write or that none will, the scan summary, the rollback,
+ * the estimated duration, the hash the decision is bound to, and last, on
+ * the line right above the approval question, what the plan writes.
+ *
+ * Nothing a plan or the facility wrote can imitate the table. Every such
+ * text (names, reasons, labels, units, values, violations) is shown through
+ * {@link screenText}: escaped by {@link untrusted}, every character of
+ * uncertain width escaped too, and in a cell the table's own glyphs. Cells
+ * are bounded and wrapped by the program to their column, and the table is
+ * drawn here from them; it fits the terminal; and every line is cut to the
+ * terminal's width by the program, never by the terminal, its continuation
+ * marked ({@link fitToWidth}). So no line can begin with text from outside
+ * except behind the plan text's mark.
  *
  * @module
  */
-import Table from "cli-table3";
 import type { Value } from "../../adapters/adapter.ts";
 import type { Action } from "../../plan_model/plan.ts";
 import {
@@ -19,14 +27,24 @@ import {
 import { partnerText } from "../../plan/readback.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../../util/misc.ts";
-import { untrusted } from "../../util/untrusted_text.ts";
+import { cellText, fitToWidth, screenText, screenWidth, wrapLine } from "./screen_text.ts";
 
 /** The table's width when output is not a terminal (a file, a pipe). */
 export const PLAN_TABLE_COLUMNS = 120;
 /** The "#" and "Action" columns; a table of five columns has six borders. */
-const NUM = 6, ACTION = 9, BORDERS = 6;
+const NUM = 6, ACTION = 8, BORDERS = 6;
 /** Device names longer than this wrap inside their cell. */
 const MAX_DEVICE = 40;
+/** The narrowest a device, value or reason column gets: 6 characters and the padding. */
+const MIN_CELL = 8;
+/** A cell's padding, one column each side. */
+const PADDING = 2;
+/** The plan's description takes at most this many lines of the screen. */
+export const MAX_DESCRIPTION_LINES = 10;
+/** What begins every line of the plan's own text: the table never begins a line with it. */
+export const PLAN_TEXT_MARK = "» ";
+/** Devices named in the line above the question before "and K more". */
+const SUMMARY_NAMES = 3;
 
 /** The width to draw a plan in: the terminal's, or {@link PLAN_TABLE_COLUMNS} when not a terminal. */
 export function planColumns(io: { stdoutIsTerminal: boolean; columns(): number }): number {
@@ -37,23 +55,26 @@ export function planColumns(io: { stdoutIsTerminal: boolean; columns(): number }
  * Column widths for a table `columns` wide whose longest device name is
  * `longestDevice`: the device column holds that name whole (up to 40), the
  * value column gets 34 and the reason what is left (up to 80); on a terminal
- * too narrow for that, the value and reason columns share the rest (16 each
- * at least, so the narrowest table is the device column plus 61).
+ * too narrow for that the device column gives way first, then value and
+ * reason share the rest, so the table is never wider than the terminal down
+ * to 44 columns (every column at its narrowest; names and values wrap).
  */
 export function planColumnWidths(columns: number, longestDevice: number): number[] {
   const device = Math.min(MAX_DEVICE, Math.max(14, longestDevice + 2));
   const wide = Math.max(26, device);
   const fixed = NUM + ACTION + wide + 34 + BORDERS;
   if (columns - fixed >= 24) return [NUM, ACTION, wide, 34, Math.min(80, columns - fixed)];
-  const room = columns - BORDERS - NUM - ACTION - device;
-  const value = Math.max(16, Math.floor(room * 0.45));
-  return [NUM, ACTION, device, value, Math.max(16, room - value)];
+  const room = columns - BORDERS - NUM - ACTION;
+  const dev = Math.max(MIN_CELL, Math.min(device, room - 32));
+  const left = room - dev;
+  const value = Math.max(MIN_CELL, Math.floor(left * 0.45));
+  return [NUM, ACTION, dev, value, Math.max(MIN_CELL, left - value)];
 }
 
 /**
- * The plan table, `columns` wide where that leaves each column room (see
- * {@link planColumnWidths}). A device name is never cut short: one longer
- * than its column wraps.
+ * The plan as the operator reads it, every line at most `columns` wide (see
+ * {@link planColumnWidths}; below 44 columns the program cuts the lines
+ * itself). A device name is never cut short: one longer than its column wraps.
  */
 export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_COLUMNS): string {
   const changes = new Map(p.changes.map((c) => [c.where, c]));
@@ -65,21 +86,26 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
       : a.type === "scan"
       ? [a.writeDevice]
       : []
-  ).map((n) => one(n));
-  const table = new Table({
-    head: ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"].map((h) => s.bold(h)),
-    style: { head: [], border: [] },
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-    wordWrap: true,
-    colWidths: planColumnWidths(columns, Math.max(0, ...names.map((n) => n.length))),
-  });
+  ).map((n) => screenWidth(cell(n)));
+  const colWidths = planColumnWidths(columns, Math.max(0, ...names));
+  const table: string[] = [];
+  const push = (cells: Cell[]) =>
+    table.push(
+      ...drawRow(cells.map((c, col) => cellLines(c, (colWidths[col] ?? 0) - PADDING)), colWidths),
+    );
+  push(HEADINGS.map((h) => [{ text: h, paint: s.bold }]));
   const rows = (list: Action[], prefix: string, label: string) =>
     list.forEach((a, i) =>
-      table.push(row(`${prefix}[${i}]`, label ? `${label} ${i + 1}` : String(i + 1), a, changes, s))
+      push(row(`${prefix}[${i}]`, label ? `${label} ${i + 1}` : String(i + 1), a, changes, s))
     );
   rows(p.plan.actions, "actions", "");
   rows(p.plan.rollback ?? [], "rollback", "rb");
-  const lines = [s.bold(one(p.plan.description)), table.toString()];
+  const lines = [
+    ...descriptionBlock(p.plan.description, s, columns),
+    border("┌", "┬", "┐", colWidths),
+    ...table,
+    border("└", "┴", "┘", colWidths),
+  ];
   const facts = [
     `about ${formatSeconds(p.estimatedSeconds)}`,
     ...(p.scanPoints ? [`${p.scanPoints} scan points`] : []),
@@ -89,19 +115,157 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
   lines.push(s.dim(`${facts.join(" · ")}\nplan hash ${p.hash}`));
   if (p.violations.length) {
     lines.push(s.red(`${p.violations.length} violation${p.violations.length > 1 ? "s" : ""}:`));
-    for (const v of p.violations) lines.push(s.red(`  ${one(violationText(v))}`));
+    for (const v of p.violations) lines.push(s.red(`  ${cell(violationText(v))}`));
   }
-  return `${lines.join("\n")}\n`;
+  lines.push(changeSummary(p, s, columns));
+  return `${fitToWidth(lines.join("\n"), columns)}\n`;
 }
 
-/** One line of untrusted text, as a cell shows it. */
-function one(text: string | number): string {
-  return untrusted(String(text));
+/**
+ * The plan's description as a labelled block: every line begins with
+ * {@link PLAN_TEXT_MARK}, wrapped by the program to `columns`, at most
+ * {@link MAX_DESCRIPTION_LINES} lines (then one saying how much is not shown).
+ */
+export function descriptionBlock(description: string, s: Style, columns: number): string[] {
+  const room = Math.max(1, columns - PLAN_TEXT_MARK.length);
+  const wrapped = wrapLine(screenText(description), room);
+  const shown = wrapped.length > MAX_DESCRIPTION_LINES
+    ? [
+      ...wrapped.slice(0, MAX_DESCRIPTION_LINES - 1),
+      `… ${wrapped.length - MAX_DESCRIPTION_LINES + 1} more lines not shown`,
+    ]
+    : wrapped;
+  return [
+    s.dim("Plan description (the plan's own words, not checked):"),
+    ...shown.map((l) => `${s.cyan(PLAN_TEXT_MARK)}${s.bold(l)}`),
+  ];
 }
 
-/** A cell of device names: wrapped anywhere, never cut short with "…". */
-function devices(names: string[]): Table.Cell {
-  return { content: names.map(one).join("\n"), wordWrap: true, wrapOnWordBoundary: false };
+/**
+ * One line saying what the plan writes, for right above the approval
+ * question whatever the table's length: the devices written (the first
+ * three, then "and K more") and the count of writes, each scan's device and
+ * points, any device only the rollback writes, or "no writes". It fits
+ * `columns`: fewer names, else cut with "…".
+ */
+export function changeSummary(p: PreflightedPlan, s: Style, columns: number): string {
+  const written = (list: Action[]) =>
+    list.flatMap((
+      a,
+    ) => (a.type === "write" ? [a.device] : a.type === "scan" ? [a.writeDevice] : []));
+  const writes = p.plan.actions.flatMap((a) => (a.type === "write" ? [a.device] : []));
+  const devices = [...new Set(writes)].map(cell);
+  const scans = p.plan.actions.flatMap((a) =>
+    a.type === "scan" ? [`${cell(a.writeDevice)} (${a.steps} points)`] : []
+  );
+  const changed = new Set(written(p.plan.actions));
+  const rollbackOnly = [...new Set(written(p.plan.rollback ?? []))].filter((d) => !changed.has(d))
+    .map(cell);
+  if (!devices.length && !scans.length && !rollbackOnly.length) {
+    return s.green("No writes: this plan only reads and waits.");
+  }
+  const lists = [devices, scans, rollbackOnly];
+  const line = (shown: number[]) => {
+    const [w = 0, sc = 0, rb = 0] = shown;
+    const parts: string[] = [];
+    if (devices.length) {
+      const count = devices.length === writes.length
+        ? ""
+        : ` (${writes.length} write${writes.length === 1 ? "" : "s"})`;
+      parts.push(
+        `writes ${devices.length} device${devices.length === 1 ? "" : "s"}${count}: ${
+          listed(devices, w)
+        }`,
+      );
+    }
+    if (scans.length) {
+      parts.push(
+        `scans ${scans.length === 1 ? "" : `${scans.length} devices: `}${listed(scans, sc)}`,
+      );
+    }
+    if (rollbackOnly.length) {
+      parts.push(`on failure the rollback writes ${listed(rollbackOnly, rb)}`);
+    }
+    const text = parts.join("; ");
+    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+  };
+  const shown = lists.map((l) => Math.min(SUMMARY_NAMES, l.length));
+  let text = line(shown);
+  for (;;) {
+    if (screenWidth(text) <= columns) break;
+    // Fewer names from the longest list shown, down to one each.
+    const i = shown.reduce((best, n, j) => (n > (shown[best] ?? 0) ? j : best), 0);
+    if ((shown[i] ?? 0) <= 1) break;
+    shown[i] = (shown[i] ?? 1) - 1;
+    text = line(shown);
+  }
+  if (screenWidth(text) > columns) text = `${wrapLine(text, columns - 1)[0] ?? ""}…`;
+  return s.yellow(s.bold(text));
+}
+
+/** The first `n` of `items`, then "and K more". */
+function listed(items: string[], n: number): string {
+  const shown = items.slice(0, Math.max(1, n)).join(", ");
+  const more = items.length - Math.max(1, n);
+  return more > 0 ? `${shown} and ${more} more` : shown;
+}
+
+/** Text from outside as a cell shows it: one line, certain widths, no table glyph, bounded. */
+function cell(text: string | number): string {
+  return cellText(String(text));
+}
+
+/** The table's headings. */
+const HEADINGS = ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"];
+
+/** Text of a cell, styled line by line once wrapped. */
+interface Part {
+  text: string;
+  paint?: (text: string) => string;
+}
+
+/** A cell: parts one below the other. */
+type Cell = Part[];
+
+/** One part, unstyled. */
+function plain(text: string): Cell {
+  return [{ text }];
+}
+
+/** A cell's lines, each wrapped to `width` columns by the width the terminal draws, then styled. */
+function cellLines(c: Cell, width: number): string[] {
+  return c.flatMap(({ text, paint }) =>
+    text.split("\n").flatMap((l) => wrapLine(l, width)).map((l) => (paint ? paint(l) : l))
+  );
+}
+
+/**
+ * The lines of one row of the table: cells of lines that fit their columns
+ * (`widths` with the padding), side by side between `│`, each padded to its
+ * column by the width the terminal draws.
+ */
+function drawRow(cells: string[][], widths: number[]): string[] {
+  const height = Math.max(1, ...cells.map((c) => c.length));
+  const lines: string[] = [];
+  for (let k = 0; k < height; k++) {
+    const parts = cells.map((c, col) => {
+      const text = c[k] ?? "";
+      const room = (widths[col] ?? 0) - PADDING;
+      return ` ${text}${" ".repeat(Math.max(0, room - screenWidth(text)))} `;
+    });
+    lines.push(`│${parts.join("│")}│`);
+  }
+  return lines;
+}
+
+/** The table's top or bottom border. */
+function border(left: string, mid: string, right: string, widths: number[]): string {
+  return `${left}${widths.map((w) => "─".repeat(w)).join(mid)}${right}`;
+}
+
+/** A cell of device names, one a line (a name longer than the column wraps, never cut short). */
+function devices(names: string[]): Cell {
+  return names.map((n) => ({ text: cell(n) }));
 }
 
 function row(
@@ -110,50 +274,59 @@ function row(
   a: Action,
   changes: Map<string, PlannedChange>,
   s: Style,
-): Table.Cell[] {
+): Cell[] {
   const c = changes.get(where);
   switch (a.type) {
     case "read":
       return [
-        n,
-        "read",
+        plain(n),
+        plain("read"),
         devices(
           a.devices.length <= 3
             ? a.devices
             : [...a.devices.slice(0, 3), `+${a.devices.length - 3} more`],
         ),
-        "",
-        one(a.label ?? ""),
+        plain(""),
+        plain(cell(a.label ?? "")),
       ];
     case "wait":
-      return [n, "wait", "", `${a.seconds} s`, one(a.reason ?? "")];
+      return [
+        plain(n),
+        plain("wait"),
+        plain(""),
+        plain(`${a.seconds} s`),
+        plain(cell(a.reason ?? "")),
+      ];
     case "write":
       return [
-        n,
-        s.yellow("write"),
+        plain(n),
+        [{ text: "write", paint: s.yellow }],
         devices([a.device]),
-        change(c?.from ?? null, a.value, c?.delta, c?.units),
-        `${one(a.reason)}${confirmedBy(c, s)}`,
+        plain(change(c?.from ?? null, a.value, c?.delta, c?.units)),
+        [{ text: cell(a.reason) }, ...confirmedBy(c, s)],
       ];
     case "scan":
       return [
-        n,
-        s.yellow("scan"),
+        plain(n),
+        [{ text: "scan", paint: s.yellow }],
         devices([a.writeDevice]),
-        `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${one(c.units)}` : ""}`,
-        `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}${
-          confirmedBy(c, s)
-        }`,
+        plain(
+          `${show(c?.from ?? null)} → ${a.start} … ${a.stop}${c?.units ? ` ${cell(c.units)}` : ""}`,
+        ),
+        [
+          { text: `${a.steps} points, dwell ${a.dwellSeconds} s; reads ${list(a.readDevices)}` },
+          ...confirmedBy(c, s),
+        ],
       ];
   }
 }
 
 /** A second line naming the device whose reading will confirm the change, or that none will. */
-function confirmedBy(c: PlannedChange | undefined, s: Style): string {
+function confirmedBy(c: PlannedChange | undefined, s: Style): Part[] {
   const p = c?.readback;
-  if (!p) return "";
-  if (!p.device) return `\n${s.dim("no readback device")}`;
-  return `\n${s.dim(`confirmed by ${one(partnerText(p))}`)}`;
+  if (!p) return [];
+  if (!p.device) return [{ text: "no readback device", paint: s.dim }];
+  return [{ text: `confirmed by ${cell(partnerText(p))}`, paint: s.dim }];
 }
 
 function change(
@@ -162,20 +335,20 @@ function change(
   delta: number | undefined,
   units = "",
 ): string {
-  const u = units ? ` ${one(units)}` : "";
+  const u = units ? ` ${cell(units)}` : "";
   const d = delta === undefined ? "" : ` (Δ ${delta >= 0 ? "+" : ""}${round6(delta)})`;
-  return `${show(from)} → ${one(to)}${u}${d}`;
+  return `${show(from)} → ${cell(to)}${u}${d}`;
 }
 
 function list(devices: string[]): string {
-  const shown = devices.slice(0, 3).map(one).join(", ");
+  const shown = devices.slice(0, 3).map(cell).join(", ");
   return devices.length <= 3 ? shown : `${shown} +${devices.length - 3} more`;
 }
 
 function show(v: Value | null): string {
   if (v === null) return "?";
   if (typeof v === "number") return String(round6(v));
-  return Array.isArray(v) ? "[waveform]" : one(String(v));
+  return Array.isArray(v) ? "[waveform]" : cell(String(v));
 }
 
 export function formatSeconds(s: number): string {

@@ -167,7 +167,11 @@ export class TerminalRenderer {
         if (this.#showUsage) {
           this.#io.err(
             s.dim(
-              `  ${ev.model} · ${ev.usage.promptTokens} in · ${ev.usage.completionTokens} out\n`,
+              // The model id and the counts are the endpoint's own words: shown escaped like any
+              // text from outside (a count that is not a number is shown as what it is).
+              untrusted(
+                `  ${ev.model} · ${ev.usage.promptTokens} in · ${ev.usage.completionTokens} out`,
+              ) + "\n",
             ),
           );
         }
