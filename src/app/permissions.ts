@@ -22,8 +22,11 @@ import { resolveHook } from "../tools/hooks.ts";
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
 
-/** The only system information read: the host name, for the audit log. */
-const SYS = ["hostname"] as const;
+/**
+ * The only system information read: the host name, for the audit log, and
+ * the user id, to refuse keys that belong to another user.
+ */
+const SYS = ["hostname", "uid"] as const;
 
 /**
  * Variables read whatever the configuration: ours and the model SDK's

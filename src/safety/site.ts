@@ -9,6 +9,7 @@
  */
 import { parse } from "smol-toml";
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
 
 /** Where the facility puts its site file. */
 export const SITE_FILE = "/etc/accel-agent/site.toml";
@@ -39,13 +40,18 @@ export async function readSiteSwitches(
   return out;
 }
 
+/** The largest site file read (it holds two keys). */
+const MAX_SITE_BYTES = 64 << 10;
+
 async function readSite(file: string, required: boolean): Promise<SiteSwitch | undefined> {
   let text: string;
   try {
-    text = await Deno.readTextFile(file);
+    text = await readRegularText(file, MAX_SITE_BYTES);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound && !required) return undefined;
-    return off(file, `cannot read the site file (${errorMessage(e).split("\n")[0]})`);
+    // The reader's refusal names the file, which the switch's line names already.
+    const why = errorMessage(e).split("\n")[0]?.replace(`${file}: `, "");
+    return off(file, `cannot read the site file (${why})`);
   }
   let raw: Record<string, unknown>;
   try {

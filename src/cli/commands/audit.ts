@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AuditLog, readHead } from "../../safety/audit.ts";
+import { AuditLog, chainBreakText, readHead } from "../../safety/audit.ts";
 import {
   type UnfinishedRun,
   unfinishedRuns,
@@ -49,10 +49,7 @@ export async function runAuditVerify(
   }
   if (json) io.out(`${terminalJson({ ...result, unfinished })}\n`);
   if (!result.ok) {
-    throw new CliError(
-      `audit chain broken at ${result.file}:${result.line}: ${result.reason}`,
-      Exit.FAILURE,
-    );
+    throw new CliError(chainBreakText(result), Exit.FAILURE);
   }
   if (!json) {
     const keyed = result.unkeyed === 0
