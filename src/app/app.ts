@@ -31,6 +31,7 @@ import type { App } from "./types.ts";
 
 export type { App, Resumed, Steering } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
+import { homeProblem } from "../config/paths.ts";
 
 export async function createApp(
   opts: {
@@ -45,6 +46,9 @@ export async function createApp(
 ): Promise<App> {
   const loaded = opts.loaded ??
     await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
+  // Without HOME, `~` would be the current directory: state under /.local/state, unseen.
+  const unset = homeProblem(loaded.config, io.env("HOME"));
+  if (unset) throw new CliError(`config error: ${unset}`, Exit.USAGE);
   const unusable = unreadableConfiguredPath(loaded, io.env("HOME") ?? io.cwd);
   if (unusable) throw new CliError(`config error: ${unusable}`, Exit.USAGE);
   const { config } = loaded;

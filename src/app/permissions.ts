@@ -14,7 +14,13 @@
  * @module
  */
 import type { LoadedConfig } from "../config/load.ts";
-import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../config/paths.ts";
+import {
+  homeProblem,
+  isWritableSetting,
+  namedPaths,
+  normalize,
+  resolveConfigPath,
+} from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
 import { resolveHook } from "../tools/hooks.ts";
@@ -172,6 +178,8 @@ function withRealPath(path: string): string[] {
  */
 export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   const { config } = loaded;
+  const unset = homeProblem(config, ctx.env("HOME"));
+  if (unset) throw new GrantError(unset);
   const home = ctx.env("HOME") ?? ctx.cwd;
   const named = namedPaths(config, loaded.baseDir, home);
   const check = (path: string, setting: string) => {

@@ -15,6 +15,7 @@ import type { RegistryOptions } from "../tools/registry.ts";
 import { buildSubagentTools, subagentMayUse } from "../tools/subagent_tools.ts";
 import { CliError, Exit } from "./exit.ts";
 import { errorMessage } from "../util/errors.ts";
+import { isRefusal, MAX_DEFINITION_BYTES, readRegularText } from "../util/bounded_read.ts";
 
 /** The built-in definitions shipped with the program. */
 export const BUILTIN_AGENTS_URL = new URL("../../configs/agents/", import.meta.url);
@@ -42,8 +43,12 @@ export async function loadAgentDefinitions(
       const path = `${dir.replace(/\/$/, "")}/${n}`;
       let def: AgentDefinition;
       try {
-        def = parseAgentDefinition(await Deno.readTextFile(path), path);
+        const text = await readRegularText(path, MAX_DEFINITION_BYTES, {
+          fix: "an agent definition is a Markdown file in the agents directory",
+        });
+        def = parseAgentDefinition(text, path);
       } catch (e) {
+        if (isRefusal(e)) throw new CliError(`agent definition ${e.message}`, Exit.USAGE);
         if (e instanceof SyntaxError) {
           throw new CliError(`agent definition ${e.message}`, Exit.USAGE);
         }

@@ -15,6 +15,7 @@ import { KeyError, loadKey, macOf, sameText } from "./keys.ts";
 import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
 import { z } from "zod";
+import { readRegularText } from "../util/bounded_read.ts";
 
 /** What a valid token says. */
 export interface TokenClaims {
@@ -155,7 +156,7 @@ const UsedSchema = z.looseObject({ at: z.string() });
 
 async function usedAt(path: string): Promise<string> {
   try {
-    const read = readJson(UsedSchema, await Deno.readTextFile(path));
+    const read = readJson(UsedSchema, await readRegularText(path, 64 << 10));
     return read.ok ? read.value.at : "an earlier time";
   } catch {
     return "an earlier time";

@@ -47,6 +47,9 @@ export interface ReadOptions {
   fix?: string;
 }
 
+/** The largest skill, agent definition or system prompt file read: text a model reads whole. */
+export const MAX_DEFINITION_BYTES = 1 << 20;
+
 /** "1 MiB", "64 KiB", "512 bytes". */
 export function bytesText(n: number): string {
   if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;

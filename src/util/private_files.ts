@@ -36,8 +36,15 @@ export function makePrivateDirSync(path: string): void {
  * file beside it, then renamed over it. On any failure the temporary file is
  * removed and the error is thrown; `path` is as it was.
  */
-export async function writePrivateFile(path: string, data: string | Uint8Array): Promise<void> {
-  const tmp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+export async function writePrivateFile(
+  path: string,
+  data: string | Uint8Array,
+  opts: { fixedTemp?: boolean } = {},
+): Promise<void> {
+  // A fixed name (`<path>.tmp`) where only it and `path` may be written (a granted output file);
+  // one left by a killed process is removed first.
+  const tmp = opts.fixedTemp ? `${path}.tmp` : `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  if (opts.fixedTemp) await Deno.remove(tmp).catch(() => {});
   try {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     await Deno.writeFile(tmp, bytes, { createNew: true, mode: PRIVATE_FILE_MODE });
