@@ -32,6 +32,7 @@ import type { App } from "./types.ts";
 export type { App, Resumed, Steering } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
 import { homeProblem } from "../config/paths.ts";
+import { makePrivateDir } from "../util/private_files.ts";
 
 export async function createApp(
   opts: {
@@ -75,7 +76,7 @@ export async function createApp(
   let sandbox: SandboxDeps;
   try {
     // Scan data from plans is one more read-only data directory for Python, after the configured ones.
-    await Deno.mkdir(plans.scansDir, { recursive: true });
+    await makePrivateDir(plans.scansDir);
     const dataDirs = [...config.sandbox.data_dirs, plans.scansDir];
     sandbox = createSandboxDeps(
       { ...config.sandbox, data_dirs: dataDirs },

@@ -99,7 +99,10 @@ export async function saveScript(
       now.toISOString().slice(0, 10)
     }.\n"""\n\n`;
   try {
-    await Deno.writeTextFile(path, `${header}${code.trimEnd()}\n`, { createNew: true });
+    await Deno.writeTextFile(path, `${header}${code.trimEnd()}\n`, {
+      createNew: true,
+      mode: 0o600,
+    });
   } catch (e) {
     if (e instanceof Deno.errors.AlreadyExists) {
       throw new RangeError(`a script "${base}" already exists; choose another save_as name`);
