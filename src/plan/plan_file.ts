@@ -47,12 +47,17 @@ export async function readPlanFile(path: string): Promise<Plan> {
 
 /** Saves a plan as JSON named after its hash (0600, whole or not at all); returns the path. */
 export async function savePlan(dir: string, plan: Plan, name?: string): Promise<string> {
-  await makePrivateDir(dir);
   const hash = await planHash(plan);
   const base = name
     ? name.replace(/[^\w.-]/g, "_").replace(/\.json$/, "")
     : `plan-${hash.slice(0, 12)}`;
   const path = `${dir}/${base}.json`;
-  await writePrivateFile(path, `${JSON.stringify(plan, null, 2)}\n`);
+  try {
+    await makePrivateDir(dir);
+    await writePrivateFile(path, `${JSON.stringify(plan, null, 2)}\n`);
+  } catch (e) {
+    // A full disk: said as what could not be done, and where (nothing half-written is left).
+    throw new Error(`the plan could not be saved in ${dir} (${errorMessage(e).split(": ")[0]})`);
+  }
   return path;
 }
