@@ -15,6 +15,7 @@ import type { Io } from "../../app/io.ts";
 import { runPlanRun } from "./plan.ts";
 import { style } from "../term/style.ts";
 import { unfinishedText } from "../term/unfinished_notice.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 export async function runPlanRecover(
   app: App,
@@ -45,9 +46,30 @@ export async function runPlanRecover(
     else io.out(`run ${marker.run} dismissed; the audit log records it\n`);
     return Exit.OK;
   }
-  const { plan, skipped } = await service.recoveryPlan(marker);
+  let recovery;
+  try {
+    recovery = await service.recoveryPlan(marker);
+  } catch (e) {
+    // The facility cannot be asked: nothing is claimed, nothing is closed.
+    throw new CliError(
+      `run ${marker.run} stays open: its devices could not be read (${
+        untrusted(errorMessage(e).split("\n")[0] ?? "")
+      }); try again, or check them by hand and close it with plan recover ${marker.run} --dismiss`,
+      Exit.FAILURE,
+    );
+  }
+  const { plan, skipped } = recovery;
   for (const x of skipped) {
     io.err(`accel-agent: ${untrusted(x.device)} is not restored: ${untrusted(x.why)}\n`);
+  }
+  if (!plan && skipped.length) {
+    // Devices not checked cannot be said to read their originals: the run stays open.
+    throw new CliError(
+      `run ${marker.run} stays open: ${
+        skipped.length === 1 ? "its device was" : `${skipped.length} of its devices were`
+      } not checked; check by hand, then close it with plan recover ${marker.run} --dismiss`,
+      Exit.FAILURE,
+    );
   }
   if (!plan) {
     // Nothing to put back: every device reads its original. Close the run, recorded.
