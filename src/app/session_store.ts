@@ -169,9 +169,9 @@ export class SessionStore {
         Exit.USAGE,
       );
     }
-    await this.#cutTorn(chosen);
     let text: string;
     try {
+      await this.#cutTorn(chosen);
       text = await readRegularText(this.path(chosen), MAX_SESSION_BYTES, {
         fix: "resume another session, or move it aside",
       });

@@ -34,7 +34,8 @@ export async function loadAgentDefinitions(
     const names: string[] = [];
     try {
       for await (const e of Deno.readDir(dir)) {
-        if (e.isFile && e.name.endsWith(".md")) names.push(e.name);
+        // Not only regular files: a link is followed, and a FIFO or a device is refused by name.
+        if (!e.isDirectory && e.name.endsWith(".md")) names.push(e.name);
       }
     } catch (e) {
       throw new CliError(`agents dir ${dir}: cannot read it (${errorMessage(e)})`, Exit.USAGE);

@@ -207,7 +207,8 @@ async function jsonFiles(dir: string): Promise<string[]> {
     for await (const e of Deno.readDir(dir)) {
       const p = `${dir}/${e.name}`;
       if (e.isDirectory) out.push(...await jsonFiles(p));
-      else if (e.isFile && e.name.endsWith(".json")) out.push(p);
+      // A link is followed, and a FIFO or a device is refused by name, not passed over.
+      else if (e.name.endsWith(".json")) out.push(p);
     }
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
