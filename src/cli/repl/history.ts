@@ -12,7 +12,9 @@ const MAX_HISTORY_BYTES = 16 << 20;
 
 export class History {
   readonly #path: string;
-  #max: number;
+  readonly #max: number;
+  /** Off after the file could not be read or written: entries are kept in memory only. */
+  #writing = true;
   /** Newest first, as node:readline wants it. */
   entries: string[] = [];
 
@@ -23,19 +25,19 @@ export class History {
 
   /**
    * Reads the file. A file that cannot be used (a FIFO, a device, too
-   * large, unreadable) is left alone: the session keeps no history, and the
-   * one line returned says why.
+   * large, unreadable) is left alone: this session's entries are kept in
+   * memory only, and the one line returned says why.
    */
   async load(): Promise<string | undefined> {
     try {
       const text = await readRegularText(this.#path, MAX_HISTORY_BYTES, {
-        fix: "move it aside; this session keeps no history",
+        fix: "move it aside; this session's history is not saved",
       });
       const lines = text.split("\n").filter((l) => l.trim());
       this.entries = lines.slice(-this.#max).reverse();
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return undefined;
-      this.#max = 0;
+      this.#writing = false;
       return isRefusal(e)
         ? e.message
         : `${this.#path}: cannot read the history (${
@@ -54,6 +56,7 @@ export class History {
     const line = entry.replaceAll("\n", " ").trim();
     if (!line || this.#max === 0) return undefined;
     this.entries = [line, ...this.entries.filter((e) => e !== line)].slice(0, this.#max);
+    if (!this.#writing) return undefined;
     try {
       const dir = this.#path.slice(0, this.#path.lastIndexOf("/"));
       if (dir) await makePrivateDir(dir);
@@ -61,7 +64,7 @@ export class History {
       const size = (await Deno.stat(this.#path)).size;
       if (size > this.#max * 400) await this.#rewrite();
     } catch (e) {
-      this.#max = 0;
+      this.#writing = false;
       return `${this.#path}: the history could not be written (${
         errorMessage(e)
       }); it is kept in memory for this session`;
