@@ -9,7 +9,7 @@
  * @module
  */
 import { parse } from "smol-toml";
-import { glanceRegularText } from "../util/bounded_read.ts";
+import { glanceRegularText } from "../util/glance_read.ts";
 import { configFile, type LoadOptions, nonEmpty } from "./locate.ts";
 
 /** What the early prompt needs to know. */

@@ -106,13 +106,14 @@ async function readIfPresent(path: string): Promise<string | undefined> {
 async function createKey(dir: string, path: string): Promise<void> {
   const hex = Array.from(crypto.getRandomValues(new Uint8Array(32)), toHex).join("");
   const tmp = `${dir}/.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(tmp, `${hex}\n`, { mode: 0o600, createNew: true });
   try {
+    await Deno.writeTextFile(tmp, `${hex}\n`, { mode: 0o600, createNew: true });
     await Deno.link(tmp, path);
   } catch (e) {
     if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
   } finally {
-    await Deno.remove(tmp);
+    // Also after a write that failed half-way (a full disk): no partial key is left behind.
+    await Deno.remove(tmp).catch(() => {});
   }
 }
 

@@ -14,9 +14,9 @@
  * `fix`, what to do; a missing file is Deno's `NotFound` (callers treat
  * absence as they always did).
  *
- * {@link glanceRegularText} is the exception: before `node:fs` is loaded
- * (the REPL's early prompt, where loading it costs a fifth of the time to
- * the prompt) it opens with `Deno.open` and watches the path meanwhile.
+ * `glance_read.ts` is the exception: before `node:fs` is loaded (the REPL's
+ * early prompt, where loading it costs a fifth of the time to the prompt)
+ * it opens with `Deno.open` and watches the path meanwhile.
  *
  * @example
  * ```ts
@@ -67,7 +67,8 @@ interface Kind {
   isSocket: boolean | null;
 }
 
-function kindOf(info: Kind): string {
+/** What kind of file a stat describes, for messages ("a FIFO (named pipe)"). */
+export function kindOf(info: Kind): string {
   if (info.isDirectory) return "a directory";
   if (info.isFifo) return "a FIFO (named pipe)";
   if (info.isCharDevice) return "a character device";
@@ -76,13 +77,15 @@ function kindOf(info: Kind): string {
   return "not a regular file";
 }
 
-function notRegular(shown: string, kind: string, fix?: string): NotRegularFileError {
+/** The refusal of a file that is `kind`, in the reader's words. */
+export function notRegular(shown: string, kind: string, fix?: string): NotRegularFileError {
   return new NotRegularFileError(
     `${shown}: is ${kind}, not a regular file${fix ? `; ${fix}` : ""}`,
   );
 }
 
-function tooLarge(shown: string, maxBytes: number, fix?: string): TooLargeError {
+/** The refusal of a file past `maxBytes`, in the reader's words. */
+export function tooLarge(shown: string, maxBytes: number, fix?: string): TooLargeError {
   return new TooLargeError(`${shown}: larger than ${bytesText(maxBytes)}${fix ? `; ${fix}` : ""}`);
 }
 
@@ -253,71 +256,8 @@ export async function loadSyncReader(): Promise<void> {
   await fsModule();
 }
 
-/** How long the glance waits for an open that the watch cannot explain. */
-const GLANCE_DEADLINE_MS = 2000;
-
-/**
- * The text of the regular file at `path`, for the REPL's early prompt,
- * before `node:fs` is loaded: checked by `stat`, opened with `Deno.open`,
- * and the path watched while the open is under way. A FIFO put in the
- * file's place after the check would make the open wait for a writer; the
- * watch sees the path change and refuses instead (the open left behind is
- * closed if it ever finishes; the program exits through `Deno.exit`). An
- * open still waiting after 2 s is given up on: the glance is only a first
- * look, and the full load that follows uses the reader that cannot wait.
- */
-export async function glanceRegularText(
-  path: string,
-  maxBytes: number,
-  opts: ReadOptions = {},
-): Promise<string> {
-  const shown = opts.shown ?? path;
-  const before = await Deno.stat(path);
-  if (!before.isFile) throw notRegular(shown, kindOf(before), opts.fix);
-  if (before.size > maxBytes) throw tooLarge(shown, maxBytes, opts.fix);
-  const opening = Deno.open(path, { read: true });
-  let file: Deno.FsFile | undefined;
-  opening.then((f) => file = f, () => {});
-  const opened = opening.then(() => true, () => true);
-  // The first look at the path is raced with the open itself, without a timer (the first
-  // timer of a process costs about 25 ms, a fifth of the time to the prompt); later looks every 5 ms.
-  const started = performance.now();
-  for (let look = 0; file === undefined; look++) {
-    // A FIFO swapped in and the file swapped back while the open waits would fool the watch:
-    // the glance gives up instead (a slow disk only costs the early prompt).
-    if (performance.now() - started > GLANCE_DEADLINE_MS) {
-      opening.then((f) => f.close(), () => {});
-      throw new Error(`${shown}: did not open within ${GLANCE_DEADLINE_MS / 1000} s`);
-    }
-    const wait = look === 0
-      ? Deno.stat(path).then(() => false, () => false)
-      : new Promise<false>((r) => setTimeout(() => r(false), 5));
-    if (await Promise.race([opened, wait])) {
-      file = await opening;
-      break;
-    }
-    const now = await Deno.stat(path).catch(() => undefined);
-    if (!now?.isFile || now.ino !== before.ino || now.dev !== before.dev) {
-      opening.then((f) => f.close(), () => {});
-      const what = now && !now.isFile ? ` (it is now ${kindOf(now)})` : "";
-      throw new NotRegularFileError(
-        `${shown}: was replaced while it was being opened${what}${opts.fix ? `; ${opts.fix}` : ""}`,
-      );
-    }
-  }
-  using handle = file;
-  // Swapped for something else between the stat and the open: check what was opened.
-  const info = await handle.stat();
-  if (!info.isFile) throw notRegular(shown, kindOf(info), opts.fix);
-  const bytes = await readAll(
-    async (b) => (await handle.read(b)) ?? 0,
-    maxBytes,
-    () => tooLarge(shown, maxBytes, opts.fix),
-  );
-  return new TextDecoder().decode(bytes);
-}
-
-async function readAll(
+/** Everything `read` gives, or the error `over` makes once past `maxBytes`. */
+export async function readAll(
   read: (buf: Uint8Array) => Promise<number>,
   maxBytes: number,
   over: () => Error,

@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import {
-  glanceRegularText,
   NotRegularFileError,
   openRegular,
   readRegularBytes,
@@ -14,6 +13,7 @@ import {
   readRegularTextSync,
   TooLargeError,
 } from "../../src/util/bounded_read.ts";
+import { glanceRegularText } from "../../src/util/glance_read.ts";
 import { tempDir } from "../support/temp.ts";
 import { killAfter, ROOT } from "../support/run_agent.ts";
 
@@ -123,13 +123,14 @@ Deno.test("openRegular gives the size of what it opened and refuses what is no r
  * fails on its exit code.
  */
 async function raceSwaps(reader: "readRegularText" | "glanceRegularText") {
+  const module = reader === "readRegularText" ? "bounded_read" : "glance_read";
   await using dir = await tempDir();
   const path = `${dir.path}/config.toml`;
   const regular = `${dir.path}/regular`;
   const fifo = `${dir.path}/fifo`;
   await Deno.writeTextFile(path, "x = 1\n");
   const script = `
-    import { ${reader} as read } from "${ROOT}/src/util/bounded_read.ts";
+    import { ${reader} as read } from "${ROOT}/src/util/${module}.ts";
     let ok = 0, refused = 0, missing = 0;
     for (let i = 0; i < 400; i++) {
       try {
