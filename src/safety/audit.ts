@@ -9,6 +9,10 @@
  * default `<dir>/HEAD`; the program keeps it beside the audit directory, so
  * removing that directory is seen too) and replaced after each append under
  * the same lock, so removing the newest entries is detected as well.
+ * Before each append the newest entry's hash and MAC and the head's MAC are
+ * checked: a tail forged without the key, or another state directory's, is
+ * refused with the line `audit verify` gives (`audit_chain.ts` holds the
+ * checks both make).
  *
  * @module
  */
