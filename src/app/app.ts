@@ -31,6 +31,8 @@ import type { App } from "./types.ts";
 
 export type { App, Resumed, Steering } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
+import { homeProblem } from "../config/paths.ts";
+import { makePrivateDir } from "../util/private_files.ts";
 
 export async function createApp(
   opts: {
@@ -45,6 +47,9 @@ export async function createApp(
 ): Promise<App> {
   const loaded = opts.loaded ??
     await loadConfig({ path: opts.config, env: { get: io.env }, cwd: io.cwd });
+  // Without HOME, `~` would be the current directory: state under /.local/state, unseen.
+  const unset = homeProblem(loaded.config, io.env("HOME"));
+  if (unset) throw new CliError(`config error: ${unset}`, Exit.USAGE);
   const unusable = unreadableConfiguredPath(loaded, io.env("HOME") ?? io.cwd);
   if (unusable) throw new CliError(`config error: ${unusable}`, Exit.USAGE);
   const { config } = loaded;
@@ -71,7 +76,7 @@ export async function createApp(
   let sandbox: SandboxDeps;
   try {
     // Scan data from plans is one more read-only data directory for Python, after the configured ones.
-    await Deno.mkdir(plans.scansDir, { recursive: true });
+    await makePrivateDir(plans.scansDir);
     const dataDirs = [...config.sandbox.data_dirs, plans.scansDir];
     sandbox = createSandboxDeps(
       { ...config.sandbox, data_dirs: dataDirs },

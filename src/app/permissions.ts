@@ -14,7 +14,13 @@
  * @module
  */
 import type { LoadedConfig } from "../config/load.ts";
-import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../config/paths.ts";
+import {
+  homeProblem,
+  isWritableSetting,
+  namedPaths,
+  normalize,
+  resolveConfigPath,
+} from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
 import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
@@ -22,8 +28,11 @@ import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
 
-/** The only system information read: the host name, for the audit log. */
-const SYS = ["hostname"] as const;
+/**
+ * The only system information read: the host name, for the audit log, and
+ * the user id, to refuse keys that belong to another user.
+ */
+const SYS = ["hostname", "uid"] as const;
 
 /**
  * Variables read whatever the configuration: ours and the model SDK's
@@ -169,6 +178,8 @@ function withRealPath(path: string): string[] {
  */
 export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   const { config } = loaded;
+  const unset = homeProblem(config, ctx.env("HOME"));
+  if (unset) throw new GrantError(unset);
   const home = ctx.env("HOME") ?? ctx.cwd;
   const named = namedPaths(config, loaded.baseDir, home);
   const check = (path: string, setting: string) => {

@@ -14,8 +14,10 @@ import { ApprovalTokens } from "../safety/approval_token.ts";
 import { AuditLog, type SafetyState } from "../safety/audit.ts";
 import { keysDir, keysExposedBy, loadKey } from "../safety/keys.ts";
 import {
+  LIMITS_FIX,
   LimitsError,
   LimitsTable,
+  MAX_LIMITS_BYTES,
   type NameMatching,
   nameMatchingFor,
   parseLimits,
@@ -26,6 +28,7 @@ import { sha256Hex } from "../util/hash.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
+import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 
 /** The plan service and the approver in force (each mode sets its own). */
 export interface PlanPath {
@@ -150,11 +153,12 @@ async function readLimits(
 ): Promise<{ limits: LimitsTable; hash: string }> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readRegularText(path, MAX_LIMITS_BYTES, { fix: LIMITS_FIX });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
       return { limits: new LimitsTable({}, matching), hash: "" };
     }
+    if (isRefusal(e)) throw new CliError(`limits error: ${e.message}`, Exit.USAGE);
     throw new CliError(
       `limits error: ${path}: cannot read the limits file (${errorMessage(e)})`,
       Exit.USAGE,

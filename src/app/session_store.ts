@@ -31,6 +31,11 @@ import { CorruptFileError, parseJsonFile } from "../util/json_file.ts";
 import { CliError, Exit } from "./exit.ts";
 import { type AppendFs, appendWhole, cutTornTail, realAppendFs } from "../util/whole_append.ts";
 import { errorMessage } from "../util/errors.ts";
+import { isRefusal, readRegularText } from "../util/bounded_read.ts";
+import { makePrivateDir } from "../util/private_files.ts";
+
+/** The largest session file read back (a long session with its tool results). */
+const MAX_SESSION_BYTES = 256 << 20;
 
 /** A saved session, read back. */
 export interface SavedSession {
@@ -67,7 +72,7 @@ export class SessionStore {
     const records: SessionRecord[] = [];
     let saved = this.#saved;
     if (!saved || saved.id !== session.id) {
-      await Deno.mkdir(this.dir, { recursive: true });
+      await makePrivateDir(this.dir);
       const exists = await Deno.stat(this.path(session.id)).then((i) => i.size > 0, () => false);
       if (!exists) {
         records.push({ t: "meta", id: session.id, started_at: session.startedAt, version: 1 });
@@ -103,7 +108,7 @@ export class SessionStore {
 
   /** Records a sub-agent's end in the session's file. */
   async saveRun(sessionId: string, run: RunInfo): Promise<void> {
-    await Deno.mkdir(this.dir, { recursive: true });
+    await makePrivateDir(this.dir);
     await this.#append(sessionId, [{ t: "agent", run }]);
   }
 
@@ -130,7 +135,7 @@ export class SessionStore {
   async #cutTorn(id: string): Promise<void> {
     if (this.#checked.has(id)) return;
     try {
-      const report = await cutTornTail(this.path(id));
+      const report = await cutTornTail(this.path(id), MAX_SESSION_BYTES);
       if (report) this.opts.onRecovered?.(report);
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
@@ -164,8 +169,16 @@ export class SessionStore {
         Exit.USAGE,
       );
     }
-    await this.#cutTorn(chosen);
-    const text = await Deno.readTextFile(this.path(chosen));
+    let text: string;
+    try {
+      await this.#cutTorn(chosen);
+      text = await readRegularText(this.path(chosen), MAX_SESSION_BYTES, {
+        fix: "resume another session, or move it aside",
+      });
+    } catch (e) {
+      if (isRefusal(e)) throw new CliError(e.message, Exit.USAGE);
+      throw e;
+    }
     let session: Session | undefined;
     const runs = new Map<string, RunInfo>();
     const lines = text.split("\n").filter((l) => l.trim());

@@ -7,6 +7,7 @@
 import { parseSkill, type Skill } from "../skills/skill.ts";
 import { CliError, Exit } from "./exit.ts";
 import { errorMessage } from "../util/errors.ts";
+import { isRefusal, MAX_DEFINITION_BYTES, readRegularText } from "../util/bounded_read.ts";
 
 export const BUILTIN_SKILLS_URL = new URL("../../configs/skills/", import.meta.url);
 
@@ -24,9 +25,12 @@ export async function loadSkills(dirs: string[]): Promise<Skill[]> {
       const path = `${dir.replace(/\/$/, "")}/${n}/SKILL.md`;
       let text: string;
       try {
-        text = await Deno.readTextFile(path);
+        text = await readRegularText(path, MAX_DEFINITION_BYTES, {
+          fix: "a skill is a directory with a SKILL.md file",
+        });
       } catch (e) {
         if (e instanceof Deno.errors.NotFound) continue;
+        if (isRefusal(e)) throw new CliError(`skill ${e.message}`, Exit.USAGE);
         throw e;
       }
       try {

@@ -16,6 +16,7 @@ import type { RegistryOptions } from "../tools/registry.ts";
 import { buildSubagentTools, subagentMayUse } from "../tools/subagent_tools.ts";
 import { CliError, Exit } from "./exit.ts";
 import { errorMessage } from "../util/errors.ts";
+import { isRefusal, MAX_DEFINITION_BYTES, readRegularText } from "../util/bounded_read.ts";
 
 /** The built-in definitions shipped with the program. */
 export const BUILTIN_AGENTS_URL = new URL("../../configs/agents/", import.meta.url);
@@ -34,7 +35,8 @@ export async function loadAgentDefinitions(
     const names: string[] = [];
     try {
       for await (const e of Deno.readDir(dir)) {
-        if (e.isFile && e.name.endsWith(".md")) names.push(e.name);
+        // Not only regular files: a link is followed, and a FIFO or a device is refused by name.
+        if (!e.isDirectory && e.name.endsWith(".md")) names.push(e.name);
       }
     } catch (e) {
       throw new CliError(`agents dir ${dir}: cannot read it (${errorMessage(e)})`, Exit.USAGE);
@@ -43,8 +45,12 @@ export async function loadAgentDefinitions(
       const path = `${dir.replace(/\/$/, "")}/${n}`;
       let def: AgentDefinition;
       try {
-        def = parseAgentDefinition(await Deno.readTextFile(path), path);
+        const text = await readRegularText(path, MAX_DEFINITION_BYTES, {
+          fix: "an agent definition is a Markdown file in the agents directory",
+        });
+        def = parseAgentDefinition(text, path);
       } catch (e) {
+        if (isRefusal(e)) throw new CliError(`agent definition ${e.message}`, Exit.USAGE);
         if (e instanceof SyntaxError) {
           throw new CliError(`agent definition ${e.message}`, Exit.USAGE);
         }

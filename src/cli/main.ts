@@ -217,8 +217,13 @@ export async function main(args: string[], signals?: EarlyStop): Promise<number>
     }
     const { ConfigError } = await import("../config/load.ts");
     if (e instanceof ConfigError) return fail(`config error: ${e.message}`, "config", Exit.USAGE);
+    // A bug: one line for the operator; the stack only when asked for.
+    const debug = io.env("ACCEL_AGENT_DEBUG") === "1";
+    const what = e instanceof Error ? (debug ? e.stack ?? e.message : e.message) : String(e);
     return fail(
-      `internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`,
+      `internal error: ${debug ? what : what.split("\n")[0]}${
+        debug ? "" : " (a bug; ACCEL_AGENT_DEBUG=1 shows where)"
+      }`,
       "internal",
       Exit.FAILURE,
     );

@@ -9,7 +9,7 @@
  * @module
  */
 import { parse } from "smol-toml";
-import { readRegularText } from "../util/bounded_read.ts";
+import { glanceRegularText } from "../util/glance_read.ts";
 import { configFile, type LoadOptions, nonEmpty } from "./locate.ts";
 
 /** What the early prompt needs to know. */
@@ -32,7 +32,7 @@ export async function glanceConfig(
   let raw: Table = {};
   if (file) {
     try {
-      raw = parse(await readRegularText(file.path, 1 << 20, file.shown));
+      raw = parse(await glanceRegularText(file.path, 1 << 20, { shown: file.shown }));
     } catch (e) {
       if (file.explicit || !(e instanceof Deno.errors.NotFound)) return undefined;
     }

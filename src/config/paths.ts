@@ -60,10 +60,37 @@ export function normalize(path: string): string {
 }
 
 /**
+ * Why the configuration's paths cannot be resolved without `HOME`, or
+ * undefined when they can: a path that starts with `~` needs it, and state
+ * must never go to `/.local/state` (or the current directory) because it is unset.
+ */
+export function homeProblem(
+  config: Config,
+  home: string | undefined,
+): string | undefined {
+  if (home !== undefined && home.trim() !== "") return undefined;
+  for (const { path, setting } of pathSettings(config)) {
+    if (path === "~" || path.startsWith("~/")) {
+      return `${setting} = "${path}" needs HOME, which is not set; set HOME, or give ${setting} ` +
+        `an absolute path in the config file`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Every non-empty path setting of `config`, resolved, in the order of the
  * file's tables. A setting that holds a list gives one entry per element.
  */
 export function namedPaths(config: Config, baseDir: string, home: string): NamedPath[] {
+  return pathSettings(config).map(({ path, setting }) => ({
+    path: resolveConfigPath(path, baseDir, home),
+    setting,
+  }));
+}
+
+/** Every non-empty path setting of `config` as written, in the order of the file's tables. */
+function pathSettings(config: Config): NamedPath[] {
   const out: NamedPath[] = [];
   const walk = (value: unknown, table: string[]) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return;
@@ -75,9 +102,7 @@ export function namedPaths(config: Config, baseDir: string, home: string): Named
       if (!PATH_KEY.test(key)) continue;
       const setting = table.length ? `[${table.join(".")}] ${key}` : key;
       for (const p of Array.isArray(v) ? v : [v]) {
-        if (typeof p === "string" && p.trim() !== "") {
-          out.push({ path: resolveConfigPath(p, baseDir, home), setting });
-        }
+        if (typeof p === "string" && p.trim() !== "") out.push({ path: p, setting });
       }
     }
   };

@@ -10,6 +10,7 @@ import { cutResult, resultOf } from "../tools/results.ts";
 import type { ObservedPlan, PlanAction, Verdict } from "./graders.ts";
 import type { Task } from "./task.ts";
 import { parseJsonFile } from "../util/json_file.ts";
+import { readAuditFile } from "../safety/audit_chain.ts";
 
 const RESULT_CHARS = 2_000;
 
@@ -164,7 +165,7 @@ export async function auditLines(auditDir: string): Promise<AuditLine[]> {
   }
   names = names.sort();
   for (const name of names) {
-    const lines = (await Deno.readTextFile(`${auditDir}/${name}`)).split("\n");
+    const lines = (await readAuditFile(`${auditDir}/${name}`)).split("\n");
     for (const [i, line] of lines.entries()) {
       if (!line.trim()) continue;
       const e = parseJsonFile(AuditLineSchema, line, {

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { errorMessage } from "../util/errors.ts";
+import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 
 const Device = z.string().min(1).max(256);
 
@@ -175,14 +176,20 @@ export function parseTask(json: unknown, source: string): Task {
  * Reads every `*.json` under the directories (recursively), sorted by id.
  * Throws on an invalid file or a duplicated id, naming both files.
  */
+/** The largest task file read (a task is a question, a set-up and its graders). */
+const MAX_TASK_BYTES = 1 << 20;
+
 export async function loadTasks(dirs: string[]): Promise<Task[]> {
   const byId = new Map<string, { task: Task; path: string }>();
   for (const dir of dirs) {
     for (const path of await jsonFiles(dir)) {
       let json: unknown;
       try {
-        json = JSON.parse(await Deno.readTextFile(path));
+        json = JSON.parse(
+          await readRegularText(path, MAX_TASK_BYTES, { fix: "fix the task file" }),
+        );
       } catch (e) {
+        if (isRefusal(e)) throw new TypeError(e.message);
         throw new TypeError(`${path}: not JSON (${errorMessage(e)}); fix the task file`);
       }
       const task = parseTask(json, path);
@@ -202,7 +209,8 @@ async function jsonFiles(dir: string): Promise<string[]> {
     for await (const e of Deno.readDir(dir)) {
       const p = `${dir}/${e.name}`;
       if (e.isDirectory) out.push(...await jsonFiles(p));
-      else if (e.isFile && e.name.endsWith(".json")) out.push(p);
+      // A link is followed, and a FIFO or a device is refused by name, not passed over.
+      else if (e.name.endsWith(".json")) out.push(p);
     }
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {

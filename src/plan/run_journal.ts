@@ -285,6 +285,8 @@ export class RunJournal {
       throw e;
     }
     try {
+      // Replaced by a FIFO since it was listed: reading would wait for ever.
+      if (!(await file.stat()).isFile) return undefined;
       if (!(await file.tryLock(true))) return undefined; // its process still runs it
       return await readMarker(file, path, run);
     } finally {

@@ -5,6 +5,7 @@
  */
 import type { Value } from "../adapters/adapter.ts";
 import type { ScanAction } from "../plan_model/plan.ts";
+import { makePrivateDir, writePrivateFile } from "../util/private_files.ts";
 
 export interface ScanRow {
   time: string;
@@ -21,7 +22,7 @@ export async function writeScanCsv(
   scan: ScanAction,
   rows: ScanRow[],
 ): Promise<string> {
-  await Deno.mkdir(dir, { recursive: true });
+  await makePrivateDir(dir);
   const stamp = rows[0]?.time.replace(/[:.]/g, "-") ?? "empty";
   const index = /\[(\d+)\]/.exec(where)?.[1] ?? "0";
   const path = `${dir}/scan-${planHash.slice(0, 12)}-${index}-${stamp}.csv`;
@@ -35,7 +36,7 @@ export async function writeScanCsv(
   for (const r of rows) {
     lines.push([r.time, r.setpoint, r.readback, ...r.values].map(cell).join(","));
   }
-  await Deno.writeTextFile(path, lines.join("\n") + "\n");
+  await writePrivateFile(path, lines.join("\n") + "\n");
   return path;
 }
 

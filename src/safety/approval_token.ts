@@ -22,6 +22,7 @@ import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { z } from "zod";
+import { readRegularText } from "../util/bounded_read.ts";
 
 /** What a valid token says. */
 export interface TokenClaims {
@@ -207,7 +208,7 @@ const UsedSchema = z.looseObject({ at: z.string() });
 
 async function usedAt(path: string): Promise<string> {
   try {
-    const read = readJson(UsedSchema, await Deno.readTextFile(path));
+    const read = readJson(UsedSchema, await readRegularText(path, 64 << 10));
     return read.ok ? read.value.at : "an earlier time";
   } catch {
     return "an earlier time";

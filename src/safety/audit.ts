@@ -9,11 +9,14 @@
  * default `<dir>/HEAD`; the program keeps it beside the audit directory, so
  * removing that directory is seen too) and replaced after each append under
  * the same lock, so removing the newest entries is detected as well.
+ * Before each append the newest entry's hash and MAC and the head's MAC are
+ * checked: a tail forged without the key, or another state directory's, is
+ * refused with the line `audit verify` gives (`audit_chain.ts` holds the
+ * checks both make).
  *
  * @module
  */
-import { canonicalJson, sha256Hex } from "../util/hash.ts";
-import { macOf } from "./keys.ts";
+import { sameText } from "./keys.ts";
 import {
   type AppendFs,
   appendWhole,
@@ -23,66 +26,40 @@ import {
 } from "../util/whole_append.ts";
 import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
+import { makePrivateDir } from "../util/private_files.ts";
 import { z } from "zod";
+import {
+  type AuditEntry,
+  AuditError,
+  type AuditHead,
+  type AuditRecord,
+  chainBreakText,
+  checkEntryLine,
+  entryHash,
+  entryMac,
+  GENESIS,
+  HEAD_MAC_MISMATCH,
+  headMac,
+  macProblem,
+  readAuditBytes,
+  readAuditFile,
+  readHead,
+} from "./audit_chain.ts";
+import { verifyAuditDir } from "./audit_verify.ts";
 
-/** The limits and kill switches a decision was made under. */
-export interface SafetyState {
-  /** The limits file as read, and the SHA-256 of its bytes ("" when there is none). */
-  limitsFile: string;
-  limitsHash: string;
-  /** Writes allowed after every switch. */
-  writesEnabled: boolean;
-  /** `[safety] writes_enabled` of the user's config. */
-  configWritesEnabled: boolean;
-  /** Why the config file could not be read again for its switch (writes are then off). */
-  configError?: string;
-  /** Every site file consulted: its path and what it says (false when unreadable). */
-  site: { file: string; writesEnabled: boolean; error?: string }[];
-}
-
-/** What a caller records; the log adds time, chain and hash. */
-export interface AuditRecord {
-  operator: string;
-  host: string;
-  configHash: string;
-  planHash: string;
-  plan: unknown;
-  decision: string;
-  /** Who or what decided: "terminal", "--approved-hash", "policy: read-only"… */
-  decidedBy: string;
-  /** The limits and kill switches in force. */
-  safety?: SafetyState;
-  /** The approval token used or issued (its id, never the token). */
-  token?: unknown;
-  /** The run a record belongs to (started, write_ahead and the outcome share it). */
-  run?: string;
-  /** write_ahead: every device the plan may write, with its value before the plan. */
-  originals?: unknown;
-  /** The unfinished run a recovery plan's records belong to (its originals are that run's). */
-  recovers?: string;
-  status?: string;
-  results?: unknown;
-  restores?: unknown;
-  errors?: string[];
-  violations?: unknown;
-}
-
-export interface AuditEntry extends AuditRecord {
-  time: string;
-  prevHash: string;
-  hash: string;
-  /** HMAC of `hash` with the audit key; absent in entries written without one. */
-  mac?: string;
-}
-
-/** The head record: how many entries the chain holds and the newest one's hash. */
-export interface AuditHead {
-  entries: number;
-  lastHash: string;
-  mac?: string;
-}
-
-export const GENESIS = "0".repeat(64);
+export {
+  type AuditEntry,
+  AuditError,
+  type AuditHead,
+  type AuditRecord,
+  chainBreakText,
+  entryHash,
+  entryMac,
+  GENESIS,
+  headMac,
+  readHead,
+  type SafetyState,
+} from "./audit_chain.ts";
 
 /** What an append reads of the newest entry: the links of the chain. */
 type ChainLink = Pick<AuditEntry, "hash" | "prevHash" | "mac">;
@@ -93,11 +70,8 @@ const ChainLinkSchema = z.looseObject({
   mac: z.string().optional(),
 }) satisfies z.ZodType<ChainLink>;
 
-const HeadSchema = z.looseObject({
-  entries: z.int().min(0),
-  lastHash: z.string(),
-  mac: z.string().optional(),
-}) satisfies z.ZodType<AuditHead>;
+/** Said after a break an append found: nothing more is chained onto it. */
+const UNTIL_LOOKED_AT = "nothing can be recorded until it is looked at (accel-agent audit verify)";
 
 /** Appends in flight per audit directory, in this process. */
 const queues = new Map<string, Promise<void>>();
@@ -146,14 +120,14 @@ export class AuditLog {
    */
   async ready(): Promise<void> {
     const previous = queues.get(this.dir) ?? Promise.resolve();
-    const mine = previous.then(() => this.#locked(() => this.#tail()));
+    const mine = previous.then(() => this.#locked(async () => this.#tail(await this.opts.key?.())));
     queues.set(this.dir, mine.then(() => {}, () => {}));
     await mine;
   }
 
   async #locked<T>(body: () => Promise<T>): Promise<T> {
     try {
-      await Deno.mkdir(this.dir, { recursive: true });
+      await makePrivateDir(this.dir);
       const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
       try {
         await lock.lock(true);
@@ -168,8 +142,8 @@ export class AuditLog {
   }
 
   async #append(record: AuditRecord): Promise<AuditEntry> {
-    const { files, last, entries } = await this.#tail();
     const key = await this.opts.key?.();
+    const { files, last, entries } = await this.#tail(key);
     const time = new Date(this.now()).toISOString();
     // Files are chained in name order: a clock set back must not write into an older day.
     const newest = files.at(-1)?.slice(-16, -6);
@@ -190,13 +164,27 @@ export class AuditLog {
   /**
    * The newest entry and the number of entries, checked against the head: a
    * tail that does not end where the head says is a cut or an edit, and
-   * nothing more is recorded until someone looks (`audit verify`).
+   * nothing more is recorded until someone looks (`audit verify`). With the
+   * key, the newest entry's MAC and the head's are checked too, so a tail
+   * forged without the key, or copied from another state directory, is
+   * refused with the line `audit verify` gives.
    */
-  async #tail(): Promise<{ files: string[]; last?: ChainLink; entries: number }> {
+  async #tail(
+    key: CryptoKey | undefined,
+  ): Promise<{ files: string[]; last?: ChainLink; entries: number }> {
     const files = await this.files();
-    const { last, torn } = await this.#lastEntry(files);
-    const head = await readHead(this.headPath);
-    const tail = this.#checkHead(last, head);
+    let checked;
+    try {
+      checked = await this.#checkedTail(files, key);
+    } catch (e) {
+      if (!(e instanceof TailBroken)) throw e;
+      // Said as `audit verify` says it: the first line it fails on, which may be before the tail.
+      const verified = await verifyAuditDir(this.dir, files, key, this.headPath)
+        .catch(() => undefined);
+      const line = verified && !verified.ok ? chainBreakText(verified) : e.message;
+      throw new AuditError(`${line}; ${UNTIL_LOOKED_AT}`);
+    }
+    const { last, torn, tail } = checked;
     if (torn) {
       // The entries before the torn line end where the head says: an interrupted append.
       const report = await cutTornTail(torn);
@@ -205,15 +193,32 @@ export class AuditLog {
     return { files, last, entries: tail ?? (last ? await countEntries(files) : 0) };
   }
 
+  /**
+   * The newest entry (one the log wrote, with its MAC when there is a key),
+   * the head (with a MAC that holds), and what the head says of the count;
+   * throws {@link TailBroken} for a tail nothing may be chained onto.
+   */
+  async #checkedTail(files: string[], key: CryptoKey | undefined) {
+    const { last, torn, at } = await this.#lastEntry(files);
+    const head = await readHead(this.headPath);
+    if (key && last && at) {
+      const why = await macProblem(last, key, head?.mac !== undefined);
+      if (why) throw new TailBroken(chainBreakText({ ...at, reason: why }));
+    }
+    if (key && head && (head.mac === undefined || !sameText(await headMac(key, head), head.mac))) {
+      throw new TailBroken(
+        chainBreakText({ file: this.headPath, line: 1, reason: HEAD_MAC_MISMATCH }),
+      );
+    }
+    return { last, torn, tail: this.#checkHead(last, head) };
+  }
+
   /** The entry count the head gives for this tail (undefined: no head); throws when they disagree. */
   #checkHead(last: ChainLink | undefined, head: AuditHead | undefined): number | undefined {
     if (head === undefined) {
       // A keyed log always has a head: without it, its newest entries may have been cut.
       if (last?.mac !== undefined) {
-        throw new AuditError(
-          `${this.headPath}: the head record is missing; nothing can be recorded until ` +
-            `it is looked at (accel-agent audit verify)`,
-        );
+        throw new TailBroken(`${this.headPath}: the head record is missing`);
       }
       // A log written before heads existed (or a new one): counted once.
       return undefined;
@@ -221,10 +226,9 @@ export class AuditLog {
     if ((last?.hash ?? GENESIS) === head.lastHash) return head.entries;
     // The process that wrote the last entry stopped before replacing the head.
     if (last && last.prevHash === head.lastHash) return head.entries + 1;
-    throw new AuditError(
+    throw new TailBroken(
       `${this.dir}: the newest entry is not the one ${this.headPath} records ` +
-        `(entries were removed or replaced); nothing can be recorded until it is looked at ` +
-        `(accel-agent audit verify)`,
+        `(entries were removed or replaced)`,
     );
   }
 
@@ -259,66 +263,39 @@ export class AuditLog {
    * The newest complete entry, and the newest file when it ends in a torn
    * line (bytes after its last newline: an append that did not finish).
    */
-  async #lastEntry(files: string[]): Promise<{ last?: ChainLink; torn?: string }> {
+  async #lastEntry(
+    files: string[],
+  ): Promise<{ last?: AuditEntry; torn?: string; at?: { file: string; line: number } }> {
     let torn: string | undefined;
     for (const [i, f] of [...files].reverse().entries()) {
-      const bytes = await Deno.readFile(f);
+      const bytes = await readAuditBytes(f);
       const cut = tornTail(bytes);
       if (i === 0 && cut.torn.length) torn = f;
-      const text = new TextDecoder().decode(bytes.subarray(0, cut.keep));
-      const last = text.split("\n").filter((l) => l.trim()).at(-1);
-      if (last === undefined) continue;
+      const lines = new TextDecoder().decode(bytes.subarray(0, cut.keep)).split("\n");
+      let n = lines.length;
+      while (n > 0 && !lines[n - 1]?.trim()) n--;
+      if (n === 0) continue;
+      const last = lines[n - 1] as string;
+      const at = { file: f, line: n };
       const read = readJson(ChainLinkSchema, last);
-      if (read.ok) return { last: read.value, torn };
       // A complete line that is not an entry was edited: chaining past it would hide it.
-      throw new AuditError(
-        `${f}: its last line is damaged (${read.why}); nothing can be recorded until it is looked at (accel-agent audit verify)`,
-      );
+      if (!read.ok) throw new TailBroken(`${f}: its last line is damaged (${read.why})`);
+      // The newest entry must be one the log wrote: its hash over its content, its bytes as written.
+      const checked = await checkEntryLine(last);
+      if (!checked.ok) throw new TailBroken(chainBreakText({ ...at, reason: checked.reason }));
+      return { last: checked.entry, torn, at };
     }
     return { torn };
   }
 }
 
-/** The audit trail cannot be written; nothing that changes the machine may run. */
-export class AuditError extends Error {
-  override name = "AuditError";
-}
-
-/** The head record in `path`, or undefined when there is none. */
-export async function readHead(path: string): Promise<AuditHead | undefined> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
-    throw e;
-  }
-  const head = readJson(HeadSchema, text);
-  if (head.ok) return head.value;
-  throw new AuditError(
-    `${path}: the head record is damaged (${head.why}); look at it with accel-agent audit verify`,
-  );
-}
+/** A tail nothing may be chained onto; said to the caller in `audit verify`'s words. */
+class TailBroken extends Error {}
 
 async function countEntries(files: string[]): Promise<number> {
   let n = 0;
   for (const f of files) {
-    n += (await Deno.readTextFile(f)).split("\n").filter((l) => l.trim()).length;
+    n += (await readAuditFile(f)).split("\n").filter((l) => l.trim()).length;
   }
   return n;
-}
-
-/** The hash of an entry: SHA-256 of its canonical JSON without `hash` and `mac`. */
-export function entryHash(body: Omit<AuditEntry, "hash" | "mac">): Promise<string> {
-  return sha256Hex(canonicalJson(body));
-}
-
-/** An entry's MAC: HMAC-SHA256 of its hash (which covers the previous hash) with the audit key. */
-export function entryMac(key: CryptoKey, hash: string): Promise<string> {
-  return macOf(key, `accel-agent audit entry v1\n${hash}`);
-}
-
-/** The head's MAC, over its count and last hash. */
-export function headMac(key: CryptoKey, head: AuditHead): Promise<string> {
-  return macOf(key, `accel-agent audit head v1\n${head.entries}\n${head.lastHash}`);
 }

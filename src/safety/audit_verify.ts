@@ -6,14 +6,15 @@
  * @module
  */
 import {
-  type AuditEntry,
   type AuditHead,
-  entryHash,
-  entryMac,
+  checkEntryLine,
   GENESIS,
+  HEAD_MAC_MISMATCH,
   headMac,
+  macProblem,
+  readAuditFile,
   readHead,
-} from "./audit.ts";
+} from "./audit_chain.ts";
 import { sameText } from "./keys.ts";
 import { errorMessage } from "../util/errors.ts";
 
@@ -119,7 +120,7 @@ export async function verifyAuditDir(
   }
   if (key) {
     if (head.mac === undefined || !sameText(await headMac(key, head), head.mac)) {
-      return fail("the head record's MAC does not match (it was written without the audit key)");
+      return fail(HEAD_MAC_MISMATCH);
     }
   }
   if (r.entries < head.entries) {
@@ -182,7 +183,7 @@ async function walk(
   let entries = 0, keyed = 0, unkeyed = 0, macs = 0;
   let torn: Walked["torn"];
   for (const [f, file] of files.entries()) {
-    const lines = (await Deno.readTextFile(file)).split("\n");
+    const lines = (await readAuditFile(file)).split("\n");
     const rest = lines.pop() as string;
     // An interrupted append leaves bytes after the last newline, in the newest file only.
     if (rest !== "") {
@@ -193,43 +194,24 @@ async function walk(
     }
     for (let i = 0; i < lines.length; i++) {
       const bad = (reason: string): Fail => ({ ok: false, file, line: i + 1, reason });
-      let entry: AuditEntry;
-      try {
-        entry = JSON.parse(lines[i] as string);
-      } catch {
-        return bad("not valid JSON");
-      }
-      if (typeof entry !== "object" || entry === null || typeof entry.hash !== "string") {
-        return bad("not an audit entry");
-      }
-      const { hash, mac, ...body } = entry;
-      if ((await entryHash(body)) !== hash) {
-        return bad("the entry's content does not match its hash");
-      }
-      // The hash covers the content; the bytes must also be exactly as written.
-      if (JSON.stringify(entry) !== lines[i]) return bad("the line is not as it was written");
+      // The same checks an append makes of the newest entry (audit.ts).
+      const checked = await checkEntryLine(lines[i] as string);
+      if (!checked.ok) return bad(checked.reason);
+      const entry = checked.entry;
       if (prev !== undefined && entry.prevHash !== prev) {
         return bad(
           "the entry does not link to the one before it (a line was removed, added or reordered)",
         );
       }
-      if (mac === undefined) {
-        if (macs) {
-          return bad("the entry has no MAC after keyed entries (written without the audit key)");
-        }
-        unkeyed++;
-      } else {
+      const macWrong = await macProblem(entry, key, macs > 0);
+      if (macWrong) return bad(macWrong);
+      if (entry.mac === undefined) unkeyed++;
+      else {
         macs++;
-        if (key === undefined) {
-          return bad("the entry carries a MAC but the audit key is not at hand to check it");
-        }
-        if (typeof mac !== "string" || !sameText(await entryMac(key, hash), mac)) {
-          return bad("the entry's MAC does not match (rewritten without the audit key)");
-        }
         keyed++;
       }
       beforeLast = prev ?? GENESIS;
-      prev = hash;
+      prev = entry.hash;
       entries++;
     }
   }
@@ -264,7 +246,7 @@ export async function unfinishedRuns(files: string[]): Promise<UnfinishedRun[]> 
   const ahead = new Map<string, UnfinishedRun>();
   const closed = new Set<string>();
   for (const file of files) {
-    for (const line of (await Deno.readTextFile(file)).split("\n")) {
+    for (const line of (await readAuditFile(file)).split("\n")) {
       if (!line.trim()) continue;
       let e: Record<string, unknown>;
       try {

@@ -8,6 +8,7 @@
  * @module
  */
 import { errorMessage } from "../util/errors.ts";
+import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 
 /** A key that cannot be created, read or kept private; nothing keyed may proceed without it. */
 export class KeyError extends Error {
@@ -32,19 +33,15 @@ export async function loadKey(stateDir: string, name: KeyName): Promise<CryptoKe
   const path = `${dir}/${name}.key`;
   try {
     await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    // A directory others can write could have its key swapped: checked before the key is read.
+    await checkPrivate(dir, "the keys directory", "700");
     let text = await readIfPresent(path);
     if (text === undefined) {
       await createKey(dir, path);
       text = await readIfPresent(path);
     }
     const bytes = decodeKey(text ?? "", path);
-    const mode = (await Deno.stat(path)).mode;
-    if (mode !== null && (mode & 0o077) !== 0) {
-      throw new KeyError(
-        `${path}: the key is readable by other users (mode ${(mode & 0o777).toString(8)}); ` +
-          `run chmod 600 on it`,
-      );
-    }
+    await checkPrivate(path, "the key", "600");
     return await crypto.subtle.importKey(
       "raw",
       bytes,
@@ -58,11 +55,50 @@ export async function loadKey(stateDir: string, name: KeyName): Promise<CryptoKe
   }
 }
 
+/**
+ * Refuses a key or its directory that other users can read or write, or
+ * that belongs to another user: whoever can read the key can forge approvals
+ * and audit entries, whoever can write it can swap it.
+ */
+async function checkPrivate(path: string, what: string, mode: string): Promise<void> {
+  const info = await Deno.stat(path);
+  const bits = (info.mode ?? 0) & 0o777;
+  if (bits & 0o077) {
+    const how = bits & 0o022 ? "written" : "read";
+    throw new KeyError(
+      `${path}: ${what} can be ${how} by other users (mode ${bits.toString(8)}); ` +
+        `run chmod ${mode} ${path}`,
+    );
+  }
+  const me = ownUid();
+  if (me !== undefined && info.uid !== null && info.uid !== me) {
+    throw new KeyError(
+      `${path}: ${what} belongs to another user (uid ${info.uid}, not ${me}); ` +
+        `use a state directory of your own ([state] dir)`,
+    );
+  }
+}
+
+/** This process's user id, or undefined where it cannot be asked (no `--allow-sys=uid`). */
+function ownUid(): number | undefined {
+  try {
+    return Deno.uid() ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The largest key file read: 64 hex digits and a newline, with room. */
+const MAX_KEY_BYTES = 4096;
+
 async function readIfPresent(path: string): Promise<string | undefined> {
   try {
-    return await Deno.readTextFile(path);
+    return await readRegularText(path, MAX_KEY_BYTES, {
+      fix: "remove it to make a new one (tokens it signed are revoked)",
+    });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
+    if (isRefusal(e)) throw new KeyError(e.message);
     throw e;
   }
 }
@@ -70,13 +106,14 @@ async function readIfPresent(path: string): Promise<string | undefined> {
 async function createKey(dir: string, path: string): Promise<void> {
   const hex = Array.from(crypto.getRandomValues(new Uint8Array(32)), toHex).join("");
   const tmp = `${dir}/.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(tmp, `${hex}\n`, { mode: 0o600, createNew: true });
   try {
+    await Deno.writeTextFile(tmp, `${hex}\n`, { mode: 0o600, createNew: true });
     await Deno.link(tmp, path);
   } catch (e) {
     if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
   } finally {
-    await Deno.remove(tmp);
+    // Also after a write that failed half-way (a full disk): no partial key is left behind.
+    await Deno.remove(tmp).catch(() => {});
   }
 }
 

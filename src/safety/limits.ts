@@ -41,6 +41,7 @@ import { z } from "zod";
 import { keyLines } from "./limits_lines.ts";
 import { errorMessage } from "../util/errors.ts";
 import { type DeviceNaming, namingFor, type NamingOptions } from "../adapters/device_names.ts";
+import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 
 /** The longest settle time a limits entry may give: one hour, like `readback_timeout_s`. */
 export const MAX_SETTLE_S = 3600;
@@ -384,13 +385,19 @@ function codePoint(c: string): string {
   return `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
+/** The largest limits file read (ten thousand devices' limits are about 1 MiB). */
+export const MAX_LIMITS_BYTES = 8 << 20;
+/** What to do about a limits file that is no file or too large. */
+export const LIMITS_FIX = "point [safety] limits_file at the limits file";
+
 /** Reads the limits file. A missing file means no device may be written. */
 export async function loadLimits(path: string, matching: NameMatching = {}): Promise<LimitsTable> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readRegularText(path, MAX_LIMITS_BYTES, { fix: LIMITS_FIX });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return new LimitsTable({}, matching);
+    if (isRefusal(e)) throw new LimitsError(e.message);
     throw new LimitsError(`${path}: cannot read the limits file (${errorMessage(e)})`);
   }
   return parseLimits(text, path, matching);

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { makePrivateDirSync, PRIVATE_FILE_MODE } from "../util/private_files.ts";
 
 /** The seed's directory for a snapshot path, or undefined without one. */
 export function seedDir(snapshotPath: string | undefined): string | undefined {
@@ -21,7 +22,7 @@ export function seedDir(snapshotPath: string | undefined): string | undefined {
 
 /** Makes `denoDir` a copy of the seed (or empty where there is none yet). */
 export function prepareDenoDir(denoDir: string, seed: string | undefined): void {
-  Deno.mkdirSync(denoDir, { recursive: true });
+  makePrivateDirSync(denoDir);
   if (!seed) return;
   try {
     copyTree(seed, denoDir);
@@ -48,11 +49,15 @@ export async function saveSeed(denoDir: string, seed: string): Promise<void> {
   }
 }
 
+/** Copies a tree; the copies are private (0700, 0600) whatever mode Deno wrote the cache with. */
 function copyTree(from: string, to: string): void {
-  Deno.mkdirSync(to, { recursive: true });
+  makePrivateDirSync(to);
   for (const e of Deno.readDirSync(from)) {
     if (e.isDirectory) copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
-    else if (e.isFile) Deno.copyFileSync(`${from}/${e.name}`, `${to}/${e.name}`);
+    else if (e.isFile) {
+      Deno.copyFileSync(`${from}/${e.name}`, `${to}/${e.name}`);
+      Deno.chmodSync(`${to}/${e.name}`, PRIVATE_FILE_MODE);
+    }
   }
 }
 

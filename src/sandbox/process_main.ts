@@ -173,10 +173,14 @@ function writeAll(bytes: Uint8Array): void {
 function saveSnapshot(path: string, bytes: Uint8Array): void {
   const tmp = `${path}.${Deno.pid}.tmp`;
   try {
-    Deno.writeFileSync(tmp, bytes);
+    Deno.writeFileSync(tmp, bytes, { mode: 0o600 }); // private, as everything the program writes
     Deno.renameSync(tmp, path);
   } catch {
-    // No snapshot this time: the next start is slower, nothing else.
+    // No snapshot this time: the next start is slower, nothing else; a part-written one
+    // (a full disk) is not left to fill it further.
+    try {
+      Deno.removeSync(tmp);
+    } catch { /* never written */ }
   }
 }
 

@@ -17,6 +17,7 @@ import { dirname, killedMessage, MAX_ERROR_CHARS, recap } from "./run_text.ts";
 import { type DiskUse, diskUse, pruneRuns, removeTree, runPrefix } from "./work_dirs.ts";
 import { errorMessage } from "../util/errors.ts";
 import { realTimers, type Timers } from "../util/misc.ts";
+import { makePrivateDir, makePrivateDirSync } from "../util/private_files.ts";
 
 export interface PyodideSandboxOptions extends SandboxSetup {
   limits: SandboxLimits;
@@ -173,11 +174,11 @@ export class PyodideSandbox implements SandboxRunner {
   #start(): SandboxProcess {
     if (this.#closed) throw new Error("the sandbox is closed");
     const { workRoot, snapshotPath } = this.#setup;
-    Deno.mkdirSync(workRoot, { recursive: true });
-    if (snapshotPath) Deno.mkdirSync(dirname(snapshotPath), { recursive: true });
+    makePrivateDirSync(workRoot);
+    if (snapshotPath) makePrivateDirSync(dirname(snapshotPath));
     const runDir = Deno.makeTempDirSync({ dir: workRoot, prefix: runPrefix() });
     const workDir = `${runDir}/work`;
-    Deno.mkdirSync(workDir);
+    makePrivateDirSync(workDir);
     const limits = pipeLimits(this.limits.maxOutputChars);
     const seed = seedDir(snapshotPath);
     prepareDenoDir(`${runDir}/deno`, seed);
@@ -336,7 +337,7 @@ export class PyodideSandbox implements SandboxRunner {
       // Over the quota nothing is kept: the disk is what the limit protects.
       await proc.exited;
       await removeTree(workDir);
-      await Deno.mkdir(workDir).catch(() => {});
+      await makePrivateDir(workDir).catch(() => {});
       const message = killedMessage("disk", timeoutMs, limits);
       return {
         ...fail(diskDetail ? `${message}: ${diskDetail}` : message, "disk"),

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 
 /** A script and the first line of its docstring. */
 export interface ScriptInfo {
@@ -32,6 +33,9 @@ export function docstring(source: string): string {
   return m?.[2]?.trim() ?? "";
 }
 
+/** The largest script read: code, not data. */
+const MAX_SCRIPT_BYTES = 1 << 20;
+
 /** Scripts in `dir` whose name or docstring contains every word of `keyword`. */
 export async function listScripts(dir: string, keyword?: string): Promise<ScriptInfo[]> {
   const words = (keyword ?? "").toLowerCase().split(/\s+/).filter(Boolean);
@@ -45,7 +49,14 @@ export async function listScripts(dir: string, keyword?: string): Promise<Script
   }
   for (const e of entries) {
     if (!e.isFile || !e.name.endsWith(".py") || e.name.startsWith("_")) continue;
-    const doc = docstring(await Deno.readTextFile(`${dir}/${e.name}`));
+    let source: string;
+    try {
+      source = await readRegularText(`${dir}/${e.name}`, MAX_SCRIPT_BYTES);
+    } catch (e) {
+      if (isRefusal(e) || e instanceof Deno.errors.NotFound) continue; // not a script to offer
+      throw e;
+    }
+    const doc = docstring(source);
     const name = e.name.slice(0, -3);
     const haystack = `${name} ${doc}`.toLowerCase();
     if (words.every((w) => haystack.includes(w))) {
@@ -59,7 +70,9 @@ export async function listScripts(dir: string, keyword?: string): Promise<Script
 export async function readScript(dir: string, name: string): Promise<string> {
   const base = scriptName(name);
   try {
-    return await Deno.readTextFile(`${dir}/${base}.py`);
+    return await readRegularText(`${dir}/${base}.py`, MAX_SCRIPT_BYTES, {
+      fix: "a script is a Python file in the scripts directory",
+    });
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
     const known = (await listScripts(dir)).map((s) => s.name).join(", ") || "none";
@@ -86,7 +99,10 @@ export async function saveScript(
       now.toISOString().slice(0, 10)
     }.\n"""\n\n`;
   try {
-    await Deno.writeTextFile(path, `${header}${code.trimEnd()}\n`, { createNew: true });
+    await Deno.writeTextFile(path, `${header}${code.trimEnd()}\n`, {
+      createNew: true,
+      mode: 0o600,
+    });
   } catch (e) {
     if (e instanceof Deno.errors.AlreadyExists) {
       throw new RangeError(`a script "${base}" already exists; choose another save_as name`);

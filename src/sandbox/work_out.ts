@@ -110,8 +110,8 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
  * Writes a listed tree below `workDir` (which must be empty). Everything is
  * checked before anything is written: each name a plain path component of
  * at most {@link NAME_MAX} bytes, each host path shorter than
- * {@link PATH_MAX}, the total within the quota. Files get mode 0644 and
- * directories 0755 (no setuid, setgid or world-writable bits).
+ * {@link PATH_MAX}, the total within the quota. Files get mode 0600 and
+ * directories 0700: private to the operator, like everything the program writes.
  * Returns why nothing was written, or undefined when all of it was.
  */
 export async function writeWorkTree(
@@ -130,10 +130,10 @@ export async function writeWorkTree(
     for (const e of entries) {
       const path = `${workDir}/${e.path}`;
       // The umask can only take bits away from these modes.
-      const options = { createNew: true, mode: 0o644 };
+      const options = { createNew: true, mode: 0o600 };
       if (e.data === undefined) {
-        if (small) Deno.mkdirSync(path, { mode: 0o755 });
-        else await Deno.mkdir(path, { mode: 0o755 });
+        if (small) Deno.mkdirSync(path, { mode: 0o700 });
+        else await Deno.mkdir(path, { mode: 0o700 });
       } else if (small) Deno.writeFileSync(path, e.data, options);
       else await Deno.writeFile(path, e.data, options);
     }

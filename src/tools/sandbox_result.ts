@@ -7,6 +7,7 @@
  */
 import type { OutputFile, RunResult, SandboxDeps } from "../sandbox/types.ts";
 import { ToolError } from "./define.ts";
+import { readRegularBytes } from "../util/bounded_read.ts";
 
 /** Text files up to this size are shown to the model inline. */
 const PREVIEW_BYTES = 2_000;
@@ -40,7 +41,8 @@ export async function shapeRun(r: RunResult): Promise<SandboxRunResult> {
     let preview: string | undefined;
     if (!f.note && f.bytes <= PREVIEW_BYTES) {
       try {
-        preview = new TextDecoder("utf-8", { fatal: true }).decode(await Deno.readFile(f.path));
+        const bytes = await readRegularBytes(f.path, PREVIEW_BYTES);
+        preview = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
       } catch {
         preview = undefined; // binary: the path is enough
       }

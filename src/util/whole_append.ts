@@ -9,6 +9,7 @@
  * @module
  */
 import { errorMessage } from "./errors.ts";
+import { readRegularBytes } from "./bounded_read.ts";
 
 /** An open file appended to. */
 export interface AppendHandle {
@@ -104,8 +105,11 @@ export function tornTail(bytes: Uint8Array): { keep: number; torn: Uint8Array } 
  * (so nothing is lost), then the file is truncated to its complete lines.
  * Returns a one-line report, or undefined when the file had no torn tail.
  */
-export async function cutTornTail(path: string): Promise<string | undefined> {
-  const bytes = await Deno.readFile(path);
+export async function cutTornTail(
+  path: string,
+  maxBytes = 256 << 20,
+): Promise<string | undefined> {
+  const bytes = await readRegularBytes(path, maxBytes);
   const { keep, torn } = tornTail(bytes);
   if (!torn.length) return undefined;
   const side = `${path}.torn`;

@@ -19,8 +19,8 @@ Deno.test("eval is granted its --tasks-dir directories and compare's records for
     "--out",
     "r.json",
   ];
-  assert.deepEqual(await commandFiles(args), ["site/tasks", "more"]);
-  assert.deepEqual(await commandWrites(args), ["r.json"]);
+  assert.deepEqual(await commandFiles(args), ["site/tasks", "more", "r.json.tmp"]);
+  assert.deepEqual(await commandWrites(args), ["r.json", "r.json.tmp"]);
   assert.deepEqual(await commandFiles(["eval", "compare", "a.json", "b.json", "--json"]), [
     "a.json",
     "b.json",

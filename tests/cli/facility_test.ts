@@ -192,7 +192,7 @@ Deno.test("permissions prints the grant flags with the hosts of the model and th
   // Every grant is a list; none is bare (the env list is quoted: it holds `*` prefixes).
   assert.match(
     r.stdout,
-    /^--no-prompt --allow-read=\S+ --allow-write=\S+ '--allow-env=\S+' --ignore-env --allow-sys=hostname --allow-run=\S+ --allow-net=\S+\n$/,
+    /^--no-prompt --allow-read=\S+ --allow-write=\S+ '--allow-env=\S+' --ignore-env --allow-sys=hostname,uid --allow-run=\S+ --allow-net=\S+\n$/,
   );
 });
 

@@ -113,7 +113,9 @@ Deno.test("the grants run the configured hook programs, resolved beside the conf
     env: { get: () => undefined },
     cwd: "/",
   });
-  const grants = computeGrants(loaded, { env: () => undefined, cwd: "/", run: ["/usr/bin/deno"] });
+  // HOME is set, as it always is for the launcher (without it the default's ~ paths are an error).
+  const env = (n: string) => n === "HOME" ? user.dir : undefined;
+  const grants = computeGrants(loaded, { env, cwd: "/", run: ["/usr/bin/deno"] });
   assert.deepEqual(grants.run, [
     "/usr/bin/deno",
     `${user.dir}/hooks/veto.sh`,

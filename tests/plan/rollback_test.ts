@@ -173,7 +173,7 @@ Deno.test("a damaged complete last audit line stops every plan before anything i
   assert.ok(outcome.status === "audit_failed");
   assert.match(
     outcome.error,
-    /cannot write the audit log: .*its last line is damaged.*; nothing was written to the machine/,
+    /cannot write the audit log: audit chain broken at .*\.jsonl:2: not valid JSON; nothing can be recorded until it is looked at .*; nothing was written to the machine/,
   );
   assert.equal(f.cs.attempts, 0);
 });

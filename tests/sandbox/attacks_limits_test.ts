@@ -154,7 +154,7 @@ attack("setuid, setgid, sticky and world-writable modes do not reach the host", 
   assert.equal(r.json.ok, true, JSON.stringify(r.json));
   assert.deepEqual(r.json.files?.map((f) => f.name), ["d/x", "y"]);
   for (const f of r.json.files ?? []) {
-    assert.equal((await Deno.lstat(f.path)).mode! & 0o7777, 0o644, f.name);
+    assert.equal((await Deno.lstat(f.path)).mode! & 0o7777, 0o600, f.name);
   }
 });
 

@@ -61,7 +61,7 @@ Deno.test("a listing over the quota, too long or malformed writes nothing, with 
   }
 });
 
-Deno.test("files come out with mode 0644 and directories 0755, charged by blocks and names", async () => {
+Deno.test("files come out with mode 0600 and directories 0700, charged by blocks and names", async () => {
   const root = await tempDir();
   try {
     const tree = { entries: [{ path: "d" }, { path: "d/f", data: bytes(5000) }] };
@@ -69,8 +69,8 @@ Deno.test("files come out with mode 0644 and directories 0755, charged by blocks
     assert.equal(entryCharge("f", 5000), 2 * 4096 + 256 + 1);
     assert.match(await writeWorkTree(root, tree, quota - 1) ?? "", /disk quota/);
     assert.equal(await writeWorkTree(root, tree, quota), undefined);
-    assert.equal(Deno.statSync(`${root}/d`).mode! & 0o7777, 0o755);
-    assert.equal(Deno.statSync(`${root}/d/f`).mode! & 0o7777, 0o644);
+    assert.equal(Deno.statSync(`${root}/d`).mode! & 0o7777, 0o700);
+    assert.equal(Deno.statSync(`${root}/d/f`).mode! & 0o7777, 0o600);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -61,9 +61,7 @@ async function buildFacilityIndex(facility: Facility): Promise<DeviceIndex> {
       import("../../index/mod.ts"),
       import("../../index/synonyms.ts"),
     ]);
-  const { BUILTIN_SYNONYMS_URL, parseSynonyms } = syn;
-  const path = decodeURIComponent(BUILTIN_SYNONYMS_URL.pathname);
-  const synonyms = parseSynonyms(Deno.readTextFileSync(path), path);
+  const synonyms = await syn.loadSynonyms();
   const lexicon = new Lexicon(synonyms);
   const builder = new IndexBuilder(
     lexicon,

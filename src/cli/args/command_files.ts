@@ -24,7 +24,7 @@ export async function commandFiles(args: string[]): Promise<string[]> {
   return COMMANDS.flatMap((c) => c.files?.(command) ?? []);
 }
 
-/** The file `eval --out FILE` writes, granted for writing (none for other commands). */
+/** The file `eval --out FILE` writes and its `FILE.tmp`, granted for writing (none for other commands). */
 export async function commandWrites(args: string[]): Promise<string[]> {
   return (await evalFiles(args))?.write ?? [];
 }
@@ -62,7 +62,11 @@ async function evalFiles(args: string[]): Promise<{ read: string[]; write: strin
       if (v !== undefined) read.push(v);
     } else if (flag === "--out") {
       const v = value();
-      if (v !== undefined) write.push(v);
+      // Written whole through `<file>.tmp` beside it, then renamed (a rename reads the source).
+      if (v !== undefined) {
+        write.push(v, `${v}.tmp`);
+        read.push(`${v}.tmp`);
+      }
     } else if (VALUED.has(flag)) {
       if (inline === undefined) i++;
     } else if (!a.startsWith("-")) positionals.push(a);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AuditLog, readHead } from "../../safety/audit.ts";
+import { AuditError, AuditLog, chainBreakText, readHead } from "../../safety/audit.ts";
 import {
   type UnfinishedRun,
   unfinishedRuns,
@@ -17,6 +17,7 @@ import { CliError, Exit } from "../../app/exit.ts";
 import type { Io } from "../../app/io.ts";
 import { fail } from "./fail.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { isRefusal } from "../../util/bounded_read.ts";
 
 /**
  * `audit verify [FILE]`: one file, or the whole audit directory from its
@@ -45,14 +46,15 @@ export async function runAuditVerify(
       : await verifyAuditDir(dir, files, key, headPath);
   } catch (e) {
     if (e instanceof CliError) throw e;
-    fail(io, json, "error", `cannot read ${file ?? dir}: ${errorMessage(e)}`, Exit.FAILURE);
+    // The reader's refusal (a FIFO, a device, too large) names the file already.
+    const why = isRefusal(e) || e instanceof AuditError
+      ? e.message
+      : `cannot read ${file ?? dir}: ${errorMessage(e)}`;
+    fail(io, json, "error", why, Exit.FAILURE);
   }
   if (json) io.out(`${terminalJson({ ...result, unfinished })}\n`);
   if (!result.ok) {
-    throw new CliError(
-      `audit chain broken at ${result.file}:${result.line}: ${result.reason}`,
-      Exit.FAILURE,
-    );
+    throw new CliError(chainBreakText(result), Exit.FAILURE);
   }
   if (!json) {
     const keyed = result.unkeyed === 0

@@ -8,6 +8,7 @@ import type { App } from "../../app/app.ts";
 import { CliError, Exit } from "../../app/exit.ts";
 import type { Io } from "../../app/io.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
+import { errorMessage } from "../../util/errors.ts";
 
 export async function runIndex(
   app: App,
@@ -22,8 +23,19 @@ export async function runIndex(
       Exit.FAILURE,
     );
   }
-  if (action === "refresh") await service.refresh();
-  const stats = await service.stats();
+  let stats;
+  try {
+    if (action === "refresh") await service.refresh();
+    stats = await service.stats();
+  } catch (e) {
+    // A name service that fails (not listening, pages it cannot serve in order, more names than
+    // allowed) or a cache that cannot be written (a full disk): one line, what failed and why.
+    const what = action === "refresh" ? "refreshed" : "read";
+    throw new CliError(
+      `the device index could not be ${what}: ${errorMessage(e).split("\n")[0]}`,
+      Exit.FAILURE,
+    );
+  }
   if (json) {
     io.out(`${terminalJson(stats)}\n`);
     return Exit.OK;

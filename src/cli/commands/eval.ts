@@ -11,16 +11,22 @@
  */
 import { parseArgs } from "node:util";
 import { loadConfig, resolveModel } from "../../config/mod.ts";
+import { homeProblem } from "../../config/paths.ts";
 import { compareReports, comparisonText, parseReport } from "../../eval/compare.ts";
 import { buildReport, reportText } from "../../eval/report.ts";
 import { runEval } from "../../eval/runner.ts";
 import { DEFAULT_TASKS_URL, loadTasks, selectTasks } from "../../eval/task.ts";
 import { missingModelSetup } from "../../config/mod.ts";
-import { Exit, UsageError } from "../../app/exit.ts";
+import { CliError, Exit, UsageError } from "../../app/exit.ts";
+import { writePrivateFile } from "../../util/private_files.ts";
 import { abortOnSignals, cancelledBy, type Io } from "../../app/io.ts";
 import { progressLine } from "../term/eval_progress.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { isRefusal, readRegularText } from "../../util/bounded_read.ts";
+
+/** The largest eval report read back (every attempt's record: thousands of attempts). */
+const MAX_REPORT_BYTES = 256 << 20;
 
 export const EVAL_USAGE = `Usage:
   accel-agent eval [--model NAME] [--repeat N] [--tasks ID|GLOB|CATEGORY[,…]] [--concurrency K]
@@ -61,6 +67,8 @@ export async function runEvalCommand(args: string[], io: Io): Promise<number> {
   const repeat = count("--repeat", v.repeat, 1, 1000);
   const concurrency = count("--concurrency", v.concurrency, 1, 64);
   const loaded = await loadConfig({ path: v.config, env: { get: io.env }, cwd: io.cwd });
+  const unset = homeProblem(loaded.config, io.env("HOME"));
+  if (unset) throw new UsageError(`config error: ${unset}`);
   const model = v.model ?? loaded.config.llm.default;
   const info = resolveModel(loaded.config, model);
   const replay = v.replay ? info.baseUrl.replace(/\/+$/, "") : undefined;
@@ -106,9 +114,20 @@ export async function runEvalCommand(args: string[], io: Io): Promise<number> {
   const label = replay ? `${model} (replayed from ${replay})` : `${model} (${info.model})`;
   const report = buildReport(label, startedAt, repeat, attempts);
   const json = `${terminalJson(report)}\n`;
-  if (v.out) await Deno.writeTextFile(absolute(v.out, io.cwd), json);
+  // Printed first: a file that cannot be written (a full disk) loses nothing.
   // Reasons quote what the model proposed: shown with control characters escaped.
   io.out(v.json ? json : untrusted(reportText(report), { multiline: true }));
+  if (v.out) {
+    try {
+      await writePrivateFile(absolute(v.out, io.cwd), json, { fixedTemp: true });
+    } catch (e) {
+      throw new CliError(
+        `${untrusted(v.out)}: the report could not be written (${errorMessage(e)}); ` +
+          `it is printed above${v.json ? "" : " (--json prints the whole record)"}`,
+        Exit.FAILURE,
+      );
+    }
+  }
   return controller.signal.aborted ? Exit.CANCELLED : Exit.OK;
 }
 
@@ -119,8 +138,12 @@ async function compare(files: string[], json: boolean, io: Io): Promise<number> 
   const reports = await Promise.all(files.map(async (f) => {
     let text;
     try {
-      text = await Deno.readTextFile(absolute(f, io.cwd));
+      text = await readRegularText(absolute(f, io.cwd), MAX_REPORT_BYTES, {
+        shown: f,
+        fix: "give two files eval --out wrote",
+      });
     } catch (e) {
+      if (isRefusal(e)) throw new UsageError(e.message);
       throw new UsageError(`${f}: cannot read it (${errorMessage(e)})`);
     }
     try {

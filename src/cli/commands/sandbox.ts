@@ -19,6 +19,7 @@ import { abortOnSignals, cancelledBy, type Io, SIGNAL_EXIT } from "../../app/io.
 import { style } from "../term/style.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { bytesText, isRefusal, readCapped, readRegularText } from "../../util/bounded_read.ts";
 
 type SandboxCommand = Extract<Command, { kind: "exec" | "scripts" }>;
 type Row = Record<string, unknown>;
@@ -71,12 +72,20 @@ export async function runSandboxCommand(
   return "ok" in result && !result.ok ? Exit.FAILURE : Exit.OK;
 }
 
+/** The largest script `exec` reads (a file or stdin): code, not data. */
+const MAX_CODE_BYTES = 1 << 20;
+
 async function readCode(file: string): Promise<string> {
   try {
     return file === "-"
-      ? await new Response(Deno.stdin.readable).text()
-      : await Deno.readTextFile(file);
+      ? await readCapped(
+        Deno.stdin.readable,
+        MAX_CODE_BYTES,
+        `stdin: larger than ${bytesText(MAX_CODE_BYTES)}; give the script, not data`,
+      )
+      : await readRegularText(file, MAX_CODE_BYTES, { fix: "give a Python script to exec" });
   } catch (e) {
+    if (isRefusal(e)) throw new CliError(e.message, Exit.USAGE);
     throw new CliError(`${file}: cannot read it (${errorMessage(e)})`, Exit.USAGE);
   }
 }

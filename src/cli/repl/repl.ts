@@ -31,7 +31,8 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   // Say what is missing before showing a prompt that cannot work.
   app.checkModel();
   const history = new History(`${app.stateDir}/history`, app.loaded.config.ui.history_size);
-  await history.load();
+  const unread = await history.load();
+  if (unread) io.err(`accel-agent: ${untrusted(unread)}\n`);
   io.out(
     `${statusLine(app, s)}\n` +
       s.dim("Ask about the machine in plain language. /help for commands, Ctrl-D to leave.\n"),
@@ -124,7 +125,8 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     // A turn handles SIGINT itself (it cancels the answer); so do the prompts a command shows.
     sigint.disarm();
     // One entry a message: recalled with ↑, a message of several lines is one again.
-    await history.add(text.replaceAll("\n", PASTED_BREAK));
+    const unsaved = await history.add(text.replaceAll("\n", PASTED_BREAK));
+    if (unsaved) io.err(`accel-agent: ${untrusted(unsaved)}\n`);
     if (text.startsWith("/")) {
       if ((await runSlash(text, app, io)) === "quit") break;
       continue;

@@ -15,6 +15,7 @@ import { verifyAuditDir } from "../../safety/audit_verify.ts";
 import { isBounded, type LimitEntry } from "../../safety/limits.ts";
 import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
+import { readAuditFile } from "../../safety/audit_chain.ts";
 
 export const SAFETY_SLASH_HELP: [string, string][] = [
   ["/limits DEVICE", "the device's limits as the safety chain sees them"],
@@ -145,7 +146,7 @@ async function showAudit(arg: string, app: App, io: Io): Promise<void> {
 async function lastEntries(files: string[], n: number): Promise<Partial<AuditEntry>[]> {
   const out: Partial<AuditEntry>[] = [];
   for (const file of [...files].reverse()) {
-    const lines = (await Deno.readTextFile(file)).split("\n").filter((l) => l.trim());
+    const lines = (await readAuditFile(file)).split("\n").filter((l) => l.trim());
     for (const line of lines.reverse()) {
       try {
         out.push(JSON.parse(line) as Partial<AuditEntry>);
