@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { Value } from "../adapters/adapter.ts";
 import { type AuditEntry, type AuditLog, entryHash, entryMac } from "../safety/audit.ts";
+import { readAuditFile } from "../safety/audit_chain.ts";
 import { sameText } from "../safety/keys.ts";
 import { errorMessage } from "../util/errors.ts";
 
@@ -53,7 +54,7 @@ export async function findWriteAhead(audit: AuditLog, run: string): Promise<Foun
   for (const file of [...files].reverse()) {
     let text: string;
     try {
-      text = await Deno.readTextFile(file);
+      text = await readAuditFile(file);
     } catch (e) {
       return { ok: false, why: `${file} cannot be read (${errorMessage(e)})` };
     }

@@ -42,6 +42,9 @@ import { keyLines } from "./limits_lines.ts";
 import { errorMessage } from "../util/errors.ts";
 import { type DeviceNaming, namingFor, type NamingOptions } from "../adapters/device_names.ts";
 import { isRefusal, readRegularText } from "../util/bounded_read.ts";
+import { asciiUpper, codePoint, isCatchAll, isPattern, patternRegExp } from "./limits_names.ts";
+
+export { asciiUpper, isCatchAll };
 
 /** The longest settle time a limits entry may give: one hour, like `readback_timeout_s`. */
 export const MAX_SETTLE_S = 3600;
@@ -102,40 +105,6 @@ export interface NameMatching {
 export function nameMatchingFor(kind: string, opts: NamingOptions = {}): NameMatching {
   const naming = namingFor(kind, opts);
   return { caseSensitive: naming.caseSensitive, naming };
-}
-
-/** Upper-cases ASCII letters only: `ſ`, `ı` and the Kelvin sign stay what they are. */
-export function asciiUpper(s: string): string {
-  return s.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 32));
-}
-
-/** A wildcard pattern as an anchored, case-sensitive RegExp: `*` any run, `?` one character. */
-function patternRegExp(pattern: string): RegExp {
-  const body = [...pattern].map((c) =>
-    c === "*" ? ".*" : c === "?" ? "." : SPECIAL.includes(c) ? `\\${c}` : c
-  ).join("");
-  return new RegExp(`^${body}$`, "su");
-}
-
-const SPECIAL = "\\^$.|?*+()[]{}";
-
-const isPattern = (name: string) => /[*?]/.test(name);
-
-/**
- * True when a pattern's wildcard spans the part of a name that tells devices
- * apart: a wildcard in the first name segment (`*`, `*:SETPT`, `SR*`);
- * nothing fixed after that segment but separators (`SR:*`, or `sr/*`); or a
- * `*` in the second segment, the family, or a second segment of `?` only
- * (`BTS:*T` reaches `BTS:SEPTUM:CURRENT`; `SR:*:H01:SETPT` every family's
- * H01). A `*` further on, after a fixed subsystem and family
- * (`LINAC:COR:*:SETPT`), ranges over one family's members; a `?` beside
- * fixed letters (`RING:Q?:CURRENT`) over a few named families.
- */
-export function isCatchAll(pattern: string): boolean {
-  const [first = "", second] = pattern.split(/[:/]/);
-  const rest = pattern.slice(first.length + 1);
-  if (isPattern(first) || !/[^*?:/]/.test(rest)) return true;
-  return second !== undefined && (second.includes("*") || !/[^?]/.test(second));
 }
 
 interface PatternRule {
@@ -379,10 +348,6 @@ function readbackProblem(
 function canonicalOf(naming: DeviceNaming, name: string): string {
   const c = naming.canonical(name);
   return c.ok ? c.name : name;
-}
-
-function codePoint(c: string): string {
-  return `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 /** The largest limits file read (ten thousand devices' limits are about 1 MiB). */
