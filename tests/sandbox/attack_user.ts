@@ -1,7 +1,8 @@
 /**
- * Sandbox attacks as a user meets them: `accel-agent exec FILE --json`
- * through the launcher (the grants the config gives, never `-A`), with a
- * `[sandbox]` table of the test's choosing. Every limit not under test is
+ * Sandbox attacks as a user meets them: `accel-agent exec FILE --json`, or
+ * the model's `execute_code` in `ask --json`, through the launcher (the
+ * grants the config gives, never `-A`), with a `[sandbox]` table of the
+ * test's choosing. Every limit not under test is
  * given ample room, so no attack races the clock on a busy machine.
  *
  * @module
@@ -71,6 +72,36 @@ export class AttackUser implements AsyncDisposable {
     limits: Partial<Record<keyof typeof AMPLE, number>> = {},
     env: Record<string, string> = {},
   ): Promise<Outcome> {
+    const configPath = await this.#config(limits);
+    const file = `${this.inputDir}/attack.py`;
+    await Deno.writeTextFile(file, code);
+    const r = await runAsUser(["--config", configPath, "exec", file, "--json"], { env });
+    let json: Outcome["json"];
+    try {
+      json = JSON.parse(r.stdout);
+    } catch {
+      throw new Error(`exec printed no JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
+    }
+    return { code: r.code, json, stderr: r.stderr, ms: r.ms };
+  }
+
+  /**
+   * `ask --json QUESTION` under the same configuration, against the model at
+   * `modelUrl` (a scripted one): what the model's tool calls meet.
+   */
+  async ask(
+    question: string,
+    modelUrl: string,
+    limits: Partial<Record<keyof typeof AMPLE, number>> = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const configPath = await this.#config(limits);
+    return await runAsUser(["--config", configPath, "ask", "--json", question], {
+      env: { OPENAI_BASE_URL: modelUrl, OPENAI_API_KEY: "k" },
+    });
+  }
+
+  /** The user's config with a `[sandbox]` table of AMPLE plus `limits`; returns its path. */
+  async #config(limits: Partial<Record<keyof typeof AMPLE, number>>): Promise<string> {
     const table = { ...AMPLE, ...limits };
     const config = `${await Deno.readTextFile(this.user.configPath)}\n[sandbox]\n` +
       `data_dirs = [${JSON.stringify(this.dataDir)}]\n` +
@@ -82,16 +113,7 @@ export class AttackUser implements AsyncDisposable {
     await Deno.mkdir(this.inputDir, { recursive: true });
     const configPath = `${this.inputDir}/config.toml`;
     await Deno.writeTextFile(configPath, config);
-    const file = `${this.inputDir}/attack.py`;
-    await Deno.writeTextFile(file, code);
-    const r = await runAsUser(["--config", configPath, "exec", file, "--json"], { env });
-    let json: Outcome["json"];
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {
-      throw new Error(`exec printed no JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
-    }
-    return { code: r.code, json, stderr: r.stderr, ms: r.ms };
+    return configPath;
   }
 
   /** Every path below the set-up's directory but the work root and the state, with size and mtime. */
