@@ -103,7 +103,9 @@ export class AttackUser implements AsyncDisposable {
   /** The user's config with a `[sandbox]` table of AMPLE plus `limits`; returns its path. */
   async #config(limits: Partial<Record<keyof typeof AMPLE, number>>): Promise<string> {
     const table = { ...AMPLE, ...limits };
-    const config = `${await Deno.readTextFile(this.user.configPath)}\n[sandbox]\n` +
+    // The model's tool calls (ask) get ample time; the sandbox's own limits are the table's.
+    const config = `${await Deno.readTextFile(this.user.configPath)}\n` +
+      `[agent]\ntool_timeout_s = 3600\n[sandbox]\n` +
       `data_dirs = [${JSON.stringify(this.dataDir)}]\n` +
       `scripts_dir = ${JSON.stringify(`${this.dir}/scripts`)}\n` +
       `work_dir = ${JSON.stringify(this.workRoot)}\n` +
