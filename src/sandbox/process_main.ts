@@ -14,6 +14,7 @@ import {
   type RunReply,
   type SandboxReply,
   type SetupMessage,
+  WATCH_READY,
   WATCH_STOP,
   type WatchInit,
   type WatchRun,
@@ -55,7 +56,11 @@ export async function sandboxProcess(): Promise<void> {
   // The memory watch and the time limit run on a thread of their own, which
   // nothing of the interpreter's can reach or keep busy.
   const watch = startWatch(setup, nonce, lock, interrupt.buffer as SharedArrayBuffer);
+  // The process is ready once its watch is too: a run's first report must not wait for it.
+  let watchReady!: () => void;
+  const watching = new Promise<void>((resolve) => watchReady = resolve);
   watch.onmessage = (e) => {
+    if (e.data === WATCH_READY) watchReady();
     if (e.data === WATCH_STOP) Deno.exit(1);
   };
   // Replies come only through this port, made before any Python runs and
@@ -79,10 +84,8 @@ export async function sandboxProcess(): Promise<void> {
       if (msg.snapshot && setup.snapshotPath && !ran) {
         saveSnapshot(setup.snapshotPath, msg.snapshot);
       }
-      send({ type: "ready", ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages });
-      // Deno sets up its timers on the first one made (5–15 ms): paid now,
-      // while the process waits for its run, not when the run arrives.
-      clearTimeout(setTimeout(() => {}, 0));
+      const ready = { ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages };
+      watching.then(() => send({ type: "ready", ...ready }));
     } else if (msg?.type === "result") {
       channel.port1.close();
       send({ type: "copying" });

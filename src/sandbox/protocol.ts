@@ -148,7 +148,9 @@ export interface WatchRun {
   timeoutMs: number;
 }
 
-/** What the watch tells the main thread: the process is over its limit or unmeasurable. */
+/** What the watch tells the main thread: it holds its descriptor and waits for the run… */
+export const WATCH_READY = "ready";
+/** …and the process is over its limit or unmeasurable. */
 export const WATCH_STOP = "stop";
 
 /** How often a running process reports its resident size. */
