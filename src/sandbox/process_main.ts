@@ -24,7 +24,7 @@ import { dropAgentGrants } from "./role_grants.ts";
 import { newLineLock, replyWriter } from "./reply_line.ts";
 import { writeWorkTree } from "./work_out.ts";
 
-/** Messages the main thread takes from the interpreter's port: ready, then a result or a fatal error. */
+/** Messages taken from the interpreter's port: ready, then a result or a fatal error. */
 const PORT_MESSAGES = 3;
 
 /** Persistent storage APIs still present in this process (for tests). */

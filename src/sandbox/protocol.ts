@@ -168,7 +168,7 @@ export interface RunReply {
   timedOut: boolean;
   /** Pyodide failed fatally: the process must be replaced. */
   fatal?: boolean;
-  /** Why the files were not copied out (over the disk quota, unwritable, malformed), when they were not. */
+  /** Why the files were not copied out (over the quota, unwritable, malformed), if they were not. */
   disk?: string;
   /** Set when that reason is the disk quota. */
   diskOverQuota?: boolean;

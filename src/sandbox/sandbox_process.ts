@@ -25,9 +25,10 @@ const SANDBOX_SRC = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
  * The command line of a sandbox process. Under `deno run` the grants are
  * flags: no net, env, run, ffi or sys at all; read only the assets, the
  * directories and this run's own work directory; write only that work
- * directory, its staging directory (and the snapshot's). The compiled executable cannot be given
- * flags, so it starts itself in its sandbox role and revokes what it does
- * not need; in both cases the worker narrows reads and writes again.
+ * directory and its staging directory (and the snapshot's directory). The
+ * compiled executable cannot be given flags, so it starts itself in its
+ * sandbox role and revokes what it does not need; in both cases the worker
+ * narrows reads and writes again.
  *
  * Deno writes its module cache (transpiled modules, code cache) outside the
  * permission system, wherever `DENO_DIR` points: `denoDir` is this run's
