@@ -112,6 +112,7 @@ export function compileArgs(
     "--unstable-worker-options",
     // Started with `new Worker(new URL(...))`: not found by the module graph.
     `--include=${ROOT}/src/sandbox/worker.ts`,
+    `--include=${ROOT}/src/sandbox/memory_watch.ts`,
     // Read at run time beside the module that names it (the device index's vocabulary).
     `--include=${ROOT}/configs/synonyms.toml`,
     `--v8-flags=${v8Flags({ optimize: sandbox.optimize }, sandbox.memory_mb).join(",")}`,

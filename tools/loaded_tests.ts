@@ -1,17 +1,19 @@
 /**
- * `deno task test:loaded [RUNS] [BUSY]`: the whole suite RUNS times in a row
- * (default 3) with BUSY CPU-bound processes beside it (default 2), as on a
- * shared machine. A test that races the clock fails here long before it
- * fails in CI. Ends with one line per run and `N passed, M failed` over all
- * runs; exits 1 when any run failed.
+ * `deno task test:loaded [RUNS] [BUSY] [PATH…]`: the whole suite (or only
+ * the test files and directories named) RUNS times in a row (default 3)
+ * with BUSY CPU-bound processes beside it (default 2), as on a shared
+ * machine. A test that races the clock fails here long before it fails in
+ * CI. Ends with one line per run and `N passed, M failed` over all runs;
+ * exits 1 when any run failed.
  *
  * @module
  */
 
-const runs = Number(Deno.args[0] ?? 3);
-const busy = Number(Deno.args[1] ?? 2);
+const [runsArg, busyArg, ...paths] = Deno.args;
+const runs = Number(runsArg ?? 3);
+const busy = Number(busyArg ?? 2);
 if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(busy) || busy < 0) {
-  console.error("usage: deno task test:loaded [RUNS ≥ 1] [BUSY ≥ 0]");
+  console.error("usage: deno task test:loaded [RUNS ≥ 1] [BUSY ≥ 0] [PATH…]");
   Deno.exit(2);
 }
 
@@ -35,7 +37,7 @@ const lines: string[] = [];
 try {
   for (let i = 1; i <= runs; i++) {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-run", "--allow-read", "--allow-env", runner],
+      args: ["run", "--allow-run", "--allow-read", "--allow-env", runner, ...paths],
       stdout: "piped",
       stderr: "inherit",
     }).output();

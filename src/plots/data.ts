@@ -53,17 +53,35 @@ export function extremes(points: readonly [number, number][]): { min: number; ma
   return { min, max };
 }
 
+/** The range of x and of y over every point of `series`; undefined when there are none. */
+export function bounds(
+  series: readonly PlotSeries[],
+): { x0: number; x1: number; y0: number; y1: number } | undefined {
+  // A loop, not Math.min(...xs): a spread of every point of a large plot
+  // (100,000 rows of 20 series) passes the engine's limit on arguments.
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const s of series) {
+    for (const [x, y] of s.points) {
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  return x0 <= x1 ? { x0, x1, y0, y1 } : undefined;
+}
+
 /** Summarises `data`; a series with no points is left out (its source said why). */
 export function summarise(data: PlotData): PlotSummary {
   const at = (x: number) => data.xKind === "time" ? new Date(x).toISOString() : round6(x);
-  const xs = data.series.flatMap((s) => s.points.map((p) => p[0]));
+  const range = bounds(data.series);
   return {
     title: data.title,
     x: {
       kind: data.xKind,
       label: data.xLabel,
-      from: xs.length ? at(Math.min(...xs)) : "",
-      to: xs.length ? at(Math.max(...xs)) : "",
+      from: range ? at(range.x0) : "",
+      to: range ? at(range.x1) : "",
     },
     series: data.series.filter((s) => s.points.length).map((s) => {
       const { min, max } = extremes(s.points);

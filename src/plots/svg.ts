@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { extremes, type PlotData, thin } from "./data.ts";
+import { bounds, extremes, type PlotData, thin } from "./data.ts";
 
 const W = 900, H = 480;
 const M = { left: 80, right: 30, top: 50, bottom: 110 };
@@ -74,9 +74,8 @@ export function formatNumber(v: number): string {
 /** The SVG document of `data`. */
 export function chartSvg(data: PlotData): string {
   const series = data.series.filter((s) => s.points.length);
-  const all = series.flatMap((s) => s.points);
-  const xs = all.map((p) => p[0]), ys = all.map((p) => p[1]);
-  let [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const range = bounds(series) ?? { x0: 0, x1: 0, y0: 0, y1: 0 };
+  let { x0, x1, y0, y1 } = range;
   if (x0 === x1) [x0, x1] = [x0 - 1, x1 + 1];
   if (y0 === y1) [y0, y1] = [y0 - Math.abs(y0 || 1) * 0.05, y1 + Math.abs(y1 || 1) * 0.05];
   const pad = (y1 - y0) * 0.05;

@@ -44,18 +44,27 @@ const STDLIB = new Set(
     "zipfile zlib zoneinfo __future__ pyodide").split(" "),
 );
 
+/** A dotted Python name: identifiers of letters, digits and underscores, in any script. */
+const NAME = String.raw`[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}.]*`;
+const FROM_IMPORT = new RegExp(String.raw`^\s*from\s+(${NAME})\s+import\s+(.+)$`, "u");
+
 export interface Analysis {
   /** One line each: the import and why it cannot work. */
   blocked: string[];
   warnings: string[];
 }
 
-/** Imports in Python source: `import a.b, c as d` and `from a.b import c`. */
+/**
+ * Imports in Python source: `import a.b, c as d` and `from a.b import c`.
+ * Read as Python reads identifiers: NFKC-normalised (`import ｊｓ` is
+ * `import js`), any letter, and a backslash at a line's end continuing it.
+ */
 export function findImports(code: string): string[] {
   const found: string[] = [];
+  const source = code.normalize("NFKC").replace(/\\\r?\n/g, " ");
   // Statements, not lines: `import csv; rows = …` holds one import and one assignment.
-  for (const line of code.split(/[\n;]/)) {
-    const from = /^\s*from\s+([A-Za-z_][\w.]*)\s+import\s+(.+)$/.exec(line);
+  for (const line of source.split(/[\r\n;]/)) {
+    const from = FROM_IMPORT.exec(line);
     if (from?.[1] && from[2]) {
       found.push(from[1]);
       // `from pyodide import ffi` imports pyodide.ffi.
@@ -65,7 +74,7 @@ export function findImports(code: string): string[] {
       }
       continue;
     }
-    const imp = /^\s*import\s+(.+)$/.exec(line);
+    const imp = /^\s*import\s+(.+)$/u.exec(line);
     if (imp?.[1]) {
       for (const part of imp[1].split(",")) {
         const n = part.trim().split(/\s+/)[0];

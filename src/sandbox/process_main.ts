@@ -10,18 +10,22 @@
  * @module
  */
 import {
-  HEARTBEAT_MS,
   type RunMessage,
   type RunReply,
   type SandboxReply,
   type SetupMessage,
+  WATCH_READY,
+  WATCH_STOP,
+  type WatchInit,
+  type WatchRun,
 } from "./protocol.ts";
 import { dropPersistentStorage, persistentStorageLeft } from "./storage.ts";
 import { dropAgentGrants } from "./role_grants.ts";
+import { newLineLock, replyWriter } from "./reply_line.ts";
 import { writeWorkTree } from "./work_out.ts";
 
-/** How often a still-running script is interrupted again after its limit. */
-const REINTERRUPT_MS = 50;
+/** Messages taken from the interpreter's port: ready, then a result or a fatal error. */
+const PORT_MESSAGES = 3;
 
 /** Persistent storage APIs still present in this process (for tests). */
 export function globalsLeft(): string[] {
@@ -45,12 +49,24 @@ export async function sandboxProcess(): Promise<void> {
   const { setup, nonce } = JSON.parse(first.value) as SetupMessage;
   // Compiled: the agent's reads and writes beyond this process's own go too.
   if (setup.agentGrants) await dropAgentGrants(setup.agentGrants, setup);
-  const encoder = new TextEncoder();
-  const send = (m: SandboxReply) => writeAll(encoder.encode(`${nonce} ${JSON.stringify(m)}\n`));
+  // The main thread and the watch both write protocol lines, one whole line at a time.
+  const lock = newLineLock();
+  const send = replyWriter(nonce, lock);
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
+  // The memory watch and the time limit run on a thread of their own, which
+  // nothing of the interpreter's can reach or keep busy.
+  const watch = startWatch(setup, nonce, lock, interrupt.buffer as SharedArrayBuffer);
+  // The process is ready once its watch is too: a run's first report must not wait for it.
+  let watchReady!: () => void;
+  const watching = new Promise<void>((resolve) => watchReady = resolve);
+  watch.onmessage = (e) => {
+    if (e.data === WATCH_READY) watchReady();
+    if (e.data === WATCH_STOP) Deno.exit(1);
+  };
   // Replies come only through this port, made before any Python runs and
-  // never put where Python can reach it: `postMessage` from Python goes to
-  // the worker's global channel, which nothing here listens to.
+  // never put where Python can reach it. The worker's global channel cannot
+  // be posted to at all (the worker locks `postMessage` before Python
+  // exists), so nothing the interpreter sends can keep this thread busy.
   const channel = new MessageChannel();
   const worker = startWorker(setup);
   worker.onerror = (e) => {
@@ -59,22 +75,25 @@ export async function sandboxProcess(): Promise<void> {
     Deno.exit(1);
   };
   let ran = false;
+  let taken = 0;
   channel.port1.onmessage = (e: MessageEvent<SandboxReply & { snapshot?: Uint8Array }>) => {
+    // Ready, then one result or one fatal error: anything beyond is not ours.
+    if (++taken >= PORT_MESSAGES) channel.port1.close();
     const msg = e.data;
-    if (msg.type === "ready") {
+    if (msg?.type === "ready") {
       if (msg.snapshot && setup.snapshotPath && !ran) {
         saveSnapshot(setup.snapshotPath, msg.snapshot);
       }
-      send({ type: "ready", ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages });
-      // Deno sets up its timers on the first one made (5–15 ms): paid now,
-      // while the process waits for its run, not when the run arrives
-      // (the memory watch makes its interval before handing the run over).
-      clearTimeout(setTimeout(() => {}, 0));
-    } else if (msg.type === "result") {
+      const ready = { ms: msg.ms, fromSnapshot: msg.fromSnapshot, packages: msg.packages };
+      watching.then(() => send({ type: "ready", ...ready }));
+    } else if (msg?.type === "result") {
+      channel.port1.close();
       send({ type: "copying" });
-      copiedOut(setup, msg as RunReply & { tree?: unknown }).then(send);
-    } else send(msg);
-    if (msg.type === "fatal") Deno.exit(1);
+      send(copiedOut(setup, msg as RunReply & { tree?: unknown }));
+    } else if (msg?.type === "fatal") {
+      send({ type: "fatal", message: String(msg.message).slice(0, 500) });
+      Deno.exit(1);
+    }
   };
   worker.postMessage({ type: "init", setup, interrupt: interrupt.buffer, port: channel.port2 }, [
     channel.port2,
@@ -84,54 +103,60 @@ export async function sandboxProcess(): Promise<void> {
     const msg = JSON.parse(line) as RunMessage;
     if (msg.type !== "run" || ran) continue; // one run per process
     ran = true;
-    watchMemory(setup.rssLimitMb, send);
     Atomics.store(interrupt, 0, 0);
+    watch.postMessage({ type: "run", timeoutMs: msg.timeoutMs } satisfies WatchRun);
     channel.port1.postMessage(msg);
-    // SIGINT (2) at the limit, and again until the script gives up: code
-    // that catches KeyboardInterrupt only delays the agent's hard kill.
-    setTimeout(() => {
-      Atomics.store(interrupt, 0, 2);
-      setInterval(() => Atomics.store(interrupt, 0, 2), REINTERRUPT_MS);
-    }, msg.timeoutMs);
   }
   Deno.exit(0);
 }
 
-/**
- * The memory cap, kept from this thread (Python runs in the worker and
- * cannot reach it): the whole process's resident size, read without any
- * permission, every {@link HEARTBEAT_MS}. Past the limit, or when it cannot
- * be read, the process reports it and exits; the agent kills a process
- * whose reports stop.
- */
-function watchMemory(limitMb: number, send: (m: SandboxReply) => void): void {
-  const check = () => {
-    let rssMb: number;
-    try {
-      rssMb = Deno.memoryUsage().rss / 1024 / 1024;
-    } catch (e) {
-      // Not util/errors.ts: this process may read only src/sandbox/.
-      send({ type: "memory", rssMb: -1, error: e instanceof Error ? e.message : String(e) });
-      Deno.exit(1);
-    }
-    if (rssMb > limitMb) {
-      send({ type: "memory", rssMb, over: true });
-      Deno.exit(1);
-    }
-    send({ type: "memory", rssMb });
+/** The result without its files, which go to the run directory (or nowhere: `disk` says why). */
+function copiedOut(setup: SetupMessage["setup"], msg: RunReply & { tree?: unknown }): RunReply {
+  const { tree, ...reply } = msg;
+  const failed = writeWorkTree(setup.workDir, tree, setup.quotaBytes);
+  return {
+    ...reply,
+    ...(failed ? { disk: failed.error, ...(failed.overQuota ? { diskOverQuota: true } : {}) } : {}),
   };
-  check();
-  setInterval(check, HEARTBEAT_MS);
 }
 
-/** The result without its files, which go to the run directory (or nowhere: `disk` says why). */
-async function copiedOut(
-  setup: SetupMessage["setup"],
-  msg: RunReply & { tree?: unknown },
-): Promise<RunReply> {
-  const { tree, ...reply } = msg;
-  const disk = await writeWorkTree(setup.workDir, tree, setup.quotaBytes);
-  return { ...reply, ...(disk ? { disk } : {}) };
+/**
+ * Starts the process's watch (`memory_watch.ts`) with what it needs: the
+ * nonce and the lock of the protocol's stdout, the limit, the interrupt
+ * buffer, and its work directory to hold open (its reserved descriptor),
+ * which is all it may read.
+ */
+export function startWatch(
+  setup: Pick<SetupMessage["setup"], "workDir" | "rssLimitMb">,
+  nonce: string,
+  lock: SharedArrayBuffer,
+  interrupt: SharedArrayBuffer,
+): Worker {
+  const watch = new Worker(new URL("./memory_watch.ts", import.meta.url), {
+    type: "module",
+    deno: {
+      permissions: {
+        read: [setup.workDir],
+        write: false,
+        net: false,
+        env: false,
+        run: false,
+        ffi: false,
+        sys: false,
+        import: false,
+      },
+    },
+  });
+  const init: WatchInit = {
+    type: "init",
+    nonce,
+    lock,
+    limitMb: setup.rssLimitMb,
+    reservePath: setup.workDir,
+    interrupt,
+  };
+  watch.postMessage(init);
+  return watch;
 }
 
 function startWorker(setup: SetupMessage["setup"]): Worker {
@@ -161,12 +186,6 @@ export function workerPermissions(setup: SetupMessage["setup"]): Deno.Permission
     sys: false,
     import: false,
   };
-}
-
-/** A pipe may take less than a whole line at once. */
-function writeAll(bytes: Uint8Array): void {
-  let at = 0;
-  while (at < bytes.length) at += Deno.stdout.writeSync(bytes.subarray(at));
 }
 
 /** Written beside its final name and renamed, so a reader never sees half a file. */

@@ -64,6 +64,15 @@ export interface ProcessSetup extends SandboxSetup {
 }
 
 /**
+ * Where the process writes a run's files before they are whole: beside the
+ * work directory, renamed onto it (empty until then) in one step, so a
+ * copy-out that does not finish leaves nothing in the work directory.
+ */
+export function stagingDir(workDir: string): string {
+  return `${workDir}.part`;
+}
+
+/**
  * Agent → sandbox process, the first line on stdin, read before the worker
  * starts: the setup, and the nonce that prefixes every reply line.
  */
@@ -94,24 +103,55 @@ export type SandboxReply =
   | { type: "copying" };
 
 /**
- * Sent by the process's main thread (which Python cannot reach) every
- * {@link HEARTBEAT_MS} while code runs; `over` when it passed its limit and
- * is exiting. The agent kills a process that stops sending them.
+ * Sent by the process's watch (a thread of its own, which Python cannot
+ * reach) every {@link HEARTBEAT_MS} while code runs; `over` when it passed
+ * its limit, `error` when it could not be measured. The agent kills the
+ * process on either, and when the reports stop.
  */
 export interface MemoryReport {
   type: "memory";
+  /** The resident size now, in MiB (-1 with `error`). */
   rssMb: number;
+  /** The peak resident size (getrusage), in MiB, when known. */
+  maxRssMb?: number;
   over?: boolean;
-  /** Set when the resident size could not be read: the process is exiting. */
+  /** Set when the resident size could not be read (or read as 0): a kill. */
   error?: string;
 }
 
 /**
  * How long the process may take to copy a finished run's files out (sent
  * as "copying" by its main thread, never by Python): the time limit's hard
- * kill waits this much longer from then.
+ * kill waits this much longer from then. The work is bounded by the quota
+ * and the entry cap (10,000 files took seconds on a busy machine), and a
+ * copy-out cut short keeps nothing: ample room.
  */
-export const COPY_OUT_MS = 10_000;
+export const COPY_OUT_MS = 60_000;
+
+/** The process's main thread → its watch, once, at the process's start. */
+export interface WatchInit {
+  type: "init";
+  nonce: string;
+  /** The lock of the process's stdout (see `reply_line.ts`). */
+  lock: SharedArrayBuffer;
+  /** The resident size limit, in MiB. */
+  limitMb: number;
+  /** A path the watch may open and keep open: its reserved descriptor. */
+  reservePath: string;
+  /** Pyodide's interrupt buffer (2 = SIGINT). */
+  interrupt: SharedArrayBuffer;
+}
+
+/** The process's main thread → its watch: the run has been handed to the interpreter. */
+export interface WatchRun {
+  type: "run";
+  timeoutMs: number;
+}
+
+/** What the watch tells the main thread: it holds its descriptor and waits for the run… */
+export const WATCH_READY = "ready";
+/** …and the process is over its limit or unmeasurable. */
+export const WATCH_STOP = "stop";
 
 /** How often a running process reports its resident size. */
 export const HEARTBEAT_MS = 100;
@@ -128,7 +168,9 @@ export interface RunReply {
   timedOut: boolean;
   /** Pyodide failed fatally: the process must be replaced. */
   fatal?: boolean;
-  /** Why the files were not copied out (over the disk quota, unmeasurable), when they were not. */
+  /** Why the files were not copied out (over the quota, unwritable, malformed), if they were not. */
   disk?: string;
+  /** Set when that reason is the disk quota. */
+  diskOverQuota?: boolean;
   ms: number;
 }

@@ -13,17 +13,22 @@
  *
  * @module
  */
-import type { AgentGrants, ProcessSetup } from "./protocol.ts";
+import { type AgentGrants, type ProcessSetup, stagingDir } from "./protocol.ts";
 
 export type { AgentGrants } from "./protocol.ts";
 
-/** What the sandbox process itself needs (the worker gets less still). */
+/**
+ * What the sandbox process itself needs (the worker gets less still): the
+ * run's files are written into the staging directory beside its work
+ * directory and renamed onto it, which takes reading and writing both.
+ */
 export function ownNeeds(setup: ProcessSetup): AgentGrants {
   const snapshotDir = setup.snapshotPath?.slice(0, setup.snapshotPath.lastIndexOf("/"));
   const opt = [setup.scriptsDir, setup.packagesDir, snapshotDir].filter((p): p is string => !!p);
+  const out = [setup.workDir, stagingDir(setup.workDir)];
   return {
-    read: [setup.pyodideDir, ...setup.dataDirs, setup.workDir, ...opt],
-    write: [setup.workDir, ...(snapshotDir ? [snapshotDir] : [])],
+    read: [setup.pyodideDir, ...setup.dataDirs, ...out, ...opt],
+    write: [...out, ...(snapshotDir ? [snapshotDir] : [])],
   };
 }
 

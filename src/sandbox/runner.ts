@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { COPY_OUT_MS, type SandboxSetup } from "./protocol.ts";
+import { COPY_OUT_MS, type SandboxSetup, stagingDir } from "./protocol.ts";
 import { prepareDenoDir, saveSeed, seedDir } from "./deno_cache.ts";
 import { collectOutputFiles } from "./output_files.ts";
 import { FLOOD, pipeLimits, SandboxProcess } from "./sandbox_process.ts";
@@ -203,8 +203,10 @@ export class PyodideSandbox implements SandboxRunner {
     const cleanup = proc.exited.then(async () => {
       // One that died idle (killed from outside, out of memory) is not taken by a run.
       this.#idle = this.#idle.filter((p) => p !== proc);
-      // The private Deno cache goes with its process; an empty run directory too.
+      // The private Deno cache goes with its process, and a copy-out it did
+      // not finish (never renamed onto the work directory); an empty run directory too.
       await removeTree(`${runDir}/deno`);
+      await removeTree(stagingDir(workDir));
       await Deno.remove(workDir).then(() => Deno.remove(runDir)).catch(() => {});
     });
     this.#cleanups.add(cleanup);
@@ -254,10 +256,15 @@ export class PyodideSandbox implements SandboxRunner {
     }
     const id = this.#nextId++;
     let killed: Killed | undefined;
-    /** Why the disk quota stopped the run, in words, when it did. */
+    /** Why the run's files were not kept, in words, when they were not… */
     let diskDetail: string | undefined;
-    const kill = (why: Killed, detail?: string) => {
-      if (why === "disk") diskDetail ??= detail;
+    /** …and whether that was the quota (measured past it), so the result may say so. */
+    let diskOver = false;
+    const kill = (why: Killed, detail?: string, overQuota = false) => {
+      if (why === "disk") {
+        diskDetail ??= detail;
+        diskOver ||= overQuota;
+      }
       killed ??= why;
       proc.kill(why);
     };
@@ -280,7 +287,7 @@ export class PyodideSandbox implements SandboxRunner {
     const measure = async () => {
       const use = await diskUse(runDir, startBytes + quota);
       if ("error" in use) kill("disk", `the run directory could not be measured: ${use.error}`);
-      else if (use.bytes - startBytes > quota) kill("disk");
+      else if (use.bytes - startBytes > quota) kill("disk", undefined, true);
     };
     let measuring = false;
     let polls = 0;
@@ -331,14 +338,22 @@ export class PyodideSandbox implements SandboxRunner {
     if (proc.killedFor === FLOOD) killed ??= "output";
     if (proc.killedFor === "memory") killed ??= "memory";
     if (proc.killedFor === "closed") killed ??= "cancelled";
-    if (reply?.disk) kill("disk", String(reply.disk).slice(0, 300));
+    if (reply?.disk) kill("disk", String(reply.disk).slice(0, 300), reply.diskOverQuota === true);
+    if (reply && killed === undefined) {
+      // Once more after the run: what the copy-out left, measured as the disk counts it.
+      const kept = await diskUse(workDir, quota);
+      if ("error" in kept) kill("disk", `the run's files could not be measured: ${kept.error}`);
+      else if (kept.bytes > quota) kill("disk", undefined, true);
+    }
 
     if (killed === "disk") {
       // Over the quota nothing is kept: the disk is what the limit protects.
       await proc.exited;
       await removeTree(workDir);
       await makePrivateDir(workDir).catch(() => {});
-      const message = killedMessage("disk", timeoutMs, limits);
+      const message = diskOver
+        ? killedMessage("disk", timeoutMs, limits)
+        : "stopped: the run's files were not kept";
       return {
         ...fail(diskDetail ? `${message}: ${diskDetail}` : message, "disk"),
         stdout: recap(reply?.stdout, limits.maxOutputChars),

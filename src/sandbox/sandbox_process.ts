@@ -6,6 +6,7 @@
  * @module
  */
 import type { MemoryReport, ProcessSetup, RunMessage, RunReply, SandboxReply } from "./protocol.ts";
+import { ownNeeds } from "./role_grants.ts";
 
 /** The argument that starts the compiled executable in its sandbox role. */
 export const SANDBOX_ROLE_ARG = "__accel_sandbox_process";
@@ -24,9 +25,10 @@ const SANDBOX_SRC = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
  * The command line of a sandbox process. Under `deno run` the grants are
  * flags: no net, env, run, ffi or sys at all; read only the assets, the
  * directories and this run's own work directory; write only that work
- * directory (and the snapshot's). The compiled executable cannot be given
- * flags, so it starts itself in its sandbox role and revokes what it does
- * not need; in both cases the worker narrows reads and writes again.
+ * directory and its staging directory (and the snapshot's directory). The
+ * compiled executable cannot be given flags, so it starts itself in its
+ * sandbox role and revokes what it does not need; in both cases the worker
+ * narrows reads and writes again.
  *
  * Deno writes its module cache (transpiled modules, code cache) outside the
  * permission system, wherever `DENO_DIR` points: `denoDir` is this run's
@@ -38,15 +40,8 @@ export function sandboxCommand(
   memoryMb: number,
   denoDir: string,
 ): Deno.Command {
-  const snapshotDir = setup.snapshotPath?.slice(0, setup.snapshotPath.lastIndexOf("/"));
-  // The process (not the worker) writes the snapshot: read and write on its directory.
-  const read = [
-    setup.pyodideDir,
-    ...setup.dataDirs,
-    setup.workDir,
-    ...[setup.scriptsDir, setup.packagesDir, snapshotDir].filter((p): p is string => !!p),
-  ];
-  const write = [setup.workDir, ...(snapshotDir ? [snapshotDir] : [])];
+  // The process (not the worker) writes the run's files and the snapshot.
+  const { read, write } = ownNeeds(setup);
   const v8 = `--v8-flags=${v8Flags(setup, memoryMb).join(",")}`;
   const args = isCompiled() ? [SANDBOX_ROLE_ARG] : [
     "run",
@@ -203,18 +198,28 @@ export class SandboxProcess {
   /** Set when it was killed because its memory could not be measured (fail closed). */
   memoryUnmeasured = false;
 
+  /**
+   * A report from the process's watch. Fails closed: a reading that is an
+   * error, zero or not a number is a kill (Deno reports 0 when it cannot
+   * read the size), as is a size or a peak past the limit.
+   */
   #onMemory(m: MemoryReport, limitMb: number): void {
     this.#lastReport = performance.now();
     const rss = Number(m.rssMb);
-    if (Number.isFinite(rss)) this.#peakMb = Math.max(this.#peakMb, rss);
-    if (typeof m.error === "string" || !Number.isFinite(rss) || rss < 0) {
-      this.memoryDetail ??= `its memory use could not be measured (${
-        String(m.error).slice(0, 200)
-      })`;
+    const peak = m.maxRssMb === undefined ? 0 : Number(m.maxRssMb);
+    const measured = typeof m.error !== "string" && Number.isFinite(rss) && rss > 0 &&
+      Number.isFinite(peak) && peak >= 0;
+    if (!measured) {
+      const why = typeof m.error === "string" ? m.error : `a reading of ${m.rssMb} MB`;
+      this.memoryDetail ??= `its memory use could not be measured (${why.slice(0, 200)})`;
       this.memoryUnmeasured = true;
       this.kill("memory");
-    } else if (m.over || rss > limitMb) {
-      this.memoryDetail ??= `its resident size reached ${Math.round(rss)} MB`;
+      return;
+    }
+    const size = Math.max(rss, peak);
+    this.#peakMb = Math.max(this.#peakMb, size);
+    if (m.over || size > limitMb) {
+      this.memoryDetail ??= `its resident size reached ${Math.round(size)} MB`;
       this.kill("memory");
     }
   }
@@ -277,10 +282,13 @@ export class SandboxProcess {
         const line = partial.join("") + pieces[i];
         partial = [];
         partialLength = 0;
-        if (line.startsWith(prefix)) {
-          const reply = parseReply(line.slice(prefix.length));
+        // Python can write to the same pipe, but cannot know the nonce: what
+        // it wrote before a line of ours (no newline) does not hide that line.
+        const at = line.indexOf(prefix);
+        if (at >= 0) {
+          const reply = parseReply(line.slice(at + prefix.length));
           // Memory reports are the process's own, not output: they do not count.
-          if (reply?.type === "memory" || reply?.type === "copying") total -= line.length + 1;
+          if (reply?.type === "memory" || reply?.type === "copying") total -= line.length - at + 1;
           if (reply) on(reply);
         }
       }

@@ -12,10 +12,7 @@
  *
  * @module
  */
-
-/** A tree this small is written synchronously (see {@link writeWorkTree}). */
-const SMALL_TREE_ENTRIES = 64;
-const SMALL_TREE_BYTES = 4 * 1024 * 1024;
+import { stagingDir } from "./protocol.ts";
 
 /** A file system block, the unit files and directories are charged in. */
 export const BLOCK_BYTES = 4096;
@@ -46,8 +43,14 @@ export interface WorkEntry {
   data?: Uint8Array;
 }
 
-/** The tree, or why it cannot leave the sandbox. */
-export type WorkTree = { entries: WorkEntry[] } | { error: string };
+/** The tree, or why it cannot leave the sandbox (`overQuota` when that is the reason). */
+export type WorkTree = { entries: WorkEntry[] } | { error: string; overQuota?: boolean };
+
+/** Why a copy-out wrote nothing: in words, and whether it is the disk quota. */
+export interface CopyOutFailure {
+  error: string;
+  overQuota: boolean;
+}
 
 /** The buffers of a tree's files, each once, to transfer rather than copy. */
 export function treeBuffers(tree: WorkTree): ArrayBuffer[] {
@@ -89,7 +92,7 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
         const st = fs.lstat(`${root}/${path}`);
         const isDir = fs.isDir(st.mode);
         charged += entryCharge(name, isDir ? 0 : st.size, isDir);
-        if (charged > quotaBytes) return { error: overQuota(quotaBytes) };
+        if (charged > quotaBytes) return { error: overQuota(quotaBytes), overQuota: true };
         if (isDir) {
           dirs.push(path);
           entries.push({ path });
@@ -107,77 +110,120 @@ export function readWorkTree(fs: TreeFs, root: string, quotaBytes: number): Work
 }
 
 /**
- * Writes a listed tree below `workDir` (which must be empty). Everything is
- * checked before anything is written: each name a plain path component of
- * at most {@link NAME_MAX} bytes, each host path shorter than
- * {@link PATH_MAX}, the total within the quota. Files get mode 0600 and
- * directories 0700: private to the operator, like everything the program writes.
+ * Writes a listed tree into `workDir` (which must be empty). Everything is
+ * checked before anything is written: each file's contents a plain buffer
+ * (not shared with the interpreter's thread, not resizable), copied first
+ * and charged at the size of the copy, which is what is written; each name
+ * a plain path component of at most {@link NAME_MAX} bytes, each host path
+ * shorter than {@link PATH_MAX}; the total within the quota. The tree is
+ * written into the staging directory beside `workDir` and renamed onto it
+ * when whole, so a copy-out that fails or is killed half-way leaves nothing
+ * in `workDir` (the staging directory is removed on failure, and by the
+ * agent when the process is gone). Files get mode 0600 and directories 0700:
+ * private to the operator, like everything the program writes.
  * Returns why nothing was written, or undefined when all of it was.
  */
-export async function writeWorkTree(
+export function writeWorkTree(
   workDir: string,
   tree: unknown,
   quotaBytes: number,
-): Promise<string | undefined> {
-  const entries = checkedEntries(workDir, tree, quotaBytes);
-  if (typeof entries === "string") return entries;
-  // A small tree is written at once (each asynchronous write is a trip
-  // through a thread pool, costly while V8 still compiles in the
-  // background); a large one asynchronously, so the memory watch goes on.
-  const small = entries.length <= SMALL_TREE_ENTRIES &&
-    entries.reduce((n, e) => n + (e.data?.length ?? 0), 0) <= SMALL_TREE_BYTES;
+): CopyOutFailure | undefined {
+  const stage = stagingDir(workDir);
+  const entries = checkedEntries(stage, tree, quotaBytes);
+  if (!Array.isArray(entries)) return entries;
+  if (!entries.length) return undefined;
+  // Written synchronously: an asynchronous write is a trip through a thread
+  // pool each (10,000 files took seconds on a busy machine), and nothing
+  // else waits for this thread (the memory watch has a thread of its own).
   try {
+    Deno.mkdirSync(stage, { mode: 0o700 });
     for (const e of entries) {
-      const path = `${workDir}/${e.path}`;
+      const path = `${stage}/${e.path}`;
       // The umask can only take bits away from these modes.
-      const options = { createNew: true, mode: 0o600 };
-      if (e.data === undefined) {
-        if (small) Deno.mkdirSync(path, { mode: 0o700 });
-        else await Deno.mkdir(path, { mode: 0o700 });
-      } else if (small) Deno.writeFileSync(path, e.data, options);
-      else await Deno.writeFile(path, e.data, options);
+      if (e.data === undefined) Deno.mkdirSync(path, { mode: 0o700 });
+      else Deno.writeFileSync(path, e.data, { createNew: true, mode: 0o600 });
     }
+    // The work directory is empty: the whole tree takes its place in one step.
+    Deno.renameSync(stage, workDir);
   } catch (e) {
-    return `the files could not be written to the run directory (${oneLine(e)})`;
+    try {
+      Deno.removeSync(stage, { recursive: true });
+    } catch {
+      // the agent removes it once the process is gone
+    }
+    return {
+      error: `the files could not be written to the run directory (${oneLine(e)})`,
+      overQuota: false,
+    };
   }
   return undefined;
 }
 
-function checkedEntries(workDir: string, tree: unknown, quotaBytes: number): WorkEntry[] | string {
+/**
+ * A copy of a file's contents when they are a plain buffer: a Uint8Array
+ * over an ArrayBuffer that is neither shared (another thread could change
+ * or grow it after the check) nor resizable. Undefined otherwise.
+ */
+export function plainCopy(data: unknown): Uint8Array | undefined {
+  if (!(data instanceof Uint8Array)) return undefined;
+  const buffer: unknown = data.buffer;
+  if (!(buffer instanceof ArrayBuffer) || buffer.resizable) return undefined;
+  return data.slice();
+}
+
+/** The entries to write below `dir`, each file's contents a copy; or why none may be. */
+function checkedEntries(
+  dir: string,
+  tree: unknown,
+  quotaBytes: number,
+): WorkEntry[] | CopyOutFailure {
+  const fail = (error: string, overQuota = false) => ({ error, overQuota });
   const list = (tree as { entries?: unknown })?.entries;
   if (!Array.isArray(list)) {
-    const error = (tree as { error?: unknown })?.error;
-    return typeof error === "string" ? error.slice(0, 500) : "the work directory was not listed";
+    // The worker's own words (its write counter or its listing found the quota passed).
+    const { error, overQuota } = (tree ?? {}) as { error?: unknown; overQuota?: unknown };
+    return typeof error === "string"
+      ? fail(error.slice(0, 500), overQuota === true)
+      : fail("the work directory was not listed");
   }
-  if (list.length > MAX_ENTRIES) return tooMany();
+  if (list.length > MAX_ENTRIES) return fail(tooMany());
   const dirs = new Set([""]);
   const seen = new Set<string>();
-  const base = encoder.encode(workDir).length + 1;
+  const base = encoder.encode(dir).length + 1;
   let charged = 0;
   const out: WorkEntry[] = [];
   for (const item of list as unknown[]) {
-    const { path, data } = (item ?? {}) as { path?: unknown; data?: unknown };
-    if (typeof path !== "string" || !(data === undefined || data instanceof Uint8Array)) {
-      return "the work directory's listing is malformed";
+    const { path, data: given } = (item ?? {}) as { path?: unknown; data?: unknown };
+    if (typeof path !== "string") return fail("the work directory's listing is malformed");
+    // Copied before anything is checked: the copy is what is charged and written.
+    const data = given === undefined ? undefined : plainCopy(given);
+    if (given !== undefined && data === undefined) {
+      return fail(
+        "the work directory's listing is malformed (a file's contents are not a plain buffer)",
+      );
     }
     const parts = path.split("/");
     const bad = parts.find((p) =>
       p === "" || p === "." || p === ".." || p.includes("\0") || encoder.encode(p).length > NAME_MAX
     );
     if (bad !== undefined) {
-      return `the run left a name that cannot be written: ${JSON.stringify(bad.slice(0, 80))}`;
+      return fail(
+        `the run left a name that cannot be written: ${JSON.stringify(bad.slice(0, 80))}`,
+      );
     }
     if (base + encoder.encode(path).length >= PATH_MAX) {
-      return `the run left a path longer than ${PATH_MAX} bytes: ${
-        JSON.stringify(path.slice(0, 80))
-      }…`;
+      return fail(
+        `the run left a path longer than ${PATH_MAX} bytes: ${JSON.stringify(path.slice(0, 80))}…`,
+      );
     }
     const parent = parts.slice(0, -1).join("/");
-    if (!dirs.has(parent) || seen.has(path)) return "the work directory's listing is malformed";
+    if (!dirs.has(parent) || seen.has(path)) {
+      return fail("the work directory's listing is malformed");
+    }
     seen.add(path);
     if (data === undefined) dirs.add(path);
     charged += entryCharge(parts.at(-1) as string, data?.length ?? 0, data === undefined);
-    if (charged > quotaBytes) return overQuota(quotaBytes);
+    if (charged > quotaBytes) return fail(overQuota(quotaBytes), true);
     out.push({ path, ...(data === undefined ? {} : { data }) });
   }
   return out;

@@ -19,6 +19,15 @@ import { dropPersistentStorage } from "./storage.ts";
 
 // Before any Python exists: no storage that outlives the process.
 dropPersistentStorage();
+// …and no channel to the process's main thread but the private port: the
+// worker's global one is shut for good (a flood of messages, or one huge
+// one, would keep that thread busy deserializing what nobody reads).
+Object.defineProperty(globalThis, "postMessage", {
+  value: function postMessage(): void {},
+  writable: false,
+  configurable: false,
+  enumerable: true,
+});
 /**
  * Replies go out through the port the process handed over, kept here at
  * module scope where Python cannot reach it, with `postMessage` (and the
@@ -170,7 +179,10 @@ async function run(msg: RunMessage): Promise<RunReply & { tree: WorkTree }> {
   if (timedOut) error = `stopped by the time limit of ${msg.timeoutMs / 1000} s`;
   else if (error?.startsWith("ModuleNotFoundError")) error = packages.missingMessage(error);
   const tree: WorkTree = diskFull
-    ? { error: `the run wrote more than the disk quota of ${quotaBytes / 1024 / 1024} MB` }
+    ? {
+      error: `the run wrote more than the disk quota of ${quotaBytes / 1024 / 1024} MB`,
+      overQuota: true,
+    }
     : readWorkTree(py.FS as never, PY_PATHS.work, quotaBytes);
   return {
     tree,

@@ -64,6 +64,38 @@ Deno.test({
   },
 });
 
+/**
+ * Runs `argv` in a terminal; after it ends, the shell prints the terminal's
+ * line discipline ("icanon" is normal mode, "-icanon" raw) and its exit code.
+ */
+async function withLineDiscipline(argv: string[], env: Record<string, string>) {
+  const program = argv.map((a) => `'${a}'`).join(" ");
+  const line = `${program}; code=$?; stty -a | grep -o -- '-\\?icanon'; exit $code`;
+  return await TmuxSession.start(["bash", "-c", line], env, ROOT);
+}
+
+Deno.test({
+  name:
+    "SIGINT, SIGTERM or SIGHUP while the early prompt shows erase it, give the shell its terminal back out of raw mode, and end with 128+n",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    // The early prompt over a load that never ends: the signal cannot meet anything else.
+    const hold = [Deno.execPath(), "run", "--allow-env", `${ROOT}/tests/cli/early_prompt_hold.ts`];
+    for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+      await using term = await withLineDiscipline(hold, childEnv({}));
+      await term.waitFor(/accel›/, 60_000);
+      const [pid] = await term.processes(`${ROOT}/tests/cli/early_prompt_hold.ts`);
+      assert.ok(pid, "the program runs in the pane");
+      Deno.kill(pid, signal);
+      const screen = await term.waitFor(/\[exit \d+\]/, 60_000);
+      assert.match(screen, new RegExp(`\\[exit ${code}\\]`), `${signal}:\n${screen}`);
+      // Erased: the shell's next output starts where the prompt was, in normal mode.
+      assert.match(screen, /^icanon$/m, `${signal}:\n${screen}`);
+      assert.doesNotMatch(screen, /accel›/, `${signal}:\n${screen}`);
+    }
+  },
+});
+
 Deno.test({
   name:
     "SIGTERM the moment a prompt shows ends the program with 143 and gives the shell its terminal back out of raw mode",
@@ -75,16 +107,18 @@ Deno.test({
       OPENAI_API_KEY: "k",
       HOME: home.path,
     });
-    const agent = [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN].map((a) => `'${a}'`).join(" ");
-    // After the program, the shell reports the terminal's line discipline: "icanon" is normal mode.
-    const line = `${agent}; code=$?; stty -a | grep -o -- '-\\?icanon'; exit $code`;
-    await using term = await TmuxSession.start(["bash", "-c", line], env, ROOT);
+    await using term = await withLineDiscipline(
+      [Deno.execPath(), "run", ...AGENT_FLAGS, MAIN],
+      env,
+    );
     await term.waitFor(/accel›/, 60_000);
     const [pid] = await term.processes(MAIN);
     assert.ok(pid, "the program runs in the pane");
     Deno.kill(pid, "SIGTERM");
     const screen = await term.waitFor(/\[exit \d+\]/, 60_000);
     assert.match(screen, /\[exit 143\]/);
-    assert.match(screen, /^icanon$/m);
+    // Whichever prompt the signal met (on a busy machine the session's may be up
+    // by then): the early one is erased, the session's own stays on its line.
+    assert.match(screen, /^(accel› )?icanon$/m, screen);
   },
 });

@@ -5,14 +5,35 @@ import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
 import { type ReplayVariant, startScriptedEval } from "../support/scripted_eval_server.ts";
 import { shippedTasks } from "../eval/scripted_model.ts";
 import { parseTask, type Task } from "../../src/eval/task.ts";
+import { SNAPSHOT_PATH } from "../support/sandbox.ts";
+import { tempDir } from "../support/temp.ts";
+
+/**
+ * Every limit an attempt meets but the ones its task sets, with room to
+ * spare on a busy machine: a sandbox task's tool call starts its own
+ * interpreter (no prewarmed one in an attempt), four at a time, and met the
+ * default 60 s tool limit at load 9–18. The interpreters start from the
+ * tests' shared snapshot and optimize only hot code (less CPU each): their
+ * speed is not what these tests are about.
+ */
+const AMPLE_CONFIG =
+  `[llm]\nturn_timeout_s = 3600\nrequest_timeout_s = 600\nidle_timeout_s = 600\n` +
+  `[agent]\ntool_timeout_s = 3600\nagent_md = ${JSON.stringify(`${ROOT}/AGENT.md`)}\n` +
+  // The defaults' relative paths are relative to configs/; this file is elsewhere.
+  `[safety]\nlimits_file = ${JSON.stringify(`${ROOT}/configs/safety_limits.toml`)}\n` +
+  `[sandbox]\ntimeout_s = 600\noptimize = "hot"\n` +
+  `scripts_dir = ${JSON.stringify(`${ROOT}/scripts`)}\n` +
+  `cache_dir = ${JSON.stringify(SNAPSHOT_PATH.slice(0, SNAPSHOT_PATH.lastIndexOf("/")))}\n`;
 
 /**
  * Runs `eval --replay` through the launcher (the grants the configuration
  * calls for: the network only to the model's host) against the replay of the
- * shipped tasks' transcripts, in a TMPDIR of its own.
+ * shipped tasks' transcripts, in a TMPDIR of its own, with {@link AMPLE_CONFIG}.
  */
 async function evalRun(variant: ReplayVariant, args: string[], extra: Task[] = []) {
   await using replay = await startScriptedEval([...await shippedTasks(), ...extra], variant);
+  await using config = await tempDir("eval-cli-config-");
+  await Deno.writeTextFile(`${config.path}/config.toml`, AMPLE_CONFIG);
   const tmp = await Deno.makeTempDir({ prefix: "eval-cli-" });
   try {
     const child = new Deno.Command(Deno.execPath(), {
@@ -23,6 +44,8 @@ async function evalRun(variant: ReplayVariant, args: string[], extra: Task[] = [
         "--allow-run",
         `${ROOT}/launch.ts`,
         "eval",
+        "--config",
+        `${config.path}/config.toml`,
         "--replay",
         ...args,
       ],
@@ -168,7 +191,8 @@ Deno.test({
       childEnv({ OPENAI_BASE_URL: replay.url }),
       ROOT,
     );
-    const screen = await term.waitFor(/\[exit 0\]/, 60_000);
+    // Ten attempts one after another: a ceiling with room for a busy machine.
+    const screen = await term.waitFor(/\[exit 0\]/, 300_000);
     // One bar, redrawn in place: the final state only, then the report.
     assert.equal(screen.match(/^\[#+·*\]/gm)?.length, 1, screen);
     assert.match(screen, /^\[#{20}\] 10\/10 {2}10 passed {2}last: read-/m);

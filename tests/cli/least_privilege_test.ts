@@ -197,7 +197,9 @@ Deno.test("with the grants deno task compile bakes in, the same attempts are ref
 
 Deno.test("every normal command works under those grants: ask with tools, a sub-agent, a skill and Python, --resume, get, search, logs, scripts, plan show and run, audit verify", async () => {
   await using user = await UserSetup.start({
-    extra: `[sandbox]\nscripts_dir = "${ROOT}/scripts"\n[llm.models]\nmain = "scripted"\n`,
+    // Ample time for the tool calls: the first sandbox process makes its snapshot inside one.
+    extra: `[agent]\ntool_timeout_s = 3600\n[sandbox]\nscripts_dir = "${ROOT}/scripts"\n` +
+      `[llm.models]\nmain = "scripted"\n`,
   });
   let skillInPrompt = false;
   await using llm = await startScriptedLlm({

@@ -12,6 +12,9 @@ const FAKE_KEY = "sk-test-FAKE-KEY-from-the-agent-env-777";
 /**
  * A config with a data directory holding orbit.csv, and the shipped scripts;
  * its directory (with the runs' work directories) is removed when disposed.
+ * The model's tool calls get ample time: the first sandbox process of a
+ * fresh HOME makes its memory snapshot inside the call (seconds, far more
+ * on a busy machine).
  */
 async function sandboxConfig(): Promise<
   { config: string; dataDir: string } & AsyncDisposable
@@ -27,7 +30,8 @@ async function sandboxConfig(): Promise<
   const config = `${dir}/config.toml`;
   await Deno.writeTextFile(
     config,
-    `[sandbox]\ndata_dirs = ["data"]\nscripts_dir = "${ROOT}/scripts"\nwork_dir = "work"\ntimeout_s = 120\n`,
+    `[agent]\ntool_timeout_s = 3600\n[sandbox]\ndata_dirs = ["data"]\nscripts_dir = "${ROOT}/scripts"\n` +
+      `work_dir = "work"\ntimeout_s = 120\n`,
   );
   return { config, dataDir, [Symbol.asyncDispose]: () => tmp[Symbol.asyncDispose]() };
 }
@@ -153,7 +157,7 @@ Deno.test("scripts run prints a script's whole output, not the excerpt the model
   await Deno.writeTextFile(
     config,
     `[agent]\ntool_output_max_chars = 500\n\n[sandbox]\nscripts_dir = "scripts"\n` +
-      `work_dir = "work"\ntimeout_s = 20\n`,
+      `work_dir = "work"\ntimeout_s = 120\n`,
   );
   const expected = Array.from({ length: 300 }, (_, i) => `line ${String(i).padStart(3, "0")}\n`);
   const run = await runAgent(["scripts", "run", "long", "--config", config]);

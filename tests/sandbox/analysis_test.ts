@@ -75,3 +75,16 @@ Deno.test("imports separated by semicolons are found one statement at a time", (
     ["csv", "json"],
   );
 });
+
+Deno.test("imports are read as Python reads names: fullwidth, other scripts, continued lines", () => {
+  const cases: [string, string[]][] = [
+    ["import ｊｓ", ["js"]],
+    ["from ｐｙｏｄｉｄｅ．ｆｆｉ import to_js", ["pyodide.ffi", "pyodide.ffi.to_js"]],
+    ["import \\\n  js", ["js"]],
+    ["import café, データ", ["café", "データ"]],
+    ["x = 1\r\nimport js\r\n", ["js"]],
+  ];
+  for (const [code, imports] of cases) assert.deepEqual(findImports(code), imports, code);
+  assert.match(analyse("import ｊｓ").blocked[0] ?? "", /^import js: the JavaScript bridge/);
+  assert.match(analyse("from ｐｙｏｄｉｄｅ import ｃｏｄｅ").blocked[0] ?? "", /pyodide\.code/);
+});

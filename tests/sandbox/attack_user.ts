@@ -1,7 +1,8 @@
 /**
- * Sandbox attacks as a user meets them: `accel-agent exec FILE --json`
- * through the launcher (the grants the config gives, never `-A`), with a
- * `[sandbox]` table of the test's choosing. Every limit not under test is
+ * Sandbox attacks as a user meets them: `accel-agent exec FILE --json`, or
+ * the model's `execute_code` in `ask --json`, through the launcher (the
+ * grants the config gives, never `-A`), with a `[sandbox]` table of the
+ * test's choosing. Every limit not under test is
  * given ample room, so no attack races the clock on a busy machine.
  *
  * @module
@@ -71,17 +72,7 @@ export class AttackUser implements AsyncDisposable {
     limits: Partial<Record<keyof typeof AMPLE, number>> = {},
     env: Record<string, string> = {},
   ): Promise<Outcome> {
-    const table = { ...AMPLE, ...limits };
-    const config = `${await Deno.readTextFile(this.user.configPath)}\n[sandbox]\n` +
-      `data_dirs = [${JSON.stringify(this.dataDir)}]\n` +
-      `scripts_dir = ${JSON.stringify(`${this.dir}/scripts`)}\n` +
-      `work_dir = ${JSON.stringify(this.workRoot)}\n` +
-      `cache_dir = ${JSON.stringify(SNAPSHOT_PATH.slice(0, SNAPSHOT_PATH.lastIndexOf("/")))}\n` +
-      `prewarm = false\n` +
-      Object.entries(table).map(([k, v]) => `${k} = ${v}`).join("\n") + "\n";
-    await Deno.mkdir(this.inputDir, { recursive: true });
-    const configPath = `${this.inputDir}/config.toml`;
-    await Deno.writeTextFile(configPath, config);
+    const configPath = await this.#config(limits);
     const file = `${this.inputDir}/attack.py`;
     await Deno.writeTextFile(file, code);
     const r = await runAsUser(["--config", configPath, "exec", file, "--json"], { env });
@@ -92,6 +83,39 @@ export class AttackUser implements AsyncDisposable {
       throw new Error(`exec printed no JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
     }
     return { code: r.code, json, stderr: r.stderr, ms: r.ms };
+  }
+
+  /**
+   * `ask --json QUESTION` under the same configuration, against the model at
+   * `modelUrl` (a scripted one): what the model's tool calls meet.
+   */
+  async ask(
+    question: string,
+    modelUrl: string,
+    limits: Partial<Record<keyof typeof AMPLE, number>> = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const configPath = await this.#config(limits);
+    return await runAsUser(["--config", configPath, "ask", "--json", question], {
+      env: { OPENAI_BASE_URL: modelUrl, OPENAI_API_KEY: "k" },
+    });
+  }
+
+  /** The user's config with a `[sandbox]` table of AMPLE plus `limits`; returns its path. */
+  async #config(limits: Partial<Record<keyof typeof AMPLE, number>>): Promise<string> {
+    const table = { ...AMPLE, ...limits };
+    // The model's tool calls (ask) get ample time; the sandbox's own limits are the table's.
+    const config = `${await Deno.readTextFile(this.user.configPath)}\n` +
+      `[agent]\ntool_timeout_s = 3600\n[sandbox]\n` +
+      `data_dirs = [${JSON.stringify(this.dataDir)}]\n` +
+      `scripts_dir = ${JSON.stringify(`${this.dir}/scripts`)}\n` +
+      `work_dir = ${JSON.stringify(this.workRoot)}\n` +
+      `cache_dir = ${JSON.stringify(SNAPSHOT_PATH.slice(0, SNAPSHOT_PATH.lastIndexOf("/")))}\n` +
+      `prewarm = false\n` +
+      Object.entries(table).map(([k, v]) => `${k} = ${v}`).join("\n") + "\n";
+    await Deno.mkdir(this.inputDir, { recursive: true });
+    const configPath = `${this.inputDir}/config.toml`;
+    await Deno.writeTextFile(configPath, config);
+    return configPath;
   }
 
   /** Every path below the set-up's directory but the work root and the state, with size and mtime. */

@@ -5,7 +5,7 @@
  * environment, and its worker's narrower permissions.
  */
 import assert from "node:assert/strict";
-import { runCode, sandboxTest, startFileSandbox } from "../support/sandbox.ts";
+import { gone, runCode, sandboxTest, startFileSandbox } from "../support/sandbox.ts";
 import { ROOT } from "../support/run_agent.ts";
 
 /** Runs fetch and Deno.connect in a worker holding the interpreter's grant. */
@@ -49,14 +49,17 @@ const REFUSED = /NotCapable|Requires \w+ access/;
 attack("js fetch and Deno.connect to a loopback server never connect", async () => {
   const before = connections;
   // Both return promises Python cannot await here; their refusal is shown
-  // below on the worker's own grant, and here by no connection arriving.
+  // below on the worker's own grant, and here by no connection arriving,
+  // even once the process that tried is gone (whatever it started ends with it).
+  const { pid } = await sandbox.ready();
   const r = await run(
     `import js\nfrom pyodide.ffi import to_js\njs.fetch("http://127.0.0.1:${PORT}/")\n` +
       `js.Deno.connect(to_js({"hostname": "127.0.0.1", "port": ${PORT}}, ` +
       `dict_converter=js.Object.fromEntries))\nprint("sent")`,
   );
   assert.equal(r.stdout, "sent\n", r.all);
-  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(await gone(pid), "the process that ran the code is gone");
+  await new Promise((r) => setTimeout(r, 200)); // a connection it made is accepted by now
   assert.equal(connections, before);
 });
 

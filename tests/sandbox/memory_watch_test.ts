@@ -1,10 +1,97 @@
 /**
- * The memory cap fails closed: a sandbox process whose memory reports stop
- * (here: stopped with SIGSTOP, as a process wedged by anything would be) is
- * killed, and the run says why, instead of running on unmeasured.
+ * The memory cap fails closed: a reading it cannot trust (zero, an error,
+ * not a number) is a kill, not a pass; the watch reads on a thread of its
+ * own, so its reports go on while the process's main thread is stuck; and
+ * a sandbox process whose reports stop is killed, with a clear message.
  */
 import assert from "node:assert/strict";
+import { measure, ReservedDescriptor } from "../../src/sandbox/memory_reading.ts";
 import { startTestSandbox } from "../support/sandbox.ts";
+import { ROOT } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
+
+const MB = 1024 * 1024;
+
+Deno.test("a resident size read as zero, failed or not a number is an error, never a pass", async () => {
+  await using dir = await tempDir();
+  const reserve = new ReservedDescriptor(dir.path);
+  const peak = () => 200 * 1024;
+  for (const rss of [() => 0, () => NaN, () => -1, () => Infinity]) {
+    const r = measure(reserve, 512, { rss, maxRssKib: peak });
+    assert.equal(r.rssMb, -1, JSON.stringify(r));
+    assert.match(r.error ?? "", /resident size read as/);
+    assert.equal(r.over, undefined);
+  }
+  const failed = measure(reserve, 512, {
+    rss: () => {
+      throw new Error("Too many open files (os error 24)");
+    },
+    maxRssKib: peak,
+  });
+  assert.match(failed.error ?? "", /Too many open files/);
+  assert.ok(reserve.held, "the reserved descriptor is taken again after each reading");
+});
+
+Deno.test("past the limit in the resident size or in its peak is over", async () => {
+  await using dir = await tempDir();
+  const reserve = new ReservedDescriptor(dir.path);
+  const at = (rssMb: number, peakMb: number | undefined) =>
+    measure(reserve, 512, {
+      rss: () => rssMb * MB,
+      maxRssKib: () => peakMb === undefined ? undefined : peakMb * 1024,
+    });
+  assert.equal(at(300, 400).over, undefined);
+  assert.equal(at(300, undefined).over, undefined);
+  assert.equal(at(600, 600).over, true);
+  // Freed again before the reading: the peak (getrusage, no descriptor needed) still saw it.
+  assert.equal(at(300, 900).over, true);
+  assert.equal(at(300, 900).maxRssMb, 900);
+});
+
+Deno.test("the reserved descriptor is the one a reading takes", async () => {
+  await using dir = await tempDir();
+  const reserve = new ReservedDescriptor(dir.path);
+  assert.ok(reserve.held);
+  // While reading, the reserve is closed (its slot is the lowest free one)…
+  assert.equal(reserve.around(() => reserve.held), false);
+  // …and the process's own reading works through it.
+  const r = measure(reserve, 100_000);
+  assert.ok(r.rssMb > 0 && r.error === undefined, JSON.stringify(r));
+  assert.ok(reserve.held);
+});
+
+Deno.test({
+  name: "the watch's reports go on while the process's main thread is stuck",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using dir = await tempDir();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--unstable-worker-options",
+        `--allow-read=${dir.path},${ROOT}/src/sandbox`,
+        `${ROOT}/tests/sandbox/fixtures/busy_main.ts`,
+        dir.path,
+        "3000",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const lines = text.split("\n").filter((l) => l.startsWith("test-nonce "));
+    const types = lines.map((l) => JSON.parse(l.slice("test-nonce ".length)));
+    const busy = types.findIndex((m) => m.message === "busy");
+    const free = types.findIndex((m) => m.message === "free");
+    assert.ok(busy >= 0 && free > busy, text);
+    const during = types.slice(busy + 1, free).filter((m) => m.type === "memory");
+    // Every 100 ms for 3 s; one is enough to show the thread is not the main one's.
+    assert.ok(during.length >= 1, `no report while the main thread was stuck:\n${text}`);
+    for (const m of during) assert.ok(m.rssMb > 0, JSON.stringify(m));
+  },
+});
 
 Deno.test({
   name: "a sandbox process that stops reporting its memory is killed with a clear message",

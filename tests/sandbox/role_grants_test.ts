@@ -137,6 +137,9 @@ Deno.test("the compiled sandbox role, with the baked grants, can no longer read 
 
   // And main.ts itself in the sandbox role, with these flags, still runs Python with what it kept.
   // Compiled, Deno lets the program read its embedded modules; here the worker's source stands in.
+  // The agent hands each process an empty work directory (the probes above wrote into this one).
+  await Deno.remove(workDir, { recursive: true });
+  await Deno.mkdir(workDir);
   const embedded = { ...grants, read: [...grants.read, `${ROOT}/src/sandbox`] };
   const roleFlags = compileArgs(embedded, loaded.config.sandbox, exe).filter(isGrantFlag);
   const child = new Deno.Command(Deno.execPath(), {
@@ -180,5 +183,6 @@ Deno.test("the compiled sandbox role, with the baked grants, can no longer read 
   assert.ok(result, text);
   assert.equal(result.ok, true, JSON.stringify(result));
   assert.equal(result.stdout, "1\n");
+  assert.equal(result.disk, undefined, result.disk);
   assert.equal(await Deno.readTextFile(`${workDir}/ok.txt`), "fine");
 });

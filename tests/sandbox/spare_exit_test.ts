@@ -24,7 +24,7 @@ async function spareUser(): Promise<{ user: UserSetup; workRoot: string }> {
   const table = Object.entries(AMPLE).map(([k, v]) => `${k} = ${v}`).join("\n");
   await Deno.writeTextFile(
     user.configPath,
-    `${await Deno.readTextFile(user.configPath)}\n[sandbox]\n` +
+    `${await Deno.readTextFile(user.configPath)}\n[agent]\ntool_timeout_s = 3600\n[sandbox]\n` +
       `data_dirs = [${JSON.stringify(`${user.dir}/data`)}]\n` +
       `scripts_dir = ${JSON.stringify(`${user.dir}/scripts`)}\n` +
       `work_dir = ${JSON.stringify(workRoot)}\n` +

@@ -19,11 +19,11 @@ Deno.test("a listing whose names climb out of the run directory writes nothing",
   try {
     await Deno.mkdir(`${root}/work`);
     for (const path of ["../escape", "a/../../b", "/etc/x", "a//b", ".", "x\0y"]) {
-      const error = await writeWorkTree(
+      const error = (writeWorkTree(
         `${root}/work`,
         { entries: [{ path, data: bytes(1) }] },
         1e9,
-      );
+      ))?.error;
       assert.ok(error, `${JSON.stringify(path)} was accepted`);
     }
     assert.deepEqual([...Deno.readDirSync(`${root}/work`)], []);
@@ -50,12 +50,15 @@ Deno.test("a listing over the quota, too long or malformed writes nothing, with 
       [42, /not listed/],
     ];
     for (const [tree, reason] of cases) {
-      assert.match(await writeWorkTree(root, tree, 2 * 4096 + 1000) ?? "", reason);
+      assert.match(writeWorkTree(root, tree, 2 * 4096 + 1000)?.error ?? "", reason);
       assert.deepEqual([...Deno.readDirSync(root)], []);
     }
     const deep = Array.from({ length: 20 }, (_, i) => String(i).padStart(250, "d"));
     const entries = deep.map((_, i) => ({ path: deep.slice(0, i + 1).join("/") }));
-    assert.match(await writeWorkTree(root, { entries }, 1e9) ?? "", /longer than 4096 bytes/);
+    assert.match(
+      writeWorkTree(root, { entries }, 1e9)?.error ?? "",
+      /longer than 4096 bytes/,
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -67,8 +70,8 @@ Deno.test("files come out with mode 0600 and directories 0700, charged by blocks
     const tree = { entries: [{ path: "d" }, { path: "d/f", data: bytes(5000) }] };
     const quota = entryCharge("d", 0, true) + entryCharge("f", 5000);
     assert.equal(entryCharge("f", 5000), 2 * 4096 + 256 + 1);
-    assert.match(await writeWorkTree(root, tree, quota - 1) ?? "", /disk quota/);
-    assert.equal(await writeWorkTree(root, tree, quota), undefined);
+    assert.match(writeWorkTree(root, tree, quota - 1)?.error ?? "", /disk quota/);
+    assert.equal(writeWorkTree(root, tree, quota), undefined);
     assert.equal(Deno.statSync(`${root}/d`).mode! & 0o7777, 0o700);
     assert.equal(Deno.statSync(`${root}/d/f`).mode! & 0o7777, 0o600);
   } finally {
@@ -118,6 +121,55 @@ Deno.test("pruning keeps the newest by the names' creation order, not by a futur
     await pruneRuns(root, 2, [made[2]!]);
     const left = [...Deno.readDirSync(root)].map((e) => `${root}/${e.name}`).sort();
     assert.deepEqual(left, [made[1], made[2]].sort());
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("contents in a shared or resizable buffer are refused before anything is written", async () => {
+  const root = await tempDir();
+  try {
+    const growable = new SharedArrayBuffer(0, { maxByteLength: 1 << 20 });
+    const resizable = new ArrayBuffer(0, { maxByteLength: 1 << 20 });
+    for (const data of [new Uint8Array(growable), new Uint8Array(resizable)]) {
+      const tree = { entries: [{ path: "ok", data: bytes(10) }, { path: "grows", data }] };
+      const failed = writeWorkTree(root, tree, 1e9);
+      assert.match(failed?.error ?? "", /not a plain buffer/);
+      assert.equal(failed?.overQuota, false);
+      // Grown after the check, as another thread would: still nothing.
+      if (data.buffer instanceof SharedArrayBuffer) data.buffer.grow(1 << 20);
+      assert.deepEqual([...Deno.readDirSync(root)], []);
+    }
+    // A plain buffer is written as it was when handed over, and charged at that size.
+    const plain = bytes(4096);
+    const quota = entryCharge("f", 4096);
+    assert.equal(
+      writeWorkTree(root, { entries: [{ path: "f", data: plain }] }, quota),
+      undefined,
+    );
+    assert.equal(Deno.statSync(`${root}/f`).size, 4096);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a copy-out that fails half-way leaves nothing in the work directory and no staging", async () => {
+  const root = await tempDir();
+  try {
+    const work = `${root}/work`;
+    await Deno.mkdir(work);
+    // Distinct names to the listing, one name on disk (a lone surrogate is written as U+FFFD):
+    // the first files are written, then the second of the pair fails.
+    const entries = [
+      ...Array.from({ length: 100 }, (_, i) => ({ path: `f${i}`, data: bytes(100_000) })),
+      { path: "a\ud800", data: bytes(1) },
+      { path: "a\udc00", data: bytes(1) },
+    ];
+    const failed = writeWorkTree(work, { entries }, 1e9);
+    assert.match(failed?.error ?? "", /could not be written to the run directory/);
+    assert.equal(failed?.overQuota, false);
+    assert.deepEqual([...Deno.readDirSync(work)], []);
+    assert.deepEqual([...Deno.readDirSync(root)].map((e) => e.name), ["work"]);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
