@@ -285,7 +285,11 @@ export class PyodideSandbox implements SandboxRunner {
     const runDir = dirname(workDir);
     /** The quota, checked on the whole run directory (the files and the private Deno cache). */
     const measure = async () => {
+      // A process already being stopped (closed, timed out, over memory) is not measured:
+      // its directory may be going away, and why it stopped is already said.
+      if (proc.killedFor !== undefined) return;
       const use = await diskUse(runDir, startBytes + quota);
+      if (proc.killedFor !== undefined) return;
       if ("error" in use) kill("disk", `the run directory could not be measured: ${use.error}`);
       else if (use.bytes - startBytes > quota) kill("disk", undefined, true);
     };
@@ -337,7 +341,8 @@ export class PyodideSandbox implements SandboxRunner {
     });
     if (proc.killedFor === FLOOD) killed ??= "output";
     if (proc.killedFor === "memory") killed ??= "memory";
-    if (proc.killedFor === "closed") killed ??= "cancelled";
+    // Closing the sandbox cancels its runs, whatever a poll noticed as the process went.
+    if (proc.killedFor === "closed") killed = "cancelled";
     if (reply?.disk) kill("disk", String(reply.disk).slice(0, 300), reply.diskOverQuota === true);
     if (reply && killed === undefined) {
       // Once more after the run: what the copy-out left, measured as the disk counts it.
