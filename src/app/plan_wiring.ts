@@ -26,6 +26,8 @@ import { sha256Hex } from "../util/hash.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
+import { createElog } from "./elog_wiring.ts";
+import type { ElogService } from "../elog/mod.ts";
 
 /** The plan service and the approver in force (each mode sets its own). */
 export interface PlanPath {
@@ -48,6 +50,8 @@ export interface PlanPath {
   auditKey(): Promise<CryptoKey | undefined>;
   /** Records an approval given outside a plan's run (a reusable procedure). */
   audit: AuditLog;
+  /** Logbook drafts of the plans that reached the machine, and their posting. */
+  elog: ElogService;
 }
 
 /** `~` is the home directory; a relative path is relative to the config file. */
@@ -89,6 +93,13 @@ export async function createPlanPath(
       writesEnabled: config.safety.writes_enabled && site.every((x) => x.writesEnabled),
     };
   };
+  const identity = {
+    operator: operatorName(config.operator, io),
+    host: hostName(),
+    configHash: loaded.hash,
+  };
+  const workDir = resolvePath(config.sandbox.work_dir, loaded.baseDir, io);
+  const elog = await createElog(loaded, { stateDir, scansDir, workDir, audit, identity }, io);
   const service = new PlanService({
     cs,
     limits,
@@ -100,17 +111,14 @@ export async function createPlanPath(
     },
     audit,
     safety,
-    identity: {
-      operator: operatorName(config.operator, io),
-      host: hostName(),
-      configHash: loaded.hash,
-    },
+    identity,
     now: () => Date.now(),
     plansDir,
     journal: new RunJournal(`${stateDir}/running`),
     workDir: scansDir,
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,
+    onFinished: (run) => elog.planFinished(run),
   });
   return {
     service,
@@ -126,6 +134,7 @@ export async function createPlanPath(
     }),
     approvalExpiryMs: config.safety.approval_expiry_s * 1000,
     audit,
+    elog,
     async auditKey() {
       try {
         await Deno.stat(`${keysDir(stateDir)}/audit.key`);

@@ -136,6 +136,7 @@ export async function main(args: string[]): Promise<number> {
             cmd.approvedHash,
             inv.json,
             io,
+            cmd.elog,
           );
         case "plan_recover":
           if (!app.profile.plans) {
@@ -161,6 +162,8 @@ export async function main(args: string[]): Promise<number> {
           const m = await import("./commands/display.ts");
           return await m.runDisplay(app, cmd.name, m.macroArgs(cmd.macros), inv.json, io);
         }
+        case "elog":
+          return await (await import("./commands/elog.ts")).runElog(app, cmd, inv.json, io);
         case "exec":
         case "scripts":
           return await (await import("./commands/sandbox.ts")).runSandboxCommand(

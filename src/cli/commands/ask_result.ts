@@ -9,6 +9,7 @@ import { type AgentEvent, assertNever } from "../../agent/events.ts";
 import { cutResult, resultOf } from "../../tools/results.ts";
 import { Exit, type ExitCode } from "../../app/exit.ts";
 import type { TruncatedResult } from "../../tools/full_output.ts";
+import type { DraftJson } from "../../elog/mod.ts";
 
 export const ASK_SCHEMA = "accel-agent.ask/1";
 
@@ -39,6 +40,11 @@ export interface AskResult {
   plans: AskPlan[];
   /** False when a plan ran but the audit could not record its outcome (exit code 1). */
   recorded: boolean;
+  /**
+   * The logbook drafts of the plans that ran in the turn (never posted here:
+   * `accel-agent elog post ID` posts one).
+   */
+  elog_drafts: DraftJson[];
   /** False when the session could not be saved (a full disk): `session_error` says why (exit code 1). */
   session_saved: boolean;
   session_error?: string;
@@ -69,6 +75,7 @@ export class AskResultBuilder {
   #plans: AskPlan[] = [];
   #recorded = true;
   #unsaved: string | undefined;
+  #drafts: DraftJson[] = [];
 
   constructor(readonly modelName: string, model: string, readonly startedMs: number) {
     this.#model = model;
@@ -154,6 +161,11 @@ export class AskResultBuilder {
     }
   }
 
+  /** The logbook drafts the turn's plans left. */
+  elogDrafts(drafts: DraftJson[]): void {
+    this.#drafts = drafts;
+  }
+
   /** The session's records that could not be saved, and why (undefined: all saved). */
   sessionUnsaved(why: string | undefined): void {
     this.#unsaved = why;
@@ -182,6 +194,7 @@ export class AskResultBuilder {
       error: this.#error,
       plans: this.#plans,
       recorded: this.#recorded,
+      elog_drafts: this.#drafts,
       session_saved: this.#unsaved === undefined,
       ...(this.#unsaved ? { session_error: this.#unsaved } : {}),
       exit_code: exit,

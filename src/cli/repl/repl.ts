@@ -25,6 +25,8 @@ import { Completer } from "./completion.ts";
 import { PromptSigint, readMessage } from "./line_input.ts";
 import { PASTED_BREAK } from "./paste.ts";
 import { TurnInput } from "./turn_input.ts";
+import { settleDrafts } from "../term/elog_after.ts";
+import { turnDrafts, TurnNotes } from "../term/elog_turn.ts";
 
 export async function runRepl(app: App, io: Io): Promise<number> {
   const s = style(io.color);
@@ -122,8 +124,16 @@ export async function runRepl(app: App, io: Io): Promise<number> {
       io.out(s.dim(`› ${untrusted(line)}  (queued for the next step)\n`));
       renderer?.begin();
     });
-    const signal = await turn(app, io, text, renderer, typing);
+    const notes = new TurnNotes();
+    const signal = await turn(app, io, text, renderer, typing, notes);
     typing = undefined;
+    // Each plan that reached the machine: its logbook draft, post / edit / skip (kept when the
+    // terminal is going away).
+    await settleDrafts(app, await turnDrafts(app.plans.elog, text, notes), {
+      ask: !signal || signal === "SIGINT",
+      json: false,
+      decidedBy: "operator: terminal",
+    }, io);
     const left = steering.take();
     if (left.length && !signal) next = left.join("\n");
     else if (left.length) {
@@ -158,6 +168,7 @@ async function turn(
   text: string,
   renderer: TerminalRenderer,
   typing: TurnInput,
+  notes: TurnNotes,
 ): Promise<StopSignal | undefined> {
   const controller = new AbortController();
   using stop = abortOnSignals(controller, (sig) => STOPPED_BY[sig]);
@@ -167,6 +178,7 @@ async function turn(
     typing.start();
     for await (const ev of app.turn(text, controller.signal)) {
       renderer.handle(ev);
+      notes.add(ev);
       // Back from an approval or a question: listen again.
       typing.start();
     }

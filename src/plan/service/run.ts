@@ -33,18 +33,22 @@ export async function runApproved(
 ): Promise<ProposeOutcome> {
   const { decision, force, recorder } = a;
   const common = { decidedBy: decision.decidedBy, token: decision.token, run: a.run };
+  // The hashes of the run's audit entries: the logbook draft names them.
+  const auditIds: string[] = [];
   const record = (extra: Parameters<Recorder["record"]>[4]) =>
-    recorder.record(force, decision.plan, decision.planHash, decision.decision, extra);
+    recorder.record(force, decision.plan, decision.planHash, decision.decision, extra, auditIds);
   const failed = await record({ ...common, status: "started" });
   if (failed) return failed;
   let open: OpenRun | undefined;
+  let originals: Record<string, Value | null> | undefined;
   const execution = await executePlan(decision.plan, decision.planHash, {
     ...a.deps,
     policy: force.policy,
     signal,
     onProgress: (p) => emit({ type: "plan_progress", ...p }),
-    beforeFirstWrite: async (originals) => {
-      open = await writeAhead(a, originals);
+    beforeFirstWrite: async (values) => {
+      open = await writeAhead(a, values, auditIds);
+      originals = values;
     },
   });
   const after = await record({
@@ -70,6 +74,20 @@ export async function runApproved(
   await closeRun(open, after === undefined, execution);
   const recovered = execution.status === "completed" ? recoveredRun(decision.plan) : undefined;
   if (recovered) await closeRecovered(a, recovered, execution);
+  // A plan that reached the machine leaves a logbook draft, from these results alone.
+  if (originals && execution.status !== "refused") {
+    await a.deps.onFinished?.({
+      run: a.run,
+      plan: decision.plan,
+      planHash: decision.planHash,
+      decision: decision.decision,
+      decidedBy: decision.decidedBy,
+      execution,
+      originals,
+      auditIds,
+      recorded: after === undefined,
+    });
+  }
   return {
     status: execution.status,
     planHash: decision.planHash,
@@ -86,6 +104,7 @@ export async function runApproved(
 async function writeAhead(
   a: ApprovedRun,
   originals: Record<string, Value | null>,
+  ids: string[],
 ): Promise<OpenRun | undefined> {
   const { decision } = a;
   const ahead = await a.recorder.record(
@@ -100,6 +119,7 @@ async function writeAhead(
       status: "write_ahead",
       originals,
     },
+    ids,
   );
   if (ahead) throw new Error(ahead.error.replace(/; nothing was written to the machine$/, ""));
   return await a.deps.journal?.begin({
