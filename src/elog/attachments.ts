@@ -42,6 +42,8 @@ async function readOne(path: string, roots: string[], maxBytes: number) {
   if (!roots.some((r) => canonical.startsWith(`${r}/`))) {
     throw new Error("it is not in the scans or work directory");
   }
+  // Checked before it is opened: opening a FIFO would wait for a writer.
+  if (!(await Deno.stat(canonical)).isFile) throw new Error("it is not a regular file");
   using f = await Deno.open(canonical, { read: true });
   const info = await f.stat();
   if (!info.isFile) throw new Error("it is not a regular file");

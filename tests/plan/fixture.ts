@@ -11,7 +11,7 @@ import type { Plan } from "../../src/plan_model/plan.ts";
 import type { PreflightedPlan, SafetyPolicy } from "../../src/plan_model/preflighted.ts";
 import assert from "node:assert/strict";
 import type { ExecutionResult } from "../../src/plan/executor.ts";
-import { PlanService, type ProposeOutcome } from "../../src/plan/service.ts";
+import { PlanService, type PlanServiceDeps, type ProposeOutcome } from "../../src/plan/service.ts";
 import type { ApprovalContext, Approver, Decision } from "../../src/safety/approval.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
 import { type LimitsTable, loadLimits } from "../../src/safety/limits.ts";
@@ -59,6 +59,8 @@ export async function fixture(
     rollbackTimeoutMs?: number;
     /** Limits in place of the shipped ones. */
     limits?: LimitsTable;
+    /** Told of every plan that reached the machine (the logbook draft's source). */
+    onFinished?: PlanServiceDeps["onFinished"];
   } = {},
 ) {
   const clock = new ManualClock(T0);
@@ -89,6 +91,7 @@ export async function fixture(
     readbackTimeoutMs: 10_000,
     timers,
     rollbackTimeoutMs: opts.rollbackTimeoutMs,
+    onFinished: opts.onFinished,
   });
   return {
     clock,
