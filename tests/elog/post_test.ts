@@ -44,7 +44,7 @@ function draft(over: Partial<Draft> = {}): Draft {
   };
 }
 
-async function setup(dir: string, logbook?: Logbook): Promise<PostDeps & { file: FileLogbook }> {
+function setup(dir: string, logbook?: Logbook): PostDeps & { file: FileLogbook } {
   const file = new FileLogbook(`${dir}/elog/logbook.jsonl`, "file");
   return {
     file,
@@ -81,7 +81,7 @@ async function lines(path: string): Promise<unknown[]> {
 
 Deno.test("a posted draft is not sent again, and the audit records the entry's id", async () => {
   await using tmp = await tempDir();
-  const deps = await setup(tmp.path);
+  const deps = setup(tmp.path);
   const d = draft();
   await deps.store.save(d);
   const first = await postDraft(deps, d.id, "operator: test");
@@ -98,7 +98,7 @@ Deno.test("a posted draft is not sent again, and the audit records the entry's i
 
 Deno.test("a reply lost after the logbook took the entry: the next post finds it and sends nothing", async () => {
   await using tmp = await tempDir();
-  const plain = await setup(tmp.path);
+  const plain = setup(tmp.path);
   const losing = new LosingReplies(plain.file, 1);
   const deps = { ...plain, logbook: losing };
   const d = draft();
@@ -125,7 +125,7 @@ Deno.test("a reply lost after the logbook took the entry: the next post finds it
 
 Deno.test("a draft left mid-post by a killed process, whose post never arrived, is sent once", async () => {
   await using tmp = await tempDir();
-  const deps = await setup(tmp.path);
+  const deps = setup(tmp.path);
   const d = draft({ status: "posting", attempts: 1 });
   await deps.store.save(d);
   const r = await postDraft(deps, d.id, "operator: test");
@@ -144,7 +144,7 @@ Deno.test("two posts of one draft at once make one Olog entry", async () => {
     timeoutMs: 30_000,
     maxBytes: 1 << 20,
   });
-  const deps = await setup(tmp.path, logbook);
+  const deps = setup(tmp.path, logbook);
   const d = draft();
   await deps.store.save(d);
   const [a, b] = await Promise.all([
@@ -167,7 +167,7 @@ Deno.test("a refused post keeps the draft with the reason; the next one, once fi
     timeoutMs: 30_000,
     maxBytes: 1 << 20,
   });
-  const deps = await setup(tmp.path, logbook);
+  const deps = setup(tmp.path, logbook);
   const d = draft({ logbooks: ["Shift"] });
   await deps.store.save(d);
   const refused = await postDraft(deps, d.id, "operator: test");
@@ -185,7 +185,7 @@ Deno.test("a refused post keeps the draft with the reason; the next one, once fi
 
 Deno.test("a skipped draft is recorded in the audit and posts nothing; a posted one is not skipped", async () => {
   await using tmp = await tempDir();
-  const deps = await setup(tmp.path);
+  const deps = setup(tmp.path);
   const a = draft(), b = draft();
   await deps.store.save(a);
   await deps.store.save(b);
@@ -205,7 +205,7 @@ Deno.test("a skipped draft is recorded in the audit and posts nothing; a posted 
 
 Deno.test("an audit that cannot record the post says so; the next post records it without posting again", async () => {
   await using tmp = await tempDir();
-  const deps = await setup(tmp.path);
+  const deps = setup(tmp.path);
   await Deno.writeTextFile(`${tmp.path}/audit`, "not a directory");
   const d = draft();
   await deps.store.save(d);

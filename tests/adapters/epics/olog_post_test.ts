@@ -28,7 +28,7 @@ function entry(over: Partial<LogbookEntry> = {}): LogbookEntry {
   };
 }
 
-async function olog(opts: { credentials?: "right" | "wrong" | "none"; timeoutMs?: number } = {}) {
+function olog(opts: { credentials?: "right" | "wrong" | "none"; timeoutMs?: number } = {}) {
   const service = new FakeOlog([]);
   const http = new FakeHttp((url, req) => service.handle(url, req));
   const creds = opts.credentials ?? "right";
@@ -44,7 +44,7 @@ async function olog(opts: { credentials?: "right" | "wrong" | "none"; timeoutMs?
 }
 
 Deno.test("an entry is PUT as commonmark JSON with its logbooks, tags and draft property; find sees it", async () => {
-  await using o = await olog();
+  await using o = olog();
   const e = entry();
   const posted = await o.logbook.post(e);
   const [got] = o.service.received;
@@ -69,7 +69,7 @@ Deno.test("an entry is PUT as commonmark JSON with its logbooks, tags and draft 
 });
 
 Deno.test("attachments go as multipart: logEntry listing them, and the files in the same order", async () => {
-  await using o = await olog();
+  await using o = olog();
   const bytes = (s: string) => new TextEncoder().encode(s);
   await o.logbook.post(entry({
     attachments: [
@@ -93,14 +93,14 @@ Deno.test("attachments go as multipart: logEntry listing them, and the files in 
 
 Deno.test("without credentials nothing is sent; wrong ones are refused naming the variables", async () => {
   {
-    await using o = await olog({ credentials: "none" });
+    await using o = olog({ credentials: "none" });
     await assert.rejects(
       () => o.logbook.post(entry()),
       /takes entries only with credentials: set \[epics\] username_env and password_env/,
     );
     assert.deepEqual(o.http.requests, []);
   }
-  await using o = await olog({ credentials: "wrong" });
+  await using o = olog({ credentials: "wrong" });
   await assert.rejects(
     () => o.logbook.post(entry()),
     /refused the entry \(HTTP 401: Unauthorized\); check the credentials in the variables \[epics\] username_env and password_env name/,
@@ -109,7 +109,7 @@ Deno.test("without credentials nothing is sent; wrong ones are refused naming th
 });
 
 Deno.test("a hostile Olog: a 500 page, a redirect, a reply without an id, a giant reply, a slow answer", async () => {
-  await using o = await olog({ timeoutMs: 2000 });
+  await using o = olog({ timeoutMs: 2000 });
   o.http.faults.fail500 = true;
   await assert.rejects(() => o.logbook.post(entry()), (e: Error) => {
     assert.ok(!(e instanceof UncertainPostError));
@@ -159,7 +159,7 @@ Deno.test("a hostile Olog: a 500 page, a redirect, a reply without an id, a gian
 });
 
 Deno.test("find counts only an entry carrying exactly this draft's property, whatever the search returns", async () => {
-  await using o = await olog();
+  await using o = olog();
   const id = crypto.randomUUID();
   const decoys = [
     {
