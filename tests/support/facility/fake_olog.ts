@@ -31,6 +31,8 @@ export interface OlogFaults {
   loseReplies: number;
   /** Answer writes with a redirect to this URL instead. */
   redirectTo?: string;
+  /** Create the entry, then hold the reply until this settles (a process killed meanwhile). */
+  hold?: Promise<unknown>;
 }
 
 export class FakeOlog {
@@ -159,6 +161,7 @@ export class FakeOlog {
     };
     this.entries.push(created);
     got.createdId = id;
+    if (this.faults.hold) await this.faults.hold.catch(() => {});
     if (this.faults.loseReplies > 0) {
       this.faults.loseReplies--;
       return brokenReply();
