@@ -18,7 +18,6 @@ import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../
 import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
 import { resolveHook } from "../tools/hooks.ts";
-import { EDITOR_ENV, editorCommand } from "./editor.ts";
 
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
@@ -50,8 +49,6 @@ export const BASE_ENV = [
   "TERM_PROGRAM_VERSION",
   "CLI_WIDTH",
   "INQUIRER_KEYBINDINGS",
-  // The editor of a logbook draft (src/app/editor.ts).
-  ...EDITOR_ENV,
 ] as const;
 
 /** The site kill switch that is always read (src/safety/site.ts). */
@@ -224,8 +221,8 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
       ...launcherPrograms(config, loaded.baseDir, home).map((p) => check(p, "[launchers]")),
       ...[...config.hooks.before_tool, ...config.hooks.after_tool]
         .flatMap((h) => resolveHook(h, loaded.baseDir, home).command.slice(0, 1)),
-      // The editor of a logbook draft's text (only its program).
-      ...editorCommand(config, ctx.env).slice(0, 1).map((p) => check(p, "[elog] editor")),
+      // The editor of a logbook draft's text, when the config names one (only its program).
+      ...config.elog.editor.slice(0, 1).map((p) => check(p, "[elog] editor")),
     ]),
     net: netHosts(config),
   };

@@ -148,6 +148,7 @@ export async function main(args: string[]): Promise<number> {
             cmd.dismiss,
             inv.json,
             io,
+            cmd.elog,
           );
         case "audit_verify":
           return await (await import("./commands/audit.ts")).runAuditVerify(

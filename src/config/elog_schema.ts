@@ -28,7 +28,10 @@ export const ElogConfigSchema = z.strictObject({
   summary_chars: z.int().min(0).max(20_000).default(2000),
   /** One attachment is at most this many bytes; a larger one is left out, with a note. */
   attachment_max_bytes: z.int().min(1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
-  /** The editor of `edit` (argv, no shell); empty: `$VISUAL`, else `$EDITOR`, else `vi`. */
+  /**
+   * The editor of `edit` (argv, no shell), whose program the launcher grants; empty: `$VISUAL`,
+   * else `$EDITOR`, else `vi` (not granted: for runs without the launcher's grants).
+   */
   editor: z.array(z.string().min(1)).default([]),
 }).prefault({});
 

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { programPid, UserSetup } from "../support/user_grants.ts";
 import { waitFor } from "../support/run_agent.ts";
 import { auditEntries } from "../support/audit_entries.ts";
+import { startScriptedLlm } from "../support/scripted_llm.ts";
 
 const LIMITS = `[limits."SR:COR:H01:SETPT"]
 min = -2
@@ -192,4 +193,31 @@ Deno.test("without a terminal or --elog the draft is kept, never posted; without
   const bad = await user.run(["elog", "post", "not-a-draft"]);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+});
+
+Deno.test("elog shift posts a summary counted from Olog, the alarm logger and the audit, the model's prose fenced", async () => {
+  await using user = await setup();
+  await runPlan(user, ["--elog", "skip"]);
+  await using llm = await startScriptedLlm({
+    scenario: { turns: [{ respond: { text: "A quiet shift with one trim of H01." } }] },
+  });
+  const shift = await user.run(["elog", "shift", "--from", "-8h", "--elog", "post", "--json"], {
+    env: { ...CREDENTIALS, OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+  });
+  assert.equal(shift.code, 0, shift.stderr);
+  const out = JSON.parse(shift.stdout);
+  assert.equal(out.status, "posted");
+  const [entry] = user.epics.ologService.created;
+  assert.match(String(entry?.title), /^Shift summary \d{4}-\d\d-\d\dT\d\d:\d\dZ to /);
+  const text = String(entry?.description);
+  // The fake's Olog holds an entry every 2 h and its alarm logger a message every 90 min.
+  assert.match(text, /\*\*Logbook:\*\* 4 entries \(/);
+  assert.match(text, /\*\*Alarms:\*\* 5 events \(/);
+  assert.match(text, /\*\*Plans:\*\* 1 ran \(completed 1\), 0 rejected/);
+  assert.match(
+    text,
+    /\*\*Summary by the model\*\* .*\n\n```text\nA quiet shift with one trim of H01\.\n```/,
+  );
+  assert.equal(out.draft.kind, "shift");
+  assert.deepEqual(llm.failures, []);
 });

@@ -76,7 +76,11 @@ export function planCommand(rest: string[], v: Values): Command {
         "--dismiss needs the run id, e.g. accel-agent plan recover 3f2a… --dismiss",
       );
     }
-    return { kind: "plan_recover", run: file, dismiss };
+    const elog = elogChoice(v);
+    if (dismiss && elog) {
+      throw new UsageError("--elog goes with a recovery that runs, not --dismiss");
+    }
+    return { kind: "plan_recover", run: file, dismiss, ...(elog ? { elog } : {}) };
   }
   if (dismiss) throw new UsageError("--dismiss goes with plan recover");
   if ((sub !== "show" && sub !== "run") || !file || extra.length) {

@@ -32,7 +32,7 @@ export type Command =
   }
   | { kind: "plan_show"; file: string; reusable: boolean }
   | { kind: "plan_run"; file: string; approvedHash?: string; elog?: "post" | "skip" }
-  | { kind: "plan_recover"; run?: string; dismiss: boolean }
+  | { kind: "plan_recover"; run?: string; dismiss: boolean; elog?: "post" | "skip" }
   | { kind: "audit_verify"; file?: string }
   | { kind: "permissions" }
   | { kind: "index"; action: "stats" | "refresh" }

@@ -22,6 +22,7 @@ export async function runPlanRecover(
   dismiss: boolean,
   json: boolean,
   io: Io,
+  elog?: "post" | "skip",
 ): Promise<number> {
   const service = app.plans.service;
   if (run === undefined) {
@@ -63,5 +64,5 @@ export async function runPlanRecover(
   const path = await savePlan(app.plans.plansDir, plan, `recover-${marker.run.slice(0, 8)}`);
   const id = path.slice(app.plans.plansDir.length + 1).replace(/\.json$/, "");
   if (!json) io.err(style(io.color).dim(`recovery plan saved as ${id}\n`));
-  return await runPlanRun(app, id, undefined, json, io);
+  return await runPlanRun(app, id, undefined, json, io, elog);
 }

@@ -143,8 +143,9 @@ async function editText(
       }).spawn().status;
     } catch (e) {
       throw new Error(
-        `cannot start the editor ${program} (${errorMessage(e)}); set [elog] editor or $EDITOR ` +
-          "to an installed program (the launcher grants it); the draft is left as it was",
+        `cannot start the editor ${program} (${errorMessage(e).split("\n")[0]}); set [elog] ` +
+          "editor to an installed program (the launcher grants the one it names); the draft is " +
+          "left as it was",
       );
     }
     if (!status.success) {
