@@ -26,9 +26,9 @@ export class DraftStore {
 
   /** Writes the draft whole: aside, synced, then renamed over the old one. */
   async save(d: Draft): Promise<void> {
-    await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const tmp = `${this.path(d.id)}.${Deno.pid}.tmp`;
     try {
+      await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
       using f = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o600 });
       const bytes = new TextEncoder().encode(`${JSON.stringify(d, null, 2)}\n`);
       let off = 0;

@@ -174,7 +174,7 @@ Deno.test("a process killed while Olog takes the entry: the next elog post finds
   assert.equal(olog.created.length, 1);
 });
 
-Deno.test("without a terminal or --elog the draft is kept, never posted; without credentials a post says which variables", async () => {
+Deno.test("without a terminal or --elog the draft is kept, never posted; without credentials, or damaged, a post says so in one line", async () => {
   await using user = await setup();
   const { ran, out } = await runPlan(user);
   assert.equal(out.elog.status, "pending");
@@ -193,6 +193,17 @@ Deno.test("without a terminal or --elog the draft is kept, never posted; without
   const bad = await user.run(["elog", "post", "not-a-draft"]);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+  // A damaged draft: one line naming it, the file left as it is, nothing sent.
+  const torn = (await Deno.readTextFile(out.elog.draft.path)).slice(0, 100);
+  await Deno.writeTextFile(out.elog.draft.path, torn);
+  const damaged = await user.run(["elog", "post", out.elog.draft.id], { env: CREDENTIALS });
+  assert.equal(damaged.code, 2);
+  assert.match(
+    damaged.stderr,
+    /^accel-agent: \S+\.json: not a logbook draft \(not JSON: .*\); the file is left as it is: .*\n$/,
+  );
+  assert.equal(await Deno.readTextFile(out.elog.draft.path), torn);
+  assert.equal(user.epics.ologService.received.length, 0);
 });
 
 Deno.test("elog shift posts a summary counted from Olog, the alarm logger and the audit, the model's prose fenced", async () => {

@@ -121,3 +121,14 @@ Deno.test("the text helpers: inline escapes, code spans and fences fit what they
     "a surrogate pair is not split",
   );
 });
+
+Deno.test("a plan of hundreds of writes lists the first 200 devices and says how many more the audit holds", () => {
+  const writes = Array.from({ length: 500 }, (_, i) => ({
+    ...FACTS.writes[0]!,
+    device: `SR:COR:H${String(i).padStart(3, "0")}:SETPT`,
+  }));
+  const body = planBody({ ...FACTS, writes, reasons: [] }, NOTES);
+  assert.equal(body.split("\n").filter((l) => l.startsWith("| `SR:COR:H")).length, 200);
+  assert.match(body, /… and 300 more devices: see the audit records below\./);
+  assert.ok(body.length <= NOTES.maxChars, `${body.length}`);
+});
