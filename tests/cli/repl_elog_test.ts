@@ -140,3 +140,60 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: "plan run in a terminal asks post / edit / skip for the plan's logbook draft",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using tmp = await tempDir();
+    const state = `${tmp.path}/state`;
+    const config = `${tmp.path}/config.toml`;
+    await Deno.writeTextFile(
+      config,
+      `[state]\ndir = ${JSON.stringify(state)}\n\n[safety]\nlimits_file = ${
+        JSON.stringify(`${ROOT}/configs/safety_limits.toml`)
+      }\n`,
+    );
+    const got = await runAsUser(["--config", config, "get", DEVICE, "--json"]);
+    const v = JSON.parse(got.stdout).readings[0].value as number;
+    const plan = `${tmp.path}/trim.json`;
+    await Deno.writeTextFile(
+      plan,
+      JSON.stringify({
+        description: "terminal trim",
+        actions: [{ type: "write", device: DEVICE, value: v + 0.05, reason: "trim" }],
+      }),
+    );
+    await using term = await TmuxSession.start(
+      [
+        Deno.execPath(),
+        "run",
+        ...LAUNCHER_FLAGS,
+        `${ROOT}/launch.ts`,
+        "--config",
+        config,
+        "plan",
+        "run",
+        plan,
+      ],
+      childEnv({ HOME: tmp.path }),
+      ROOT,
+    );
+    await term.waitFor(/Run this plan\? \(y\/N\)\s*$/m);
+    await term.type("y");
+    await term.send("Enter");
+    const screen = await term.waitFor(/plan [0-9a-f]{12} completed[\s\S]*Logbook entry:/);
+    assert.match(screen, /Plan completed: terminal trim/);
+    await term.send("Down");
+    await term.send("Down");
+    await term.send("Enter");
+    await term.waitFor(/logbook draft [0-9a-f]{8} skipped \(recorded in the audit\)\n\[exit 0\]/);
+    const audit = await auditEntries(state);
+    assert.deepEqual(audit.map((e) => e.status), [
+      "started",
+      "write_ahead",
+      "completed",
+      "skipped",
+    ]);
+  },
+});
