@@ -26,7 +26,6 @@ import { sha256Hex } from "../util/hash.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
-import { createElog } from "./elog_wiring.ts";
 import type { ElogService } from "../elog/mod.ts";
 
 /** The plan service and the approver in force (each mode sets its own). */
@@ -50,8 +49,13 @@ export interface PlanPath {
   auditKey(): Promise<CryptoKey | undefined>;
   /** Records an approval given outside a plan's run (a reusable procedure). */
   audit: AuditLog;
-  /** Logbook drafts of the plans that reached the machine, and their posting. */
-  elog: ElogService;
+  /**
+   * Logbook drafts of the plans that reached the machine, and their posting:
+   * opened on first use (a plan's end, an `elog` command), so start-up does not load it.
+   */
+  elog(): Promise<ElogService>;
+  /** The drafts' service if something opened it already (no plan ended: no drafts). */
+  elogIfOpen(): ElogService | undefined;
 }
 
 /** `~` is the home directory; a relative path is relative to the config file. */
@@ -99,7 +103,12 @@ export async function createPlanPath(
     configHash: loaded.hash,
   };
   const workDir = resolvePath(config.sandbox.work_dir, loaded.baseDir, io);
-  const elog = await createElog(loaded, { stateDir, scansDir, workDir, audit, identity }, io);
+  let opened: ElogService | undefined;
+  let opening: Promise<ElogService> | undefined;
+  const elog = () =>
+    opening ??= import("./elog_wiring.ts")
+      .then((m) => m.createElog(loaded, { stateDir, scansDir, workDir, audit, identity }, io))
+      .then((service) => (opened = service));
   const service = new PlanService({
     cs,
     limits,
@@ -118,7 +127,7 @@ export async function createPlanPath(
     workDir: scansDir,
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,
-    onFinished: (run) => elog.planFinished(run),
+    onFinished: async (run) => await (await elog()).planFinished(run),
   });
   return {
     service,
@@ -135,6 +144,7 @@ export async function createPlanPath(
     approvalExpiryMs: config.safety.approval_expiry_s * 1000,
     audit,
     elog,
+    elogIfOpen: () => opened,
     async auditKey() {
       try {
         await Deno.stat(`${keysDir(stateDir)}/audit.key`);

@@ -29,10 +29,8 @@ export class DraftStore {
     const tmp = `${this.path(d.id)}.${Deno.pid}.tmp`;
     try {
       await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
-      using f = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o600 });
-      const bytes = new TextEncoder().encode(`${JSON.stringify(d, null, 2)}\n`);
-      let off = 0;
-      while (off < bytes.length) off += await f.write(bytes.subarray(off));
+      await Deno.writeTextFile(tmp, `${JSON.stringify(d, null, 2)}\n`, { mode: 0o600 });
+      using f = await Deno.open(tmp, { read: true });
       await f.sync();
       await Deno.rename(tmp, this.path(d.id));
     } catch (e) {

@@ -71,7 +71,7 @@ export async function runAsk(
     renderer?.end();
   }
   // The drafts of the plans that ran are carried, never posted: that is the operator's call.
-  const drafts = await settleDrafts(app, await turnDrafts(app.plans.elog, text, notes), {
+  const drafts = await settleDrafts(app, await turnDrafts(app.plans, text, notes), {
     ask: false,
     json: mode !== "human",
     decidedBy: "ask",

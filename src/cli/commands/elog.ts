@@ -41,11 +41,12 @@ export async function runElog(app: App, cmd: ElogCommand, json: boolean, io: Io)
 }
 
 async function list(app: App, json: boolean, io: Io): Promise<number> {
-  const all = await app.plans.elog.deps.store.list();
+  const elog = await app.plans.elog();
+  const all = await elog.deps.store.list();
   if (json) {
     io.out(`${
       terminalJson({
-        logbook: app.plans.elog.where,
+        logbook: elog.where,
         drafts: all.map((x) =>
           x.draft ? draftJson(x.draft, x.path) : { id: x.id, path: x.path, error: x.error }
         ),
@@ -54,7 +55,7 @@ async function list(app: App, json: boolean, io: Io): Promise<number> {
     return Exit.OK;
   }
   const s = style(io.color);
-  if (!all.length) io.out(`no logbook drafts (${untrusted(app.plans.elog.where)})\n`);
+  if (!all.length) io.out(`no logbook drafts (${untrusted(elog.where)})\n`);
   for (const x of all) {
     if (!x.draft) {
       io.out(`  ${x.id.slice(0, 8)}  ${s.red("damaged")}  ${untrusted(x.error ?? "")}\n`);
@@ -74,7 +75,7 @@ async function list(app: App, json: boolean, io: Io): Promise<number> {
 }
 
 async function show(app: App, ref: string, json: boolean, io: Io): Promise<number> {
-  const elog = app.plans.elog;
+  const elog = await app.plans.elog();
   const id = await elog.deps.store.resolve(ref);
   const d = await elog.load(id);
   if (json) io.out(`${terminalJson(draftJson(d, elog.path(id)))}\n`);
@@ -89,7 +90,7 @@ async function postOrSkip(
   json: boolean,
   io: Io,
 ): Promise<number> {
-  const elog = app.plans.elog;
+  const elog = await app.plans.elog();
   const controller = new AbortController();
   using _stop = abortOnSignals(controller, cancelledBy);
   const ids: string[] = [];
@@ -137,7 +138,8 @@ async function shift(app: App, cmd: ElogCommand, json: boolean, io: Io): Promise
     controller.signal,
   );
   const prose = await proseOf(app, facts, controller.signal, io);
-  const draft = await app.plans.elog.shift(facts, prose);
+  const elog = await app.plans.elog();
+  const draft = await elog.shift(facts, prose);
   const [report] = await settleDrafts(app, [draft], {
     choice: cmd.choice,
     ask: !json && io.stdinIsTerminal && io.stdoutIsTerminal,
@@ -147,7 +149,7 @@ async function shift(app: App, cmd: ElogCommand, json: boolean, io: Io): Promise
   }, io);
   if (json) io.out(`${terminalJson(report ?? null)}\n`);
   else if (!cmd.choice && !(io.stdinIsTerminal && io.stdoutIsTerminal)) {
-    io.out(draftText(draft, app.plans.elog.where, io, Infinity));
+    io.out(draftText(draft, elog.where, io, Infinity));
   }
   return report?.error ? Exit.FAILURE : Exit.OK;
 }

@@ -244,7 +244,7 @@ export async function runPlanRun(
     io.out(summary(outcome, io));
   }
   // A plan that reached the machine leaves a logbook draft: posted, skipped, asked or kept.
-  const drafts = await settleDrafts(app, await turnDrafts(app.plans.elog, undefined), {
+  const drafts = await settleDrafts(app, await turnDrafts(app.plans, undefined), {
     choice: elog,
     ask: !json && stoppedBy === undefined && io.stdinIsTerminal && io.stdoutIsTerminal,
     json,

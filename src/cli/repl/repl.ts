@@ -25,7 +25,6 @@ import { Completer } from "./completion.ts";
 import { PromptSigint, readMessage } from "./line_input.ts";
 import { PASTED_BREAK } from "./paste.ts";
 import { TurnInput } from "./turn_input.ts";
-import { settleDrafts } from "../term/elog_after.ts";
 import { turnDrafts, TurnNotes } from "../term/elog_turn.ts";
 
 export async function runRepl(app: App, io: Io): Promise<number> {
@@ -128,12 +127,15 @@ export async function runRepl(app: App, io: Io): Promise<number> {
     const signal = await turn(app, io, text, renderer, typing, notes);
     typing = undefined;
     // Each plan that reached the machine: its logbook draft, post / edit / skip (kept when the
-    // terminal is going away).
-    await settleDrafts(app, await turnDrafts(app.plans.elog, text, notes), {
-      ask: !signal || signal === "SIGINT",
-      json: false,
-      decidedBy: "operator: terminal",
-    }, io);
+    // terminal is going away). Loaded once a plan has ended, not with the session.
+    if (app.plans.elogIfOpen()) {
+      const { settleDrafts } = await import("../term/elog_after.ts");
+      await settleDrafts(app, await turnDrafts(app.plans, text, notes), {
+        ask: !signal || signal === "SIGINT",
+        json: false,
+        decidedBy: "operator: terminal",
+      }, io);
+    }
     const left = steering.take();
     if (left.length && !signal) next = left.join("\n");
     else if (left.length) {

@@ -10,7 +10,7 @@
 import type { App } from "../../app/app.ts";
 import { editorCommand } from "../../app/editor.ts";
 import type { Io } from "../../app/io.ts";
-import { type Draft, type DraftJson, draftJson } from "../../elog/mod.ts";
+import { type Draft, type DraftJson, draftJson, type ElogService } from "../../elog/mod.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import { postText, reviewDraft, skipText } from "./elog_review.ts";
@@ -43,7 +43,9 @@ export async function settleDrafts(
   how: Settle,
   io: Io,
 ): Promise<DraftReport[]> {
-  const elog = app.plans.elog;
+  // Opened when a plan ended (or a command made a draft); otherwise nothing to say.
+  const elog = app.plans.elogIfOpen() ?? (drafts.length ? await app.plans.elog() : undefined);
+  if (!elog) return [];
   const say = (text: string) => (how.json ? io.err(text) : io.out(text));
   const s = style(io.color);
   for (const p of elog.takeProblems()) say(`${s.red("!")} logbook: ${untrusted(p)}\n`);
@@ -73,16 +75,16 @@ export async function settleDrafts(
       error = errorMessage(e);
       say(`${s.red("✗")} logbook draft ${d.id}: ${untrusted(error)}\n`);
     }
-    reports.push(await report(app, d, error));
+    reports.push(await report(elog, d, error));
   }
   return reports;
 }
 
-async function report(app: App, d: Draft, error?: string): Promise<DraftReport> {
-  const now = await app.plans.elog.load(d.id).catch(() => d);
+async function report(elog: ElogService, d: Draft, error?: string): Promise<DraftReport> {
+  const now = await elog.load(d.id).catch(() => d);
   const status = now.status === "posted" || now.status === "skipped" ? now.status : "pending";
   return {
-    draft: draftJson(now, app.plans.elog.path(now.id)),
+    draft: draftJson(now, elog.path(now.id)),
     status,
     ...(now.entry ? { entry_id: now.entry.id } : {}),
     ...(error ? { error } : {}),

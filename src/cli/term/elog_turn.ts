@@ -7,7 +7,8 @@
  * @module
  */
 import type { AgentEvent } from "../../agent/events.ts";
-import type { Draft, ElogService } from "../../elog/mod.ts";
+import type { Draft } from "../../elog/mod.ts";
+import type { PlanPath } from "../../app/plan_wiring.ts";
 import { resultOf } from "../../tools/results.ts";
 
 export class TurnNotes {
@@ -65,10 +66,13 @@ export class TurnNotes {
  * notes added. Drafts that cannot be annotated are returned as they are.
  */
 export async function turnDrafts(
-  elog: ElogService,
+  plans: PlanPath,
   question: string | undefined,
   notes?: TurnNotes,
 ): Promise<Draft[]> {
+  // Opened when a plan ended: until then there is nothing to draft.
+  const elog = plans.elogIfOpen();
+  if (!elog) return [];
   const out: Draft[] = [];
   for (const id of elog.takeNew()) {
     try {

@@ -76,17 +76,21 @@ export async function runApproved(
   if (recovered) await closeRecovered(a, recovered, execution);
   // A plan that reached the machine leaves a logbook draft, from these results alone.
   if (originals && execution.status !== "refused") {
-    await a.deps.onFinished?.({
-      run: a.run,
-      plan: decision.plan,
-      planHash: decision.planHash,
-      decision: decision.decision,
-      decidedBy: decision.decidedBy,
-      execution,
-      originals,
-      auditIds,
-      recorded: after === undefined,
-    });
+    try {
+      await a.deps.onFinished?.({
+        run: a.run,
+        plan: decision.plan,
+        planHash: decision.planHash,
+        decision: decision.decision,
+        decidedBy: decision.decidedBy,
+        execution,
+        originals,
+        auditIds,
+        recorded: after === undefined,
+      });
+    } catch (e) {
+      execution.errors.push(`no logbook draft was made: ${errorMessage(e)}`);
+    }
   }
   return {
     status: execution.status,
