@@ -1,15 +1,16 @@
 /**
  * The editor a logbook draft is edited in: `[elog] editor` (argv, no shell),
- * else `$VISUAL`, else `$EDITOR` (split on spaces), else `vi`. Under the
- * launcher's grants only `[elog] editor` runs: its program is the one added
- * to `--allow-run` (`permissions.ts`), and the environment is not read.
+ * else `$VISUAL`, else `$EDITOR` (split on spaces), else `vi`. The launcher
+ * grants exactly that program (`permissions.ts`): the configured one, or the
+ * one its environment names; a compiled executable's baked grants hold only
+ * the configured one.
  *
  * @module
  */
 import type { Config } from "../config/schema.ts";
 
 /** The variables the editor may come from when the config names none. */
-const EDITOR_ENV = ["VISUAL", "EDITOR"] as const;
+export const EDITOR_ENV = ["VISUAL", "EDITOR"] as const;
 
 /** The editor's argv; the file to edit goes after it. */
 export function editorCommand(

@@ -29,8 +29,8 @@ export const ElogConfigSchema = z.strictObject({
   /** One attachment is at most this many bytes; a larger one is left out, with a note. */
   attachment_max_bytes: z.int().min(1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
   /**
-   * The editor of `edit` (argv, no shell), whose program the launcher grants; empty: `$VISUAL`,
-   * else `$EDITOR`, else `vi` (not granted: for runs without the launcher's grants).
+   * The editor of `edit` (argv, no shell); empty: `$VISUAL`, else `$EDITOR`. The launcher grants
+   * that program; a compiled executable's baked grants hold only this one.
    */
   editor: z.array(z.string().min(1)).default([]),
 }).prefault({});

@@ -1,7 +1,7 @@
 /**
  * The editor of a logbook draft: the grants run the program `[elog] editor`
- * names and nothing else (no editor from the environment is granted), and
- * which editor is used when the config names none.
+ * names, or under the launcher the one `$VISUAL`/`$EDITOR` names, and no
+ * other; and which editor is used when the config names none.
  *
  * @module
  */
@@ -11,21 +11,36 @@ import { editorCommand } from "../../src/app/editor.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { tempConfig } from "../support/run_agent.ts";
 
-async function grantsOf(toml: string, env: Record<string, string>) {
+async function grantsOf(toml: string, env: Record<string, string>, launcher = false) {
   await using config = await tempConfig(toml);
   const loaded = await loadConfig({ path: config.path, env: { get: () => undefined }, cwd: "/" });
   return {
     loaded,
-    grants: computeGrants(loaded, { env: (n) => env[n], cwd: "/", run: ["/usr/bin/deno"] }),
+    grants: computeGrants(loaded, {
+      env: (n) => env[n],
+      cwd: "/",
+      run: ["/usr/bin/deno"],
+      editorFromEnvironment: launcher,
+    }),
   };
 }
 
-Deno.test("the run grant adds the editor [elog] editor names, and no editor the environment names", async () => {
-  const named = await grantsOf('[elog]\neditor = ["/opt/site/edit", "--wait"]\n', {});
+Deno.test("the run grant adds the editor [elog] editor names; the environment's only for the launcher", async () => {
+  const named = await grantsOf('[elog]\neditor = ["/opt/site/edit", "--wait"]\n', {
+    EDITOR: "/bin/sh",
+  }, true);
   assert.deepEqual(named.grants.run, ["/usr/bin/deno", "/opt/site/edit"]);
-  const fromEnv = await grantsOf("", { EDITOR: "/bin/sh", VISUAL: "/bin/sh -c" });
-  assert.deepEqual(fromEnv.grants.run, ["/usr/bin/deno"]);
-  assert.ok(!fromEnv.grants.env.includes("EDITOR") && !fromEnv.grants.env.includes("VISUAL"));
+  assert.ok(!named.grants.env.includes("EDITOR"), "the configured editor needs no variable");
+  // `accel-agent permissions` and deno task compile: no editor from the environment.
+  const baked = await grantsOf("", { EDITOR: "/usr/bin/nano -w" });
+  assert.deepEqual(baked.grants.run, ["/usr/bin/deno"]);
+  assert.ok(!baked.grants.env.includes("EDITOR") && !baked.grants.env.includes("VISUAL"));
+  // The launcher: the program $VISUAL (else $EDITOR) names, and the variables to find it.
+  const launched = await grantsOf("", { EDITOR: "/usr/bin/nano -w", VISUAL: " " }, true);
+  assert.deepEqual(launched.grants.run, ["/usr/bin/deno", "/usr/bin/nano"]);
+  assert.ok(launched.grants.env.includes("EDITOR") && launched.grants.env.includes("VISUAL"));
+  const none = await grantsOf("", {}, true);
+  assert.deepEqual(none.grants.run, ["/usr/bin/deno"], "no editor named: none granted");
 });
 
 Deno.test("the editor: [elog] editor, else $VISUAL, else $EDITOR (split on spaces), else vi", async () => {

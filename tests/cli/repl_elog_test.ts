@@ -1,8 +1,8 @@
 /**
  * The REPL in a real terminal, started as `deno task agent` starts it (the
- * launcher, the config's grants, the editor `[elog] editor` names): after each
+ * launcher, the config's grants, the editor `$EDITOR` names): after each
  * plan that ran, its logbook draft is shown with post / edit / skip. Post
- * files it in the simulator's logbook; edit opens the editor on the text and
+ * files it in the simulator's logbook; edit opens `$EDITOR` on the text and
  * shows it again; skip posts nothing and the audit says so.
  *
  * @module
@@ -19,7 +19,7 @@ import { auditEntries } from "../support/audit_entries.ts";
 const DEVICE = "LINAC:COR:H01:SETPT";
 
 Deno.test({
-  name: "REPL: each plan's logbook draft is posted, edited in the editor then posted, or skipped",
+  name: "REPL: each plan's logbook draft is posted, edited in $EDITOR then posted, or skipped",
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using tmp = await tempDir();
@@ -30,9 +30,7 @@ Deno.test({
       config,
       `[state]\ndir = ${JSON.stringify(state)}\n\n[safety]\nlimits_file = ${
         JSON.stringify(`${ROOT}/configs/safety_limits.toml`)
-      }\n\n[sandbox]\nwork_dir = ${JSON.stringify(`${tmp.path}/work`)}\nprewarm = false\n\n` +
-        // The launcher grants the editor the config names, and that one only.
-        `[elog]\neditor = [${JSON.stringify(editor)}]\n`,
+      }\n\n[sandbox]\nwork_dir = ${JSON.stringify(`${tmp.path}/work`)}\nprewarm = false\n`,
     );
     await Deno.writeTextFile(
       editor,
@@ -74,6 +72,8 @@ Deno.test({
         OPENAI_BASE_URL: llm.url,
         OPENAI_API_KEY: "k",
         HOME: tmp.path,
+        // The launcher grants the program $EDITOR names, and that one only.
+        EDITOR: editor,
       }),
       ROOT,
     );
