@@ -90,6 +90,26 @@ Deno.test("ask --json carries the draft and never posts it; elog post files it w
   assert.ok(!listed.stdout.includes("Plan completed: Trim H01"));
   assert.deepEqual((await auditEntries(state)).filter((e) => e.decision.startsWith("elog")), []);
 
+  // A draft file written by someone else, with raw escapes in it: shown escaped.
+  const planted = `${tmp.path}/planted.json`;
+  await Deno.writeTextFile(
+    planted,
+    JSON.stringify({
+      ...JSON.parse(await Deno.readTextFile(draft.path)),
+      id: crypto.randomUUID(),
+      title: "Plan completed\x1b]0;pwned\x07",
+      body: "\x1b[2J\x1b[Hall restored\r| fake | row |\u202e\n",
+    }),
+  );
+  const shown = await run(["elog", "show", planted]);
+  assert.equal(shown.code, 0, shown.stderr);
+  // deno-lint-ignore no-control-regex
+  assert.doesNotMatch(shown.stdout, /[\x1b\x07\r\u202e]/);
+  assert.match(shown.stdout, /Plan completed\\x1b\]0;pwned\\x07/);
+  assert.match(shown.stdout, /\\x1b\[2J\\x1b\[Hall restored\\r\| fake \| row \|\\u\{202e\}/);
+  const list = JSON.parse((await run(["elog", "list", "--json"])).stdout);
+  assert.deepEqual(list.drafts.map((d: { id: string }) => d.id), [draft.id], "shown, not taken in");
+
   const posted = await run(["elog", "post", draft.id]);
   assert.equal(posted.code, 0, posted.stderr);
   assert.match(posted.stdout, /posted to the simulator's logbook \(.*\) as entry sim-1/);

@@ -11,7 +11,7 @@ import type { App } from "../../app/app.ts";
 import { CliError, Exit } from "../../app/exit.ts";
 import { abortOnSignals, cancelledBy, type Io } from "../../app/io.ts";
 import type { Command } from "../args/command.ts";
-import { DraftError, draftJson, type ShiftFacts, shiftFacts } from "../../elog/mod.ts";
+import { DraftError, draftJson, readDraft, type ShiftFacts, shiftFacts } from "../../elog/mod.ts";
 import { resolveRange } from "../../util/time_range.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
@@ -76,9 +76,10 @@ async function list(app: App, json: boolean, io: Io): Promise<number> {
 
 async function show(app: App, ref: string, json: boolean, io: Io): Promise<number> {
   const elog = await app.plans.elog();
-  const id = await elog.deps.store.resolve(ref);
-  const d = await elog.load(id);
-  if (json) io.out(`${terminalJson(draftJson(d, elog.path(id)))}\n`);
+  // A file is shown as it is, not taken into the drafts (posting it does that).
+  const file = ref.includes("/") || ref.endsWith(".json");
+  const d = file ? await readDraft(ref) : await elog.load(await elog.deps.store.resolve(ref));
+  if (json) io.out(`${terminalJson(draftJson(d, file ? ref : elog.path(d.id)))}\n`);
   else io.out(draftText(d, elog.where, io, Infinity));
   return Exit.OK;
 }
