@@ -86,6 +86,8 @@ try {
       cwd,
       extraRead: await commandFiles(Deno.args),
       extraWrite: await commandWrites(Deno.args),
+      // The operator's $VISUAL or $EDITOR edits a logbook draft (unless [elog] editor names one).
+      editorFromEnvironment: true,
     }),
   );
 } catch (e) {

@@ -90,7 +90,13 @@ async function main(): Promise<number> {
     await press("\r");
     await until(/plan [0-9a-f]{12} approved/, "the approval");
     label("replay pressed ↑ then Enter: all: run it as shown");
-    await until(/Replay finished[\s\S]*accel›/, "the end of the recorded session");
+    // The plan changed the machine: its logbook draft is shown with post / edit / skip.
+    await until(/Replay finished[\s\S]*Logbook entry:/, "the plan's logbook draft");
+    await sleep(1500);
+    label("replay presses Enter: post the logbook entry");
+    await sleep(800);
+    await press("\r");
+    await until(/posted to the simulator's logbook[\s\S]*accel›/, "the posted entry");
     await sleep(1200);
     for (const ch of "/quit") {
       await press(ch);

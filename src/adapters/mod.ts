@@ -11,6 +11,7 @@ import { scaledFacility } from "./simulator/scale.ts";
 import { simulatorIndexSource } from "./simulator/index_source.ts";
 import type { IndexSource } from "../index/record.ts";
 import type { DeviceIndex } from "../index/device_index.ts";
+import type { PostedEntries } from "./simulator/posted.ts";
 
 export type { ControlSystem } from "./adapter.ts";
 
@@ -23,6 +24,8 @@ export async function openControlSystem(
   config: Config,
   clock?: Clock,
   index?: (signal?: AbortSignal) => Promise<DeviceIndex>,
+  /** The simulator's own logbook (entries posted to it), shown in its e-log. */
+  posted?: PostedEntries,
 ): Promise<ControlSystem> {
   switch (config.facility.adapter) {
     case "simulator":
@@ -33,6 +36,7 @@ export async function openControlSystem(
         ...(config.simulator.devices === undefined ? {} : { devices: config.simulator.devices }),
         clock,
         index,
+        posted,
       });
     case "epics":
     case "tango":

@@ -66,10 +66,18 @@ export async function createApp(
     cacheDir: config.index.cache ? `${stateDir}/index` : undefined,
   });
   // One index per process: the backend's own search (the simulator's) uses it too.
-  const cs = opts.controlSystem ?? openLazily(
-    config.facility.adapter,
-    () => openControlSystem(config, undefined, devices && ((signal) => devices.index(signal))),
-  );
+  const cs = opts.controlSystem ?? openLazily(config.facility.adapter, async () => {
+    // The simulator shows the entries posted to its own logbook in its e-log.
+    const posted = config.facility.adapter === "simulator"
+      ? (await import("../adapters/logbooks.ts")).simulatorLogbook(stateDir)
+      : undefined;
+    return openControlSystem(
+      config,
+      undefined,
+      devices && ((signal) => devices.index(signal)),
+      posted,
+    );
+  });
   // The writer goes to the plan service alone; everyone else gets a view that can only read.
   const plans = await createPlanPath(loaded, cs, stateDir, io);
   const reader = readOnlyView(cs);

@@ -24,6 +24,7 @@ import {
 import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
 import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
+import { EDITOR_ENV, editorCommand } from "./editor.ts";
 
 /** Where api.openai.com is, for models with no base URL of their own. */
 const OPENAI_DEFAULT = "https://api.openai.com/v1";
@@ -102,6 +103,11 @@ export interface GrantContext {
   extraRead?: string[];
   /** More files to write: those a command line names for output (`eval --out FILE`). */
   extraWrite?: string[];
+  /**
+   * Grant the editor `$VISUAL`/`$EDITOR` name when `[elog] editor` names none (the launcher,
+   * which runs with the operator's environment; never a compiled executable's baked grants).
+   */
+  editorFromEnvironment?: boolean;
 }
 
 /** A grant that cannot be written as a Deno flag: a path with a comma, naming its setting. */
@@ -191,6 +197,7 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     return path;
   };
   const site = ctx.env("ACCEL_AGENT_SITE_FILE")?.trim();
+  const editor = grantedEditor(config, ctx);
   const pyodide = config.sandbox.pyodide_dir
     ? resolveConfigPath(config.sandbox.pyodide_dir, loaded.baseDir, home)
     : (ctx.pyodideDir ?? pinnedPyodideDir());
@@ -223,17 +230,37 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   return {
     read: unique(read),
     write: unique(write),
-    env: unique([...BASE_ENV, ...configuredEnv(config).filter((n) => !coveredByBase(n))]),
+    env: unique([
+      ...BASE_ENV,
+      ...configuredEnv(config).filter((n) => !coveredByBase(n)),
+      ...(editor?.fromEnv ? EDITOR_ENV : []),
+    ]),
     sys: [...SYS],
     // This runtime (the sandbox), the launchers of the kinds of display the catalogue holds,
-    // and the facility's hook programs ([[hooks.*]] command).
+    // the facility's hook programs ([[hooks.*]] command) and the logbook draft's editor.
     run: unique([
       ...(ctx.run ?? [Deno.execPath()]),
       ...launcherPrograms(config, loaded.baseDir, home).map((p) => check(p, "[launchers]")),
       ...hookPrograms(config, loaded.baseDir, home),
+      // The editor of a logbook draft's text (only its program).
+      ...(editor ? [check(editor.program, "[elog] editor")] : []),
     ]),
     net: netHosts(config),
   };
+}
+
+/** The editor's program to grant: `[elog] editor`'s, else (when asked) the environment's. */
+function grantedEditor(
+  config: Config,
+  ctx: GrantContext,
+): { program: string; fromEnv: boolean } | undefined {
+  const named = config.elog.editor[0];
+  if (named) return { program: named, fromEnv: false };
+  if (!ctx.editorFromEnvironment) return undefined;
+  const [program] = editorCommand(config, ctx.env);
+  return program && EDITOR_ENV.some((n) => ctx.env(n)?.trim())
+    ? { program, fromEnv: true }
+    : undefined;
 }
 
 /**

@@ -29,6 +29,7 @@ import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
 import { isRefusal, readRegularText } from "../util/bounded_read.ts";
+import type { ElogService } from "../elog/mod.ts";
 
 /** The plan service and the approver in force (each mode sets its own). */
 export interface PlanPath {
@@ -51,6 +52,13 @@ export interface PlanPath {
   auditKey(): Promise<CryptoKey | undefined>;
   /** Records an approval given outside a plan's run (a reusable procedure). */
   audit: AuditLog;
+  /**
+   * Logbook drafts of the plans that reached the machine, and their posting:
+   * opened on first use (a plan's end, an `elog` command), so start-up does not load it.
+   */
+  elog(): Promise<ElogService>;
+  /** The drafts' service if something opened it already (no plan ended: no drafts). */
+  elogIfOpen(): ElogService | undefined;
 }
 
 /** `~` is the home directory; a relative path is relative to the config file. */
@@ -98,6 +106,18 @@ export async function createPlanPath(
       writesEnabled: configOn && site.every((x) => x.writesEnabled),
     };
   };
+  const identity = {
+    operator: operatorName(config.operator, io),
+    host: hostName(),
+    configHash: loaded.hash,
+  };
+  const workDir = resolvePath(config.sandbox.work_dir, loaded.baseDir, io);
+  let opened: ElogService | undefined;
+  let opening: Promise<ElogService> | undefined;
+  const elog = () =>
+    opening ??= import("./elog_wiring.ts")
+      .then((m) => m.createElog(loaded, { stateDir, scansDir, workDir, audit, identity }, io))
+      .then((service) => (opened = service));
   const service = new PlanService({
     cs,
     limits,
@@ -109,17 +129,14 @@ export async function createPlanPath(
     },
     audit,
     safety,
-    identity: {
-      operator: operatorName(config.operator, io),
-      host: hostName(),
-      configHash: loaded.hash,
-    },
+    identity,
     now: () => Date.now(),
     plansDir,
     journal: new RunJournal(`${stateDir}/running`),
     workDir: scansDir,
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,
+    onFinished: async (run) => await (await elog()).planFinished(run),
   });
   return {
     service,
@@ -135,6 +152,8 @@ export async function createPlanPath(
     }),
     approvalExpiryMs: config.safety.approval_expiry_s * 1000,
     audit,
+    elog,
+    elogIfOpen: () => opened,
     async auditKey() {
       try {
         await Deno.stat(`${keysDir(stateDir)}/audit.key`);

@@ -164,6 +164,7 @@ export async function main(args: string[], signals?: EarlyStop): Promise<number>
             cmd.approvedHash,
             inv.json,
             io,
+            cmd.elog,
           );
         case "plan_recover":
           if (!app.profile.plans) {
@@ -175,6 +176,7 @@ export async function main(args: string[], signals?: EarlyStop): Promise<number>
             cmd.dismiss,
             inv.json,
             io,
+            cmd.elog,
           );
         case "audit_verify":
           return await (await import("./commands/audit.ts")).runAuditVerify(
@@ -189,6 +191,8 @@ export async function main(args: string[], signals?: EarlyStop): Promise<number>
           const m = await import("./commands/display.ts");
           return await m.runDisplay(app, cmd.name, m.macroArgs(cmd.macros), inv.json, io);
         }
+        case "elog":
+          return await (await import("./commands/elog.ts")).runElog(app, cmd, inv.json, io);
         case "exec":
         case "scripts":
           return await (await import("./commands/sandbox.ts")).runSandboxCommand(

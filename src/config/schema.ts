@@ -8,6 +8,7 @@ import { z } from "zod";
 import { EpicsConfigSchema, TangoConfigSchema } from "./facility_schema.ts";
 import { SandboxConfigSchema } from "./sandbox_schema.ts";
 import { DisplaySchema, LaunchersSchema } from "./displays_schema.ts";
+import { ElogConfigSchema } from "./elog_schema.ts";
 
 // Zod compiles a parser for each object schema the first time it parses one; for the few
 // parses a command makes, generating that code costs more than it saves (about a fifth of
@@ -133,6 +134,8 @@ export const ConfigSchema = z.strictObject({
   }).prefault({}),
   epics: EpicsConfigSchema.prefault({}),
   tango: TangoConfigSchema.prefault({}),
+  /** Logbook entries of plans and shifts (see elog_schema.ts). */
+  elog: ElogConfigSchema,
   ui: z.strictObject({
     color: z.enum(["auto", "always", "never"]).default("auto"),
     history_size: z.int().min(0).default(1000),

@@ -22,7 +22,13 @@ import { Recorder } from "./service/record.ts";
 import { runApproved } from "./service/run.ts";
 import type { AuditFailed, PlanEvent, PlanServiceDeps, ProposeOutcome } from "./service/types.ts";
 
-export type { AuditFailed, PlanEvent, PlanServiceDeps, ProposeOutcome } from "./service/types.ts";
+export type {
+  AuditFailed,
+  FinishedRun,
+  PlanEvent,
+  PlanServiceDeps,
+  ProposeOutcome,
+} from "./service/types.ts";
 export { killSwitchText } from "./service/record.ts";
 
 export class PlanService {

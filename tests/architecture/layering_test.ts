@@ -23,7 +23,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["app"],
   ["tools", "skills"],
   ["agent"],
-  ["sandbox", "profiles", "plots", "displays"],
+  ["sandbox", "profiles", "plots", "displays", "elog"],
   ["plan"],
   ["safety"],
   ["plan_model"],

@@ -123,8 +123,10 @@ Deno.test({
     await term.send("Up");
     await term.send("Enter");
     screen = await term.waitFor(/\[█+░*\] \d\/5/);
-    screen = await term.waitFor(/Scan done: \S+scan-[0-9a-f]{12}-0-\S+\.csv[\s\S]*accel›\s*$/m);
+    screen = await term.waitFor(/Scan done: \S+scan-[0-9a-f]{12}-0-\S+\.csv[\s\S]*Logbook entry:/);
     assert.match(screen, /plan [0-9a-f]{12} approved/);
+    await term.send("Enter"); // post the plan's logbook draft
+    await term.waitFor(/posted to the simulator's logbook .* as entry sim-1[\s\S]*accel›\s*$/m);
     await term.type("/quit");
     await term.send("Enter");
     await term.waitFor(/\[exit 0\]/);
@@ -134,6 +136,7 @@ Deno.test({
       ["terminal", "started"],
       ["terminal", "write_ahead"],
       ["terminal", "completed"],
+      ["operator: terminal", "posted"],
     ]);
   },
 });
@@ -201,7 +204,11 @@ Deno.test({
     assert.doesNotMatch(screen.slice(screen.lastIndexOf("two bumps")), /LINAC:COR:H01:SETPT/);
     await term.send("Up");
     await term.send("Enter");
-    await term.waitFor(/One bump done\.[\s\S]*accel›\s*$/m);
+    await term.waitFor(/One bump done\.[\s\S]*Logbook entry:/);
+    await term.send("Down");
+    await term.send("Down");
+    await term.send("Enter"); // skip the plan's logbook draft
+    await term.waitFor(/logbook draft [0-9a-f]{8} skipped[\s\S]*accel›\s*$/m);
     assert.deepEqual(llm.failures, []);
     const entries = await auditEntries(`${home}/.local/state/accel-agent`);
     assert.deepEqual(entries.map((e) => [e.decision, e.decidedBy, e.status ?? null]), [
@@ -209,6 +216,7 @@ Deno.test({
       ["partial", "terminal", "started"],
       ["partial", "terminal", "write_ahead"],
       ["partial", "terminal", "completed"],
+      ["elog_skipped", "operator: terminal", "skipped"],
     ]);
     assert.deepEqual(
       entries[3]?.plan.actions.map((a: { type: string; device?: string }) => a.device ?? a.type),

@@ -38,6 +38,12 @@ Deno.test({
     await term.waitFor(/✓ execute_code /, CEILING);
     screen = await term.waitFor(/Replay finished — no model was called/, CEILING);
     assert.match(screen, /The energy peaks at -?\d\.\d\d deg \(\d+\.\d+ MeV\)/);
+    screen = await term.waitFor(
+      /Logbook entry:[\s\S]*post: send it to the simulator's logbook/,
+      CEILING,
+    );
+    assert.match(screen, /Plan completed: RF phase scan around the operating point/);
+    await term.waitFor(/✓ posted to the simulator's logbook .* as entry sim-1/, CEILING);
     screen = await term.waitFor(/replay ended\s*\n\[exit 0\]/, CEILING);
     // The program's state went to a temporary home that the demo removed, not the operator's.
     const left = [];

@@ -11,7 +11,7 @@ import type { Plan } from "../../src/plan_model/plan.ts";
 import type { PreflightedPlan, SafetyPolicy } from "../../src/plan_model/preflighted.ts";
 import assert from "node:assert/strict";
 import type { ExecutionResult } from "../../src/plan/executor.ts";
-import { PlanService, type ProposeOutcome } from "../../src/plan/service.ts";
+import { PlanService, type PlanServiceDeps, type ProposeOutcome } from "../../src/plan/service.ts";
 import type { ApprovalContext, Approver, Decision } from "../../src/safety/approval.ts";
 import { AuditLog, type SafetyState } from "../../src/safety/audit.ts";
 import { RunJournal } from "../../src/plan/run_journal.ts";
@@ -65,6 +65,8 @@ export async function fixture(
     restoreTimeoutMs?: number;
     /** Keep a run journal under the temporary directory (`running/`). */
     journal?: boolean;
+    /** Told of every plan that reached the machine (the logbook draft's source). */
+    onFinished?: PlanServiceDeps["onFinished"];
   } = {},
 ) {
   const clock = new ManualClock(T0);
@@ -98,6 +100,7 @@ export async function fixture(
     restoreTimeoutMs: opts.restoreTimeoutMs,
     ...(opts.safety ? { safety: opts.safety } : {}),
     ...(opts.journal ? { journal: new RunJournal(`${dir}/running`) } : {}),
+    onFinished: opts.onFinished,
   });
   return {
     clock,

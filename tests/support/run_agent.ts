@@ -56,6 +56,9 @@ const OURS = [
   "ACCEL_AGENT_MODEL",
   "ACCEL_AGENT_SITE_FILE",
   "NO_COLOR",
+  // The launcher grants the editor these name: a developer's must not widen a test's grants.
+  "EDITOR",
+  "VISUAL",
 ];
 
 /** The parent's environment without our variables, with a temporary HOME and the parent's Deno cache. */

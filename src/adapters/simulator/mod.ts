@@ -27,6 +27,7 @@ import { defaultFacility, type Facility } from "./facility.ts";
 import { IncidentBook } from "./incidents.ts";
 import { scaledFacility } from "./scale.ts";
 import { LogService, parseTime } from "./logs.ts";
+import { type PostedEntries, withPosted } from "./posted.ts";
 import { Physics } from "./physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
 import type { DeviceIndex } from "../../index/device_index.ts";
@@ -59,6 +60,8 @@ export interface SimulatorOptions {
    * synonyms), so `search` does not build a second one; default: one built on the first search.
    */
   index?: (signal?: AbortSignal) => Promise<DeviceIndex>;
+  /** The simulator's own logbook: entries operators posted, shown in its e-log. */
+  posted?: PostedEntries;
 }
 
 /** The simulated facility. Writes are the only way its state changes. */
@@ -73,6 +76,7 @@ export class Simulator implements ControlSystem {
   private readonly physics: Physics;
   private readonly setpoints: SetpointStore;
   private readonly logService: LogService;
+  private readonly posted?: PostedEntries;
   private closed = false;
 
   constructor(options: SimulatorOptions = {}) {
@@ -81,6 +85,7 @@ export class Simulator implements ControlSystem {
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
     this.timers = options.timers;
     this.index = options.index;
+    this.posted = options.posted;
     this.facility = options.devices === undefined
       ? defaultFacility()
       : scaledFacility(options.devices);
@@ -187,7 +192,10 @@ export class Simulator implements ControlSystem {
   /** Newest first; throws a RangeError for an unparsable time. */
   async logs(q: LogQuery, signal?: AbortSignal): Promise<LogEntry[]> {
     await this.enter(signal);
-    return this.logService.query(q, this.clock.now());
+    const now = this.clock.now();
+    const generated = this.logService.query(q, now);
+    if (q.source !== "elog" || !this.posted) return generated;
+    return withPosted(generated, await this.posted.entries(), q, now);
   }
 
   /** Throws a RangeError for an unparsable time; unknown devices come back `ok: false`. */

@@ -7,6 +7,7 @@
 import { UsageError } from "../../app/exit.ts";
 import type { Command } from "./command.ts";
 import { bool, intOption, list, str, type Values } from "./table.ts";
+import { elogChoice } from "./elog_args.ts";
 
 /** `search`: its arguments and flags as a command. */
 export function searchCommand(rest: string[], v: Values): Command {
@@ -75,7 +76,11 @@ export function planCommand(rest: string[], v: Values): Command {
         "--dismiss needs the run id, e.g. accel-agent plan recover 3f2a… --dismiss",
       );
     }
-    return { kind: "plan_recover", run: file, dismiss };
+    const elog = elogChoice(v);
+    if (dismiss && elog) {
+      throw new UsageError("--elog goes with a recovery that runs, not --dismiss");
+    }
+    return { kind: "plan_recover", run: file, dismiss, ...(elog ? { elog } : {}) };
   }
   if (dismiss) throw new UsageError("--dismiss goes with plan recover");
   if ((sub !== "show" && sub !== "run") || !file || extra.length) {
@@ -95,7 +100,11 @@ export function planCommand(rest: string[], v: Values): Command {
   if (sub === "run" && bool(v, "reusable")) {
     throw new UsageError("--reusable goes with plan show, which issues the token");
   }
+  const elog = elogChoice(v);
+  if (sub === "show" && elog !== undefined) {
+    throw new UsageError("--elog goes with plan run, whose logbook draft it posts or skips");
+  }
   return sub === "show"
     ? { kind: "plan_show", file, reusable: bool(v, "reusable") }
-    : { kind: "plan_run", file, approvedHash: token };
+    : { kind: "plan_run", file, approvedHash: token, ...(elog ? { elog } : {}) };
 }

@@ -31,8 +31,8 @@ export type Command =
     limit: number;
   }
   | { kind: "plan_show"; file: string; reusable: boolean }
-  | { kind: "plan_run"; file: string; approvedHash?: string }
-  | { kind: "plan_recover"; run?: string; dismiss: boolean }
+  | { kind: "plan_run"; file: string; approvedHash?: string; elog?: "post" | "skip" }
+  | { kind: "plan_recover"; run?: string; dismiss: boolean; elog?: "post" | "skip" }
   | { kind: "audit_verify"; file?: string }
   | { kind: "permissions" }
   | { kind: "index"; action: "stats" | "refresh" }
@@ -42,4 +42,14 @@ export type Command =
   | { kind: "scripts"; action: "list"; keyword?: string }
   | { kind: "scripts"; action: "run"; name: string; args: string[] }
   | { kind: "display"; name?: string; macros: string[] }
-  | { kind: "plot"; args: Record<string, unknown> };
+  | { kind: "plot"; args: Record<string, unknown> }
+  | {
+    kind: "elog";
+    action: "list" | "show" | "post" | "skip" | "shift";
+    /** Draft ids (or files) for show, post and skip. */
+    drafts: string[];
+    from?: string;
+    to?: string;
+    /** shift: post or skip without asking. */
+    choice?: "post" | "skip";
+  };

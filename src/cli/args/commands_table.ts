@@ -10,6 +10,7 @@ import { UsageError } from "../../app/exit.ts";
 import type { Command } from "./command.ts";
 import { logsCommand, planCommand, searchCommand } from "./builders.ts";
 import { plotArgs } from "./plot_args.ts";
+import { elogCommand, elogFiles } from "./elog_args.ts";
 import { type CommandSpec, type Flag, noPositionals, str } from "./table.ts";
 
 export type { Command } from "./command.ts";
@@ -19,6 +20,12 @@ const RESUME: Flag = {
   type: "string",
   value: "[ID]",
   description: "continue a saved session (without ID: the newest)",
+};
+const ELOG: Flag = {
+  name: "elog",
+  type: "string",
+  value: "post|skip",
+  description: "the logbook draft: post or skip it without asking (scripts)",
 };
 const LIMIT: Flag = {
   name: "limit",
@@ -139,6 +146,7 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
         "execute without a prompt with a token from plan show",
       ],
       ["plan recover [RUN] [--dismiss]", "plans that did not finish; restore (or dismiss) one"],
+      ["plan run PLAN … --elog post|skip", "then post or skip its logbook draft without asking"],
     ],
     flags: [
       {
@@ -158,6 +166,7 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
         type: "boolean",
         description: "recover: dismiss the run, restore nothing",
       },
+      ELOG,
     ],
     build: planCommand,
     files: (cmd) => cmd.kind === "plan_show" || cmd.kind === "plan_run" ? [cmd.file] : [],
@@ -176,6 +185,30 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
       return { kind: "audit_verify", file };
     },
     files: (cmd) => cmd.kind === "audit_verify" && cmd.file ? [cmd.file] : [],
+  },
+  {
+    name: "elog",
+    usage: [
+      ["elog list", "logbook drafts: pending, posted, skipped"],
+      ["elog show DRAFT", "one draft's text"],
+      ["elog post DRAFT…", "post saved drafts (exactly once; a draft id or file)"],
+      ["elog skip DRAFT…", "skip drafts (recorded in the audit)"],
+      [
+        "elog shift [--from T] [--to T]",
+        "draft a shift summary: logbook, alarms and plans since T (default -8h)",
+      ],
+    ],
+    flags: [
+      { name: "from", type: "string", value: "ISO|-8h", description: "shift: start (default -8h)" },
+      { name: "to", type: "string", value: "ISO|now", description: "shift: end (default now)" },
+      ELOG,
+    ],
+    notes: [
+      "In a terminal, shift asks post / edit / skip; without one (and without --elog) the draft",
+      "is kept for a later elog post.",
+    ],
+    build: elogCommand,
+    files: elogFiles,
   },
   {
     name: "permissions",

@@ -26,6 +26,8 @@ import {
   type StopSignal,
 } from "../../app/io.ts";
 import { TerminalRenderer } from "../term/render.ts";
+import { settleDrafts } from "../term/elog_after.ts";
+import { turnDrafts, TurnNotes } from "../term/elog_turn.ts";
 import { style } from "../term/style.ts";
 import { terminalJson } from "../../util/untrusted_text.ts";
 
@@ -79,16 +81,25 @@ export async function runAsk(
       });
     })()
     : undefined;
+  const notes = new TurnNotes();
   try {
     renderer?.begin();
     for await (const ev of app.turn(text, controller.signal)) {
       result.add(ev);
+      notes.add(ev);
       if (mode === "stream") io.out(`${terminalJson(ev, 0)}\n`);
       renderer?.handle(ev);
     }
   } finally {
     renderer?.end();
   }
+  // The drafts of the plans that ran are carried, never posted: that is the operator's call.
+  const drafts = await settleDrafts(app, await turnDrafts(app.plans, text, notes), {
+    ask: false,
+    json: mode !== "human",
+    decidedBy: "ask",
+  }, io);
+  result.elogDrafts(drafts.map((d) => d.draft));
   result.sessionUnsaved(app.sessions.unsaved);
   const final = result.build(performance.now());
   if (stop.received && final.cancelled) final.exit_code = SIGNAL_EXIT[stop.received];

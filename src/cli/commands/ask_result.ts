@@ -9,6 +9,7 @@ import { type AgentEvent, assertNever } from "../../agent/events.ts";
 import { cutResult, resultOf } from "../../tools/results.ts";
 import { Exit, type ExitCode } from "../../app/exit.ts";
 import type { TruncatedResult } from "../../tools/full_output.ts";
+import type { DraftJson } from "../../elog/mod.ts";
 
 export const ASK_SCHEMA = "accel-agent.ask/1";
 
@@ -43,6 +44,11 @@ export interface AskResult {
   tool_calls_refused: AskRefused[];
   /** False when a plan ran but the audit could not record its outcome (exit code 1). */
   recorded: boolean;
+  /**
+   * The logbook drafts of the plans that ran in the turn (never posted here:
+   * `accel-agent elog post ID` posts one).
+   */
+  elog_drafts: DraftJson[];
   /** False when the session could not be saved (a full disk): `session_error` says why (exit code 1). */
   session_saved: boolean;
   session_error?: string;
@@ -94,6 +100,7 @@ export class AskResultBuilder {
   #refused: AskRefused[] = [];
   #recorded = true;
   #unsaved: string | undefined;
+  #drafts: DraftJson[] = [];
 
   constructor(readonly modelName: string, model: string, readonly startedMs: number) {
     this.#model = model;
@@ -197,6 +204,11 @@ export class AskResultBuilder {
     }
   }
 
+  /** The logbook drafts the turn's plans left. */
+  elogDrafts(drafts: DraftJson[]): void {
+    this.#drafts = drafts;
+  }
+
   /** The session's records that could not be saved, and why (undefined: all saved). */
   sessionUnsaved(why: string | undefined): void {
     this.#unsaved = why;
@@ -227,6 +239,7 @@ export class AskResultBuilder {
       hooks: this.#hooks,
       tool_calls_refused: this.#refused,
       recorded: this.#recorded,
+      elog_drafts: this.#drafts,
       session_saved: this.#unsaved === undefined,
       ...(this.#unsaved ? { session_error: this.#unsaved } : {}),
       exit_code: exit,

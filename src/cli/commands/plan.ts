@@ -29,6 +29,8 @@ import {
 } from "../../app/io.ts";
 import { planColumns, renderPlan } from "../term/plan_table.ts";
 import { TerminalRenderer } from "../term/render.ts";
+import { settleDrafts } from "../term/elog_after.ts";
+import { turnDrafts } from "../term/elog_turn.ts";
 import { style } from "../term/style.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -196,6 +198,7 @@ export async function runPlanRun(
   approvedHash: string | undefined,
   json: boolean,
   io: Io,
+  elog?: "post" | "skip",
 ): Promise<number> {
   const ref = await resolvePlanRef(refText, app.plans.plansDir);
   const plan = await load(ref);
@@ -237,12 +240,26 @@ export async function runPlanRun(
     stoppedBy = stop.received;
   }
   const code = exitCodeOf(outcome, stoppedBy);
+  if (!json && outcome.status !== "rejected" && outcome.status !== "audit_failed") {
+    io.out(summary(outcome, io));
+  }
+  // A plan that reached the machine leaves a logbook draft: posted, skipped, asked or kept.
+  const drafts = await settleDrafts(app, await turnDrafts(app.plans, undefined), {
+    choice: elog,
+    ask: !json && stoppedBy === undefined && io.stdinIsTerminal && io.stdoutIsTerminal,
+    json,
+    decidedBy: elog ? `plan run --elog ${elog}` : "operator: terminal",
+  }, io);
   if (json) {
     io.out(
-      `${terminalJson({ ...forModel(outcome, app.plans.sandboxPath), exit_code: code })}\n`,
+      `${
+        terminalJson({
+          ...forModel(outcome, app.plans.sandboxPath),
+          elog: drafts[0] ?? null,
+          exit_code: code,
+        })
+      }\n`,
     );
-  } else if (outcome.status !== "rejected" && outcome.status !== "audit_failed") {
-    io.out(summary(outcome, io));
   }
   // A refusal is one line on stderr, with or without --json.
   if (outcome.status === "rejected") {

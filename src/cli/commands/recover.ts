@@ -30,6 +30,7 @@ export async function runPlanRecover(
   dismiss: boolean,
   json: boolean,
   io: Io,
+  elog?: "post" | "skip",
 ): Promise<number> {
   const service = app.plans.service;
   if (run === undefined) {
@@ -99,7 +100,7 @@ export async function runPlanRecover(
   const path = await savePlan(app.plans.plansDir, plan, `recover-${id.slice(0, 8)}`);
   const planId = path.slice(app.plans.plansDir.length + 1).replace(/\.json$/, "");
   if (!json) io.err(style(io.color).dim(`recovery plan saved as ${planId}\n`));
-  return await runPlanRun(app, planId, undefined, json, io);
+  return await runPlanRun(app, planId, undefined, json, io, elog);
 }
 
 /** The unfinished run `run` names (an id, or a unique prefix of one). */

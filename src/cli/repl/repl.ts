@@ -25,6 +25,7 @@ import { Completer } from "./completion.ts";
 import { PromptSigint, readMessage } from "./line_input.ts";
 import { PASTED_BREAK } from "./paste.ts";
 import { TurnInput } from "./turn_input.ts";
+import { turnDrafts, TurnNotes } from "../term/elog_turn.ts";
 
 export async function runRepl(app: App, io: Io): Promise<number> {
   const s = style(io.color);
@@ -141,8 +142,19 @@ export async function runRepl(app: App, io: Io): Promise<number> {
       io.out(s.dim(`› ${untrusted(line)}  (queued for the next step)\n`));
       renderer?.begin();
     });
-    const signal = await turn(app, io, text, renderer, typing);
+    const notes = new TurnNotes();
+    const signal = await turn(app, io, text, renderer, typing, notes);
     typing = undefined;
+    // Each plan that reached the machine: its logbook draft, post / edit / skip (kept when the
+    // terminal is going away). Loaded once a plan has ended, not with the session.
+    if (app.plans.elogIfOpen()) {
+      const { settleDrafts } = await import("../term/elog_after.ts");
+      await settleDrafts(app, await turnDrafts(app.plans, text, notes), {
+        ask: !signal || signal === "SIGINT",
+        json: false,
+        decidedBy: "operator: terminal",
+      }, io);
+    }
     const left = steering.take();
     if (left.length && !signal) next = left.join("\n");
     else if (left.length) {
@@ -177,6 +189,7 @@ async function turn(
   text: string,
   renderer: TerminalRenderer,
   typing: TurnInput,
+  notes: TurnNotes,
 ): Promise<StopSignal | undefined> {
   const controller = new AbortController();
   using stop = abortOnSignals(controller, (sig) => STOPPED_BY[sig]);
@@ -186,6 +199,7 @@ async function turn(
     typing.start();
     for await (const ev of app.turn(text, controller.signal)) {
       renderer.handle(ev);
+      notes.add(ev);
       // Listen again after an event; a no-op while a prompt (approval, question) holds the keys.
       typing.start();
     }

@@ -48,23 +48,29 @@ export class Recorder {
     };
   }
 
-  /** Appends an audit entry; the `audit_failed` outcome when it cannot. */
+  /**
+   * Appends an audit entry; the `audit_failed` outcome when it cannot. The
+   * entry's hash (its id in the chain) is pushed onto `ids` when given.
+   */
   async record(
     force: InForce,
     plan: Plan,
     planHash: string,
     decision: string,
     extra: RecordExtra,
+    ids?: string[],
   ): Promise<AuditFailed | undefined> {
-    return await this.auditFailure(planHash, decision, () =>
-      this.deps.audit.append({
+    return await this.auditFailure(planHash, decision, async () => {
+      const entry = await this.deps.audit.append({
         ...this.deps.identity,
         plan,
         planHash,
         decision,
         ...(force.safety ? { safety: force.safety } : {}),
         ...extra,
-      }));
+      });
+      ids?.push(entry.hash);
+    });
   }
 
   /** Runs `append`; the `audit_failed` outcome of `stage` when it throws. */

@@ -86,19 +86,23 @@ async function runRecorded(
   // The state of the switches the last write was checked under: what the outcome records.
   let latest: SafetyState | undefined;
   const force = () => (latest ? { ...a.force, safety: latest } : a.force);
+  // The hashes of the run's audit entries: the logbook draft names them.
+  const auditIds: string[] = [];
   const record = (extra: Parameters<Recorder["record"]>[4]) =>
-    recorder.record(force(), decision.plan, decision.planHash, decision.decision, extra);
+    recorder.record(force(), decision.plan, decision.planHash, decision.decision, extra, auditIds);
   const failed = await record({ ...common, status: "started" });
   if (failed) return { ...failed, error: failed.error + unspent(decision) };
   let open: OpenRun | undefined;
   let spent = false;
+  let originals: Record<string, Value | null> | undefined;
   const execution = await executePlan(decision.plan, decision.planHash, {
     ...a.deps,
     policy: a.force.policy,
     signal,
     onProgress: (p) => emit({ type: "plan_progress", ...p }),
-    beforeFirstWrite: async (originals) => {
-      open = await writeAhead(a, originals);
+    beforeFirstWrite: async (values) => {
+      open = await writeAhead(a, values, auditIds);
+      originals = values;
       const refused = await decision.spend?.();
       if (refused !== undefined) throw new NotStarted(`approval refused: ${refused}`);
       spent = decision.spend !== undefined;
@@ -147,6 +151,24 @@ async function runRecorded(
   };
   if (a.recovers && firstOriginals) {
     outcome.recovery = await closeRecovered(a, a.recovers, firstOriginals, execution, force());
+  }
+  // A plan that reached the machine leaves a logbook draft, from these results alone.
+  if (originals && execution.status !== "refused") {
+    try {
+      await a.deps.onFinished?.({
+        run: a.run,
+        plan: decision.plan,
+        planHash: decision.planHash,
+        decision: decision.decision,
+        decidedBy: decision.decidedBy,
+        execution,
+        originals,
+        auditIds,
+        recorded: after === undefined,
+      });
+    } catch (e) {
+      execution.errors.push(`no logbook draft was made: ${errorMessage(e)}`);
+    }
   }
   return outcome;
 }
@@ -204,6 +226,7 @@ async function refuse(a: ApprovedRun, why: string): Promise<ProposeOutcome> {
 async function writeAhead(
   a: ApprovedRun,
   originals: Record<string, Value | null>,
+  ids: string[],
 ): Promise<OpenRun | undefined> {
   const { decision } = a;
   const ahead = await a.recorder.record(
@@ -219,6 +242,7 @@ async function writeAhead(
       status: "write_ahead",
       originals,
     },
+    ids,
   );
   if (ahead) throw new Error(ahead.error.replace(/; nothing was written to the machine$/, ""));
   if (a.recovers) return undefined;

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { ControlSystem } from "../../adapters/adapter.ts";
+import type { ControlSystem, Value } from "../../adapters/adapter.ts";
+import type { Plan } from "../../plan_model/plan.ts";
 import type { DecisionKind } from "../../safety/approval.ts";
 import type { AuditLog, SafetyState } from "../../safety/audit.ts";
 import type { LimitsTable } from "../../safety/limits.ts";
@@ -101,6 +102,28 @@ export interface PlanServiceDeps {
   journal?: RunJournal;
   /** The clock and timers of waits, dwells and readbacks; tests pass ones that drive a fake clock. */
   timers?: Timers;
+  /**
+   * Told of every plan that reached the machine (its originals were recorded)
+   * once its outcome is recorded: the logbook draft is made from this. Must
+   * not throw.
+   */
+  onFinished?: (run: FinishedRun) => Promise<void>;
+}
+
+/** A plan that reached the machine, as its run ended: what the logbook draft is made from. */
+export interface FinishedRun {
+  run: string;
+  plan: Plan;
+  planHash: string;
+  decision: DecisionKind;
+  decidedBy: string;
+  execution: ExecutionResult;
+  /** Every device the plan may write, with its value before the first write. */
+  originals: Record<string, Value | null>;
+  /** The hashes of the run's audit entries (started, write_ahead, outcome…), in order. */
+  auditIds: string[];
+  /** False when the audit could not take the outcome. */
+  recorded: boolean;
 }
 
 export type AuditFailed = Extract<ProposeOutcome, { status: "audit_failed" }>;

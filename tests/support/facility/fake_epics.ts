@@ -16,6 +16,7 @@ import {
   recordTypeOf,
 } from "./epics_data.ts";
 import { FakeHttp, globRe, jsonText } from "./fake_http.ts";
+import { FakeOlog } from "./fake_olog.ts";
 import { type FakePv, FakePvws } from "./fake_pvws.ts";
 
 export interface FakeEpicsOptions {
@@ -51,6 +52,8 @@ export class FakeEpics implements AsyncDisposable {
   readonly archiver: FakeHttp;
   readonly channelfinder: FakeHttp;
   readonly olog: FakeHttp;
+  /** Olog's state: its entries and every write it received. */
+  readonly ologService: FakeOlog;
   readonly alarm: FakeHttp;
   readonly nowMs: number;
 
@@ -72,7 +75,8 @@ export class FakeEpics implements AsyncDisposable {
         scroll: opts.scroll ?? true,
       })
     );
-    this.olog = new FakeHttp((url) => ologRoute(url, elog));
+    this.ologService = new FakeOlog(elog);
+    this.olog = new FakeHttp((url, req) => this.ologService.handle(url, req));
     this.alarm = new FakeHttp((url) => alarmRoute(url, alarms));
   }
 
@@ -258,29 +262,6 @@ function serviceTimeMs(text: string | null): number | undefined {
   if (!text) return undefined;
   const ms = Date.parse(`${text.replace(" ", "T")}Z`);
   return Number.isFinite(ms) ? ms : undefined;
-}
-
-function ologRoute(url: URL, entries: Record<string, unknown>[]): Response {
-  if (url.pathname !== "/Olog/logs/search" && url.pathname !== "/Olog/logs") {
-    return new Response("Not Found", { status: 404 });
-  }
-  const p = url.searchParams;
-  const start = serviceTimeMs(p.get("start")) ?? 0;
-  const end = serviceTimeMs(p.get("end")) ?? Infinity;
-  const terms = p.getAll("text").map((t) => globRe(`*${t}*`));
-  const size = Math.min(1000, Number(p.get("size") ?? p.get("limit") ?? 100));
-  const from = Number(p.get("from") ?? 0);
-  const hits = entries.filter((e) => {
-    const t = e.createdDate as number;
-    const desc = String(e.description);
-    return t >= start && t <= end && terms.every((r) => r.test(desc));
-  }).sort((a, b) =>
-    (p.get("sort") === "up" ? 1 : -1) * ((a.createdDate as number) - (b.createdDate as number))
-  );
-  const logs = hits.slice(from, from + size);
-  return url.pathname.endsWith("/search")
-    ? Response.json({ hitCount: hits.length, logs })
-    : Response.json(logs);
 }
 
 // ---- Alarm logger (spec §g) ---------------------------------------------------

@@ -1,0 +1,203 @@
+/**
+ * Posting a draft exactly once. Under the draft's lock: a draft already
+ * posted is not sent again; one whose earlier post may have reached the
+ * logbook (a lost reply, a process killed mid-post) is first looked up there
+ * by its id; the attempt is recorded on disk before anything is sent, so a
+ * post the program does not live to see is still looked up next time. The
+ * audit records the entry's id, or that the draft was skipped.
+ *
+ * @module
+ */
+import { type Logbook, UncertainPostError } from "../adapters/logbook.ts";
+import type { AuditLog } from "../safety/audit.ts";
+import { errorMessage } from "../util/errors.ts";
+import { readAttachments } from "./attachments.ts";
+import type { Draft } from "./draft.ts";
+import type { DraftStore } from "./store.ts";
+
+export interface PostDeps {
+  store: DraftStore;
+  logbook: Logbook;
+  audit: AuditLog;
+  identity: { operator: string; host: string; configHash: string };
+  /** Where attachments may come from: the scans and work directories. */
+  attachmentRoots: string[];
+  attachmentMaxBytes: number;
+  now(): number;
+}
+
+export type PostResult =
+  | {
+    status: "posted";
+    draft: Draft;
+    entryId: string;
+    where: string;
+    /** True when the logbook already held it (nothing was sent now). */
+    already: boolean;
+    /** Attachments left out, one line each. */
+    refused: string[];
+    /** Set when the audit could not record the post. */
+    auditError?: string;
+  }
+  | { status: "kept"; draft: Draft; error: string };
+
+/** Posts draft `id` (see the module's documentation); never throws for the logbook's failures. */
+export async function postDraft(
+  deps: PostDeps,
+  id: string,
+  decidedBy: string,
+  signal?: AbortSignal,
+): Promise<PostResult> {
+  return await deps.store.locked(id, async () => {
+    const d = await deps.store.load(id);
+    const where = deps.logbook.where;
+    if (d.status === "posted" && d.entry) {
+      const auditError = d.audited === false ? await audited(deps, d, decidedBy) : undefined;
+      return {
+        status: "posted",
+        draft: d,
+        entryId: d.entry.id,
+        where,
+        already: true,
+        refused: [],
+        auditError,
+      };
+    }
+    if (d.attempts > 0) {
+      let found: string | undefined;
+      try {
+        found = await deps.logbook.find(d.id, signal);
+      } catch (e) {
+        return await kept(
+          deps,
+          d,
+          `cannot check whether an earlier post reached ${where}: ${errorMessage(e)}`,
+        );
+      }
+      if (found) return await posted(deps, d, found, decidedBy, true, []);
+    }
+    const { files, refused } = await readAttachments(
+      d.attachments,
+      deps.attachmentRoots,
+      deps.attachmentMaxBytes,
+    );
+    // Recorded before it is sent: a post that reaches the logbook is then always looked up.
+    const sending: Draft = { ...d, status: "posting", attempts: d.attempts + 1 };
+    delete sending.last_error;
+    await deps.store.save(sending);
+    try {
+      const entry = await deps.logbook.post({
+        draftId: d.id,
+        title: d.title,
+        body: d.body,
+        level: d.level,
+        logbooks: d.logbooks,
+        tags: d.tags,
+        devices: d.devices,
+        author: d.author,
+        attachments: files,
+      }, signal);
+      return await posted(deps, sending, entry.id, decidedBy, false, refused);
+    } catch (e) {
+      if (signal?.aborted && e === signal.reason) {
+        return await kept(
+          deps,
+          sending,
+          "the post was cancelled; it may have reached the logbook",
+          true,
+        );
+      }
+      return await kept(deps, sending, errorMessage(e), e instanceof UncertainPostError);
+    }
+  });
+}
+
+/** Marks draft `id` skipped (audited); a draft already posted stays posted. */
+export async function skipDraft(
+  deps: PostDeps,
+  id: string,
+  decidedBy: string,
+  signal?: AbortSignal,
+): Promise<{ draft: Draft; postedAs?: string; auditError?: string }> {
+  return await deps.store.locked(id, async () => {
+    let d = await deps.store.load(id);
+    if (d.status === "posting") {
+      // It may be in the logbook already: then it was posted, not skipped.
+      const found = await deps.logbook.find(d.id, signal).catch(() => undefined);
+      if (found) {
+        const r = await posted(deps, d, found, decidedBy, true, []);
+        return { draft: r.draft, postedAs: found };
+      }
+    }
+    if (d.status === "posted" && d.entry) return { draft: d, postedAs: d.entry.id };
+    d = { ...d, status: "skipped", skipped_at: new Date(deps.now()).toISOString() };
+    await deps.store.save(d);
+    const auditError = await audited(deps, d, decidedBy);
+    return { draft: await deps.store.load(id), ...(auditError ? { auditError } : {}) };
+  });
+}
+
+async function posted(
+  deps: PostDeps,
+  d: Draft,
+  entryId: string,
+  decidedBy: string,
+  already: boolean,
+  refused: string[],
+): Promise<Extract<PostResult, { status: "posted" }>> {
+  const where = deps.logbook.where;
+  const done: Draft = {
+    ...d,
+    status: "posted",
+    entry: { id: entryId, where, posted_at: new Date(deps.now()).toISOString() },
+  };
+  delete done.last_error;
+  await deps.store.save(done);
+  const auditError = await audited(deps, done, decidedBy);
+  const draft = auditError ? done : await deps.store.load(d.id);
+  return { status: "posted", draft, entryId, where, already, refused, auditError };
+}
+
+async function kept(
+  deps: PostDeps,
+  d: Draft,
+  error: string,
+  uncertain = false,
+): Promise<PostResult> {
+  const next: Draft = {
+    ...d,
+    status: uncertain ? "posting" : "pending",
+    last_error: error.slice(0, 2000),
+  };
+  await deps.store.save(next).catch(() => {});
+  return { status: "kept", draft: next, error };
+}
+
+/** Appends the audit record of a post or a skip; the error's text when it cannot. */
+async function audited(deps: PostDeps, d: Draft, decidedBy: string): Promise<string | undefined> {
+  const isPost = d.status === "posted";
+  try {
+    await deps.audit.append({
+      ...deps.identity,
+      planHash: d.plan_hash ?? "",
+      plan: null,
+      decision: isPost ? "elog_posted" : "elog_skipped",
+      decidedBy,
+      status: isPost ? "posted" : "skipped",
+      // The plan's run id stays inside: a record with `run` would close that run in the audit.
+      results: {
+        draft: d.id,
+        kind: d.kind,
+        title: d.title,
+        ...(d.run ? { plan_run: d.run } : {}),
+        ...(isPost && d.entry ? { entry: d.entry.id, logbook: d.entry.where } : {}),
+      },
+    });
+  } catch (e) {
+    const why = errorMessage(e);
+    await deps.store.save({ ...d, audited: false }).catch(() => {});
+    return `the audit log could not record it (${why})`;
+  }
+  await deps.store.save({ ...d, audited: true }).catch(() => {});
+  return undefined;
+}
