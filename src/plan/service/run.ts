@@ -152,25 +152,36 @@ async function runRecorded(
   if (a.recovers && firstOriginals) {
     outcome.recovery = await closeRecovered(a, a.recovers, firstOriginals, execution, force());
   }
-  // A plan that reached the machine leaves a logbook draft, from these results alone.
   if (originals && execution.status !== "refused") {
-    try {
-      await a.deps.onFinished?.({
-        run: a.run,
-        plan: decision.plan,
-        planHash: decision.planHash,
-        decision: decision.decision,
-        decidedBy: decision.decidedBy,
-        execution,
-        originals,
-        auditIds,
-        recorded: after === undefined,
-      });
-    } catch (e) {
-      execution.errors.push(`no logbook draft was made: ${errorMessage(e)}`);
-    }
+    await leaveDraft(a, execution, originals, auditIds, after === undefined);
   }
   return outcome;
+}
+
+/** A plan that reached the machine leaves a logbook draft, from these results alone. */
+async function leaveDraft(
+  a: ApprovedRun,
+  execution: ExecutionResult,
+  originals: Record<string, Value | null>,
+  auditIds: string[],
+  recorded: boolean,
+): Promise<void> {
+  const { decision } = a;
+  try {
+    await a.deps.onFinished?.({
+      run: a.run,
+      plan: decision.plan,
+      planHash: decision.planHash,
+      decision: decision.decision,
+      decidedBy: decision.decidedBy,
+      execution,
+      originals,
+      auditIds,
+      recorded,
+    });
+  } catch (e) {
+    execution.errors.push(`no logbook draft was made: ${errorMessage(e)}`);
+  }
 }
 
 /** The kill switches as the writer asks them: why writes are off now, or undefined. */
