@@ -110,29 +110,9 @@ async function runRecorded(
     ...(a.deps.safety ? { killSwitch: liveSwitch(a, (s) => (latest = s)) } : {}),
     ...(a.recovers ? { restoreOnStop: false } : {}),
   });
-  if (!spent && decision.token && !decision.token.reusable && execution.status === "refused") {
-    execution.errors.push(unspent(decision).slice(2));
-  }
-  if (a.recovers && execution.status !== "completed" && execution.status !== "refused") {
-    execution.errors.push(
-      `a recovery puts nothing back when it stops (what it found were the values run ${a.recovers} ` +
-        "left); that run stays open with its own originals",
-    );
-  }
+  explainStop(a, execution, spent);
   const left = open ? notRestoredBy(a.run, execution) : false;
-  const after = await record({
-    ...common,
-    status: execution.status,
-    results: {
-      actions: execution.results,
-      rollback: execution.rollback,
-      csvFiles: execution.csvFiles,
-      ...(execution.abortedBy ? { abortedBy: execution.abortedBy } : {}),
-    },
-    restores: execution.restores,
-    errors: execution.errors.length ? execution.errors : undefined,
-    violations: execution.violations.length ? execution.violations : undefined,
-  });
+  const after = await record({ ...common, ...outcomeRecord(execution) });
   // The plan ran; its outcome stays what it was, with the missing record said.
   if (after) {
     execution.errors.push(
@@ -156,6 +136,36 @@ async function runRecorded(
     await leaveDraft(a, execution, originals, auditIds, after === undefined);
   }
   return outcome;
+}
+
+/** Says what a stop left: a token not spent, a recovery that put nothing back. */
+function explainStop(a: ApprovedRun, execution: ExecutionResult, spent: boolean): void {
+  const { decision } = a;
+  if (!spent && decision.token && !decision.token.reusable && execution.status === "refused") {
+    execution.errors.push(unspent(decision).slice(2));
+  }
+  if (a.recovers && execution.status !== "completed" && execution.status !== "refused") {
+    execution.errors.push(
+      `a recovery puts nothing back when it stops (what it found were the values run ${a.recovers} ` +
+        "left); that run stays open with its own originals",
+    );
+  }
+}
+
+/** What the audit's outcome record holds of an execution. */
+function outcomeRecord(execution: ExecutionResult) {
+  return {
+    status: execution.status,
+    results: {
+      actions: execution.results,
+      rollback: execution.rollback,
+      csvFiles: execution.csvFiles,
+      ...(execution.abortedBy ? { abortedBy: execution.abortedBy } : {}),
+    },
+    restores: execution.restores,
+    errors: execution.errors.length ? execution.errors : undefined,
+    violations: execution.violations.length ? execution.violations : undefined,
+  };
 }
 
 /** A plan that reached the machine leaves a logbook draft, from these results alone. */
