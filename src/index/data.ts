@@ -57,6 +57,10 @@ export interface IndexData {
   starts: Uint32Array;
   /** `doc << FIELD_BITS | fields`. */
   postings: Uint32Array;
+  /** Words of the facility's names and the concepts its own texts taught for them. */
+  learned?: Record<string, string[]>;
+  /** Words of the facility's names whose number is a place ("c" of `C03` → cell). */
+  learnedPlaces?: Record<string, string>;
 }
 
 /**

@@ -81,6 +81,44 @@ export class DeviceIndex {
     return this.#ids.get(term);
   }
 
+  /** The term of a term id. */
+  term(id: number): string | undefined {
+    return this.data.terms[id];
+  }
+
+  /** Terms that are plain words (for typo correction): letters only, three or more. */
+  wordTerms(): string[] {
+    return this.data.terms.filter((t) => /^[a-z]{3,}$/.test(t));
+  }
+
+  /** Name of device `doc`. */
+  nameOf(doc: number): string {
+    return this.data.names.at(doc);
+  }
+
+  /** Whether device `doc` can be set. */
+  isWritable(doc: number): boolean {
+    return this.data.writable[doc] === 1;
+  }
+
+  /** What the facility's own texts taught the index about the words of its names. */
+  get learned(): Record<string, string[]> {
+    return this.data.learned ?? {};
+  }
+
+  /**
+   * One mark per device for each property glob and tag glob: 1 where the
+   * device's value (or one of its tags) matches.
+   */
+  filterMasks(properties?: Record<string, string>, tags?: string[]): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (const [key, glob] of Object.entries(properties ?? {})) {
+      out.push(this.#valueDocs(`${PROPERTY}${key.toLowerCase()}=`, glob.toUpperCase()));
+    }
+    for (const glob of tags ?? []) out.push(this.#valueDocs(TAG, glob.toUpperCase()));
+    return out;
+  }
+
   /** Postings of a term id (`doc << FIELD_BITS | fields`, sorted). */
   postings(id: number): Uint32Array {
     return this.data.postings.subarray(this.data.starts[id] ?? 0, this.data.starts[id + 1] ?? 0);
@@ -228,11 +266,7 @@ export class DeviceIndex {
     const constraints = q.regex ? [] : segmentConstraints(pattern);
     const subsystem = q.subsystem?.trim().toUpperCase();
     if (subsystem) constraints.push({ text: subsystem, how: "equals" });
-    const filters: Uint8Array[] = [];
-    for (const [key, glob] of Object.entries(q.properties ?? {})) {
-      filters.push(this.#valueDocs(`${PROPERTY}${key.toLowerCase()}=`, glob.toUpperCase()));
-    }
-    for (const glob of q.tags ?? []) filters.push(this.#valueDocs(TAG, glob.toUpperCase()));
+    const filters = this.filterMasks(q.properties, q.tags);
     const candidates = this.#candidates(constraints);
     // `*TEXT*` with no separator in TEXT: the devices of the segments holding TEXT are the answer.
     const exact = !q.regex && !subsystem && candidates !== undefined &&

@@ -34,12 +34,12 @@ const Parameters = z.strictObject({
     "true: only settable devices; false: only read-only ones",
   ),
   properties: z.record(z.string(), z.string()).optional().describe(
-    'Patterns only: property name → * ? glob its value must match, e.g. {"cell": "4", ' +
-      '"kind": "setpoint"} (ChannelFinder properties; the simulator has section, family, ' +
-      "index, plane, signal, kind, cell, units)",
+    'Property name → * ? glob its value must match, e.g. {"cell": "4", "kind": "setpoint"} ' +
+      "(ChannelFinder properties; the simulator has section, family, index, plane, signal, " +
+      "kind, cell, units)",
   ),
   tags: z.array(z.string()).optional().describe(
-    'Patterns only: tags (globs) every device must carry, e.g. ["writable"]',
+    'Tags (globs) every device must carry, e.g. ["writable"]',
   ),
   limit: z.int().min(1).max(200).default(50).describe("Names per page"),
   offset: z.int().min(0).default(0).describe("Skip this many matches (paging)"),
@@ -65,18 +65,40 @@ export interface PatternDevice extends IndexedDevice {
 export type SearchDeviceResult =
   | Page & { mode: "pattern"; note?: string; devices: PatternDevice[] }
   | Page & { mode: "regex"; devices: IndexedDevice[] }
-  | Page & { mode: "informal"; understood: string[]; note?: string; devices: RankedDevice[] };
+  | Page & InformalExtras & { mode: "informal"; devices: RankedDevice[] };
+
+/** What a search by words says beside its devices. */
+interface InformalExtras {
+  /** The question's terms as understood. */
+  understood: string[];
+  /** What is wanted of the devices: "setpoint", "readback", "adjustable". */
+  intents?: string[];
+  /** Which of the devices found were taken: "second", "last 3". */
+  selection?: string;
+  /** Everyday words no device is described by, set aside. */
+  ignored?: string[];
+  /** When nothing matched: the terms nothing satisfies together with the rest. */
+  unmatched?: string[];
+  /** When nothing matched: the devices nearest to the question, not an answer to it. */
+  suggestions?: RankedDevice[];
+  note?: string;
+}
 
 type ResultOf<M extends SearchDeviceResult["mode"]> = Extract<SearchDeviceResult, { mode: M }>;
 
 export const searchDevice = defineTool<typeof Parameters, SearchDeviceResult>({
   name: "search_device",
   description:
-    "Search the device namespace by pattern or by plain words (synonyms, abbreviations, planes, " +
-    "cells and numbers understood; typos tolerated). Returns one page of names with description, " +
-    "units and writability (and for a writable device the readback device that confirms its writes, " +
-    "when the catalogue names one) and the total number of matches; word searches are ranked, each result " +
-    "with its score and the terms it matched. When nothing matches, the nearest device families.",
+    "Search the device namespace by pattern or by plain words or a whole question (synonyms, " +
+    "abbreviations, planes, cells, numbers bound to their word, lists and ranges, 'the second', " +
+    "'the last three', 'actual'/'requested'/'what can I adjust' understood; misspellings " +
+    "corrected). Returns one page of names with description, units and writability (and for a " +
+    "writable device the readback device that confirms its writes, when the catalogue names " +
+    "one) and the total number of matches; word searches are ranked, each result with its " +
+    "score and the terms it matched. A word search returns only devices that are everything " +
+    "asked for: when none is, it returns none, names the term nothing satisfied, and gives the " +
+    "nearest devices apart as suggestions (not an answer). Pattern searches that match nothing " +
+    "name the nearest device families.",
   parameters: Parameters,
   readOnly: true,
   async execute(args, ctx) {
@@ -166,26 +188,30 @@ async function informal(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   ctx: ToolContext,
 ): Promise<ResultOf<"informal">> {
-  if (properties !== undefined || tags !== undefined) {
-    throw new ToolError(
-      "properties and tags filter pattern searches only; search with a pattern (* ?) or drop them",
-    );
-  }
   const index = await needIndex(ctx, "a search by words");
-  const [{ rankedSearch }, { nearestFamilies }] = await ranking();
-  const page = rankedSearch(index, pattern, { subsystem, writable, limit, offset });
+  const [{ rankedSearch }] = await ranking();
+  const page = rankedSearch(index, pattern, {
+    subsystem,
+    writable,
+    properties,
+    tags,
+    limit,
+    offset,
+  });
   const next = page.offset + page.devices.length;
   return {
     mode: "informal",
     understood: page.terms,
+    ...(page.intents.length ? { intents: page.intents } : {}),
+    ...(page.selection ? { selection: page.selection } : {}),
+    ...(page.ignored.length ? { ignored: page.ignored } : {}),
     total: page.total,
     offset: page.offset,
-    ...(page.total && page.unmatched.length
-      ? { note: `no device matches every term; these match none of: ${page.unmatched.join(", ")}` }
-      : {}),
+    ...(page.note ? { note: page.note } : {}),
     devices: page.devices,
     ...(next < page.total ? { next_offset: next } : {}),
-    ...(page.total === 0 ? { nearest_families: nearestFamilies(index, pattern) } : {}),
+    ...(page.total === 0 && page.unmatched.length ? { unmatched: page.unmatched } : {}),
+    ...(page.suggestions.length ? { suggestions: page.suggestions } : {}),
   };
 }
 

@@ -156,20 +156,29 @@ function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): v
   const devices: (PatternDevice & Partial<RankedDevice>)[] = result.devices;
   const ranked = result.mode === "informal";
   if (result.mode === "informal") {
-    io.out(s.dim(`understood: ${one(result.understood.join(" · "))}\n`));
+    const said = [
+      result.understood.join(" · "),
+      ...(result.intents ?? []).map((i) => `(${i})`),
+      ...(result.selection ? [`(${result.selection})`] : []),
+    ].join(" ");
+    io.out(s.dim(`understood: ${one(said)}\n`));
+    if (result.ignored?.length) io.out(s.dim(`set aside: ${one(result.ignored.join(", "))}\n`));
   }
   const head = ["Device", "Units", "Writable", "Description", ...(ranked ? ["Score", "Why"] : [])];
-  const t = table(head, s);
-  for (const d of devices) {
-    t.push([
-      one(d.name),
-      one(d.units),
-      d.writable ? "yes" : "",
-      one(d.description),
-      ...(ranked ? [one(d.score), one((d.matched ?? []).join(", "))] : []),
-    ]);
-  }
-  if (devices.length) io.out(`${t.toString()}\n`);
+  const rows = (list: (PatternDevice & Partial<RankedDevice>)[]) => {
+    const t = table(head, s);
+    for (const d of list) {
+      t.push([
+        one(d.name),
+        one(d.units),
+        d.writable ? "yes" : "",
+        one(d.description),
+        ...(ranked ? [one(d.score), one((d.matched ?? []).join(", "))] : []),
+      ]);
+    }
+    return t.toString();
+  };
+  if (devices.length) io.out(`${rows(devices)}\n`);
   const { offset, total } = result;
   io.out(
     s.dim(
@@ -180,6 +189,14 @@ function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): v
         : `no devices match (${total} in all)\n`,
     ),
   );
+  if (result.mode === "informal" && total === 0 && result.note) {
+    // What nothing satisfied, then the nearest devices, apart: they are not the answer.
+    io.out(`${one(result.note)}\n`);
+    if (result.suggestions?.length) {
+      io.out(`nearest (not an answer; each lacks part of the question):\n`);
+      io.out(`${rows(result.suggestions)}\n`);
+    }
+  }
   const near = result.nearest_families ?? [];
   if (near.length) {
     io.out("nearest families:\n");
@@ -189,7 +206,11 @@ function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): v
       );
     }
   }
-  if ("note" in result && result.note !== undefined) io.err(`accel-agent: ${one(result.note)}\n`);
+  if (
+    "note" in result && result.note !== undefined && !(result.mode === "informal" && total === 0)
+  ) {
+    io.err(`accel-agent: ${one(result.note)}\n`);
+  }
 }
 
 function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
