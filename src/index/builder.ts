@@ -25,6 +25,7 @@ import {
   TextColumn,
 } from "./data.ts";
 import { Learner } from "./learn.ts";
+import { masked, mergeNamed, NONE, Postings, type TemplateTerm, type Value } from "./postings.ts";
 
 /**
  * Properties that say nothing about what a device is (where its IOC runs,
@@ -52,35 +53,6 @@ const NOT_WORDS = new Set([
 /** EPICS record types that hold a state (a binary or multi-bit input). */
 const STATE_RECORDS = new Set(["bi", "mbbi", "mbbidirect"]);
 
-/** A growing list of postings of one term. */
-export class Postings {
-  buf = new Uint32Array(4);
-  n = 0;
-  /** The document of the last posting, so a term seen twice in one device is one posting. */
-  last = -1;
-  push(v: number): void {
-    if (this.n === this.buf.length) {
-      const next = new Uint32Array(this.buf.length * 2);
-      next.set(this.buf);
-      this.buf = next;
-    }
-    this.buf[this.n++] = v;
-  }
-}
-
-/** One analysed term of a template: fixed (resolved once) or holding the template's numbers. */
-type TemplateTerm = { fixed: string; postings?: Postings } | { parts: string[]; marks: number[] };
-
-/** A text with its numbers masked (`\uE000k` for the k-th), and those numbers. */
-function masked(text: string): { key: string; numbers: string[] } {
-  const numbers: string[] = [];
-  const key = text.replace(/[0-9]+/g, (m) => {
-    numbers.push(String(Number.parseInt(m, 10)));
-    return `${NUMBER_MARK}${numbers.length - 1} `;
-  });
-  return { key, numbers };
-}
-
 /** Collects records, then {@link IndexBuilder.finish}es into {@link IndexData}. */
 export class IndexBuilder {
   readonly #lexicon: Lexicon;
@@ -90,8 +62,25 @@ export class IndexBuilder {
   readonly #unitsOf: number[] = [];
   readonly #writable: number[] = [];
   readonly #postings = new Map<string, Postings>();
-  readonly #templates = new Map<string, TemplateTerm[]>();
+  /** Templates of names and of other texts (descriptions, values), kept apart. */
+  readonly #templates = [new Map<string, TemplateTerm[]>(), new Map<string, TemplateTerm[]>()];
   readonly #learner = new Learner();
+  /** Raw name segment → its postings (`s:SEG`), so a repeated segment costs one look-up. */
+  readonly #segments = new Map<string, Postings>();
+  /**
+   * Property key → raw value → its postings (`p:key=VALUE`) and, for a value
+   * without digits, its analysed terms (values repeat: "QUAD", "setpoint", "A").
+   */
+  readonly #values = new Map<string, Map<string, Value>>();
+  /** Tag → its postings (`t:TAG`) and analysed terms. */
+  readonly #tags = new Map<string, { raw: Postings; terms: TemplateTerm[] }>();
+  /** Property keys as written → lower case. */
+  readonly #keys = new Map<string, string>();
+  /** Working lists of one record, reused. */
+  readonly #nameTerms: string[] = [];
+  readonly #nameNumbers: string[] = [];
+  readonly #told: string[] = [];
+  readonly #places: string[] = [];
   #sorted = true;
 
   constructor(lexicon: Lexicon, readonly sourceId: string, readonly lexiconDigest: string) {
@@ -118,9 +107,28 @@ export class IndexBuilder {
     }
   }
 
+  /** The analysed terms of a masked text (once per template). */
+  #template(key: string, name: boolean): TemplateTerm[] {
+    const templates = this.#templates[name ? 0 : 1] as Map<string, TemplateTerm[]>;
+    let template = templates.get(key);
+    if (template === undefined) {
+      template = this.#lexicon.analyseWords(words(key), name).map((t): TemplateTerm => {
+        if (!t.term.includes(NUMBER_MARK)) return { fixed: t.term };
+        const parts = t.term.split(/\uE000([0-9]+)/);
+        const marks: number[] = [];
+        const texts: string[] = [];
+        parts.forEach((p, i) => i % 2 === 1 ? marks.push(Number(p)) : texts.push(p));
+        return { parts: texts, marks, byNumber: new Map() };
+      });
+      if (templates.size > 200_000) templates.clear();
+      templates.set(key, template);
+    }
+    return template;
+  }
+
   /**
-   * The terms of `text` (analysed once per template), marked on device `id`
-   * in `field`; its fixed terms are added to `fixed`, those with numbers to `numbered`.
+   * The terms of `text`, marked on device `id` in `field`; its fixed terms
+   * are added to `fixed`, those with numbers to `numbered` (when given).
    */
   #markText(
     text: string,
@@ -132,20 +140,17 @@ export class IndexBuilder {
   ): void {
     if (text === "") return;
     const { key, numbers } = masked(text);
-    const tkey = `${name ? "n" : "t"}${key}`;
-    let template = this.#templates.get(tkey);
-    if (template === undefined) {
-      template = this.#lexicon.analyseWords(words(key), name).map((t): TemplateTerm => {
-        if (!t.term.includes(NUMBER_MARK)) return { fixed: t.term };
-        const parts = t.term.split(/\uE000([0-9]+)/);
-        const marks: number[] = [];
-        const texts: string[] = [];
-        parts.forEach((p, i) => i % 2 === 1 ? marks.push(Number(p)) : texts.push(p));
-        return { parts: texts, marks };
-      });
-      if (this.#templates.size > 200_000) this.#templates.clear();
-      this.#templates.set(tkey, template);
-    }
+    this.#apply(this.#template(key, name), numbers, id, field, fixed, numbered);
+  }
+
+  #apply(
+    template: TemplateTerm[],
+    numbers: string[],
+    id: number,
+    field: number,
+    fixed?: string[],
+    numbered?: string[],
+  ): void {
     for (const t of template) {
       if ("fixed" in t) {
         t.postings ??= this.#postingsOf(t.fixed);
@@ -153,12 +158,21 @@ export class IndexBuilder {
         fixed?.push(t.fixed);
         continue;
       }
-      let term = t.parts[0] ?? "";
-      for (let i = 0; i < t.marks.length; i++) {
-        term += (numbers[t.marks[i] ?? 0] ?? "") + (t.parts[i + 1] ?? "");
+      const key = t.marks.length === 1
+        ? numbers[t.marks[0] ?? 0] ?? ""
+        : t.marks.map((m) => numbers[m]).join(" ");
+      let p = t.byNumber.get(key);
+      if (p === undefined || numbered) {
+        let term = t.parts[0] ?? "";
+        for (let i = 0; i < t.marks.length; i++) {
+          term += (numbers[t.marks[i] ?? 0] ?? "") + (t.parts[i + 1] ?? "");
+        }
+        p ??= this.#postingsOf(term);
+        if (t.byNumber.size > 10_000) t.byNumber.clear();
+        t.byNumber.set(key, p);
+        numbered?.push(term);
       }
-      this.#mark(this.#postingsOf(term), id, field);
-      numbered?.push(term);
+      this.#mark(p, id, field);
     }
   }
 
@@ -181,18 +195,33 @@ export class IndexBuilder {
     this.#writable.push(rec.writable ? 1 : 0);
 
     const lex = this.#lexicon;
-    for (const seg of rec.name.split(SEPARATORS)) {
-      if (seg !== "") this.#mark(this.#postingsOf(SEGMENT + seg.toUpperCase()), id, Field.NAME);
+    const segments = rec.name.split(SEPARATORS);
+    for (const seg of segments) {
+      if (seg === "") continue;
+      let p = this.#segments.get(seg);
+      if (p === undefined) {
+        p = this.#postingsOf(SEGMENT + seg.toUpperCase());
+        if (this.#segments.size > 500_000) this.#segments.clear();
+        this.#segments.set(seg, p);
+      }
+      this.#mark(p, id, Field.NAME);
     }
-    const nameTerms: string[] = [];
-    const nameNumbers: string[] = [];
-    const told: string[] = [];
-    const places: string[] = [];
-    this.#markText(rec.name, id, Field.NAME, true, nameTerms, nameNumbers);
-    this.#markText(rec.description, id, Field.DESC, false, told, places);
-    for (const [key, value] of Object.entries(rec.properties)) {
-      const k = key.toLowerCase();
-      this.#mark(this.#postingsOf(`${PROPERTY}${k}=${value.toUpperCase()}`), id, Field.PROP);
+    const learn = this.#learner.wants();
+    const nameTerms = this.#nameTerms, nameNumbers = this.#nameNumbers;
+    const told = this.#told, places = this.#places;
+    nameTerms.length =
+      nameNumbers.length =
+      told.length =
+      places.length =
+        0;
+    this.#markText(rec.name, id, Field.NAME, true, learn ? nameTerms : undefined, nameNumbers);
+    this.#markText(rec.description, id, Field.DESC, false, learn ? told : undefined, places);
+    for (const key in rec.properties) {
+      const value = rec.properties[key] ?? "";
+      let k = this.#keys.get(key);
+      if (k === undefined) this.#keys.set(key, k = key.toLowerCase());
+      const v = this.#rawValue(k, value);
+      this.#mark(v.raw, id, Field.PROP);
       if (NOT_WORDS.has(k) || value === "") continue;
       const place = lex.place(k);
       const digits = place === undefined ? undefined : /[0-9]+/.exec(value)?.[0];
@@ -202,11 +231,25 @@ export class IndexBuilder {
         places.push(term);
         continue;
       }
-      this.#markText(value, id, Field.PROP, false, told);
+      // A value that is a segment of the name ("RING", "COR") adds nothing the name did not say.
+      if (segments.includes(value)) {
+        if (learn) { for (const t of v.terms ?? []) if ("fixed" in t) told.push(t.fixed); }
+        continue;
+      }
+      if (v.terms) this.#apply(v.terms, NONE, id, Field.PROP, learn ? told : undefined);
+      else this.#markText(value, id, Field.PROP, false, learn ? told : undefined);
     }
     for (const tag of rec.tags) {
-      this.#mark(this.#postingsOf(TAG + tag.toUpperCase()), id, Field.TAG);
-      this.#markText(tag, id, Field.TAG, false, told);
+      let t = this.#tags.get(tag);
+      if (t === undefined) {
+        const { key, numbers } = masked(tag);
+        t = { raw: this.#postingsOf(TAG + tag.toUpperCase()), terms: this.#template(key, false) };
+        if (numbers.length) t.terms = this.#lexicon.analyse(tag).map((x) => ({ fixed: x.term }));
+        if (this.#tags.size > 100_000) this.#tags.clear();
+        this.#tags.set(tag, t);
+      }
+      this.#mark(t.raw, id, Field.TAG);
+      this.#apply(t.terms, NONE, id, Field.TAG, learn ? told : undefined);
     }
     const measured = rec.units ? lex.unitConcept(rec.units) : undefined;
     if (measured !== undefined) {
@@ -219,7 +262,21 @@ export class IndexBuilder {
     if (recordType && STATE_RECORDS.has(recordType)) {
       this.#mark(this.#postingsOf("status"), id, Field.TAG);
     }
-    this.#learner.observe(nameTerms, told, nameNumbers, places.filter((p) => p.includes("=")));
+    if (learn) this.#learner.observe(nameTerms, told, nameNumbers, places);
+  }
+
+  /** The raw property term `p:key=VALUE` of a value, and its analysed terms when it has no digits. */
+  #rawValue(key: string, value: string): Value {
+    let byValue = this.#values.get(key);
+    if (byValue === undefined) this.#values.set(key, byValue = new Map());
+    let v = byValue.get(value);
+    if (v === undefined) {
+      const raw = this.#postingsOf(`${PROPERTY}${key}=${value.toUpperCase()}`);
+      v = /[0-9]/.test(value) ? { raw } : { raw, terms: this.#template(value, false) };
+      if (byValue.size > 200_000) byValue.clear();
+      byValue.set(value, v);
+    }
+    return v;
   }
 
   /** Adds every record of a source, page by page. */
@@ -258,7 +315,7 @@ export class IndexBuilder {
     }
     const learned = this.#learner.learned(this.#lexicon);
     for (const [word, concepts] of Object.entries(learned.words)) {
-      for (const c of concepts) this.#merge(word, c);
+      for (const c of concepts) mergeNamed(this.#postings, word, c);
     }
     this.#applyPlaces(learned.places);
     const terms = [...this.#postings.keys()].sort();
@@ -286,7 +343,10 @@ export class IndexBuilder {
       }
       this.#postings.delete(t);
     });
-    this.#templates.clear();
+    for (const t of this.#templates) t.clear();
+    this.#segments.clear();
+    this.#values.clear();
+    this.#tags.clear();
     return {
       sourceId: this.sourceId,
       lexiconDigest: this.lexiconDigest,
@@ -314,39 +374,8 @@ export class IndexBuilder {
       for (const term of [...this.#postings.keys()]) {
         if (!term.startsWith(prefix)) continue;
         const n = term.slice(prefix.length);
-        if (/^[0-9]+$/.test(n)) this.#merge(term, `${place}=${n}`);
+        if (/^[0-9]+$/.test(n)) mergeNamed(this.#postings, term, `${place}=${n}`);
       }
     }
-  }
-
-  /**
-   * What the facility's own texts taught: every device whose name holds
-   * `from` holds `to` too, found in its name.
-   */
-  #merge(from: string, to: string): void {
-    const a = this.#postings.get(from);
-    if (a === undefined) return;
-    const b = this.#postings.get(to) ?? new Postings();
-    const merged = new Postings();
-    merged.buf = new Uint32Array(a.n + b.n + 1);
-    let i = 0, j = 0;
-    while (i < a.n || j < b.n) {
-      const x = i < a.n ? (a.buf[i] ?? 0) >>> FIELD_BITS : Infinity;
-      const y = j < b.n ? (b.buf[j] ?? 0) >>> FIELD_BITS : Infinity;
-      const named = i < a.n && ((a.buf[i] ?? 0) & Field.NAME) !== 0;
-      if (x < y) {
-        if (named) merged.push((x << FIELD_BITS | Field.NAME) >>> 0);
-        i++;
-      } else if (y < x) {
-        merged.push(b.buf[j] ?? 0);
-        j++;
-      } else {
-        merged.push(((b.buf[j] ?? 0) | (named ? Field.NAME : 0)) >>> 0);
-        i++;
-        j++;
-      }
-    }
-    merged.last = Math.max(a.last, b.last);
-    this.#postings.set(to, merged);
   }
 }

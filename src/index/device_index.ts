@@ -13,6 +13,7 @@
  * @module
  */
 import { FIELD_BITS, type IndexData, PROPERTY, SEGMENT, SEPARATORS, TAG } from "./data.ts";
+import { type IndexStore, MemoryStore } from "./store.ts";
 import type { Lexicon } from "./lexicon.ts";
 import {
   satisfies,
@@ -58,52 +59,64 @@ export const DEFAULT_LIMIT = 50;
 
 /** The built index, ready to answer. */
 export class DeviceIndex {
-  readonly #ids = new Map<string, number>();
+  #ids: Map<string, number> | undefined;
   /** Segment terms of recent non-exact constraints ("contains BPM" → ids). */
   readonly #segmentCache = new Map<string, number[]>();
+  /** Where the columns are: in memory, or in the cache file, read a piece at a time. */
+  readonly store: IndexStore;
 
-  constructor(readonly data: IndexData, readonly lexicon: Lexicon) {
-    data.terms.forEach((t, i) => this.#ids.set(t, i));
+  constructor(data: IndexData | IndexStore, readonly lexicon: Lexicon) {
+    this.store = "full" in data ? data : new MemoryStore(data);
+  }
+
+  /** Everything in memory (a cache file is read whole on first use). */
+  get data(): IndexData {
+    return this.store.full();
   }
 
   /** Number of devices. */
   get size(): number {
-    return this.data.names.length;
+    return this.store.size;
   }
 
   /** Number of distinct terms. */
   get termCount(): number {
-    return this.data.terms.length;
+    return this.store.terms().length;
   }
 
   /** Id of a term, if any device holds it. */
   termId(term: string): number | undefined {
+    if (this.#ids === undefined) {
+      const ids = new Map<string, number>();
+      this.store.terms().forEach((t, i) => ids.set(t, i));
+      this.#ids = ids;
+    }
     return this.#ids.get(term);
   }
 
   /** The term of a term id. */
   term(id: number): string | undefined {
-    return this.data.terms[id];
+    return this.store.terms()[id];
   }
 
   /** Terms that are plain words (for typo correction): letters only, three or more. */
   wordTerms(): string[] {
-    return this.data.terms.filter((t) => /^[a-z]{3,}$/.test(t));
+    return this.store.terms().filter((t) => /^[a-z]{3,}$/.test(t));
   }
 
   /** Name of device `doc`. */
   nameOf(doc: number): string {
-    return this.data.names.at(doc);
+    return this.store.name(doc);
   }
 
   /** Whether device `doc` can be set. */
   isWritable(doc: number): boolean {
-    return this.data.writable[doc] === 1;
+    return this.store.writable(doc);
   }
 
   /** What the facility's own texts taught the index about the words of its names. */
   get learned(): Record<string, string[]> {
-    return this.data.learned ?? {};
+    return this.store.learned;
   }
 
   /**
@@ -121,13 +134,14 @@ export class DeviceIndex {
 
   /** Postings of a term id (`doc << FIELD_BITS | fields`, sorted). */
   postings(id: number): Uint32Array {
-    return this.data.postings.subarray(this.data.starts[id] ?? 0, this.data.starts[id + 1] ?? 0);
+    return this.store.postings(id);
   }
 
   /** How many devices hold `term`. */
   frequency(term: string): number {
-    const id = this.#ids.get(term);
-    return id === undefined ? 0 : (this.data.starts[id + 1] ?? 0) - (this.data.starts[id] ?? 0);
+    const id = this.termId(term);
+    const starts = this.store.starts();
+    return id === undefined ? 0 : (starts[id + 1] ?? 0) - (starts[id] ?? 0);
   }
 
   /** The fields in which device `doc` holds term `id` (0 when it does not). */
@@ -146,7 +160,7 @@ export class DeviceIndex {
 
   /** Term ids `[from, to)` of the terms that start with `prefix` (terms are sorted). */
   termRange(prefix: string): [number, number] {
-    const terms = this.data.terms;
+    const terms = this.store.terms();
     const lower = (x: string) => {
       let lo = 0, hi = terms.length;
       while (lo < hi) {
@@ -161,12 +175,12 @@ export class DeviceIndex {
 
   /** Device `doc` as results show it. */
   device(doc: number): IndexedDevice {
-    const d = this.data;
+    const s = this.store;
     return {
-      name: d.names.at(doc),
-      description: d.descriptions.at(doc),
-      units: d.unitsTable[d.unitsOf[doc] ?? 0] ?? "",
-      writable: d.writable[doc] === 1,
+      name: s.name(doc),
+      description: s.description(doc),
+      units: s.units(doc),
+      writable: s.writable(doc),
     };
   }
 
@@ -198,7 +212,7 @@ export class DeviceIndex {
   /** Term ids of the name segments that satisfy a constraint. */
   segmentTerms(c: SegmentConstraint): number[] {
     if (c.how === "equals") {
-      const id = this.#ids.get(SEGMENT + c.text);
+      const id = this.termId(SEGMENT + c.text);
       return id === undefined ? [] : [id];
     }
     const key = `${c.how}:${c.text}`;
@@ -207,7 +221,7 @@ export class DeviceIndex {
     const [from, to] = this.termRange(c.how === "startsWith" ? SEGMENT + c.text : SEGMENT);
     const out: number[] = [];
     for (let id = from; id < to; id++) {
-      const seg = (this.data.terms[id] ?? "").slice(SEGMENT.length);
+      const seg = (this.term(id) ?? "").slice(SEGMENT.length);
       if (satisfies(seg, c)) out.push(id);
     }
     // The segment vocabulary does not change: a pattern paged through scans it once.
@@ -222,7 +236,7 @@ export class DeviceIndex {
     const [from, to] = this.termRange(prefix);
     const ids: number[] = [];
     for (let id = from; id < to; id++) {
-      if (re.test((this.data.terms[id] ?? "").slice(prefix.length))) ids.push(id);
+      if (re.test((this.term(id) ?? "").slice(prefix.length))) ids.push(id);
     }
     const mark = new Uint8Array(this.size);
     for (const d of this.docsOf(ids)) mark[d] = 1;
@@ -240,7 +254,8 @@ export class DeviceIndex {
     const options = constraints.map((c) => {
       const ids = this.segmentTerms(c);
       let cost = 0;
-      for (const id of ids) cost += (this.data.starts[id + 1] ?? 0) - (this.data.starts[id] ?? 0);
+      const starts = this.store.starts();
+      for (const id of ids) cost += (starts[id + 1] ?? 0) - (starts[id] ?? 0);
       return { ids, cost, effort: cost + (ids.length > 1 ? this.size / 4 : 0) };
     }).sort((a, b) => a.effort - b.effort);
     const first = options[0];
@@ -272,15 +287,14 @@ export class DeviceIndex {
     const exact = !q.regex && !subsystem && candidates !== undefined &&
       /^\*+[^*?:._/-]+\*+$/.test(pattern);
     const n = candidates?.length ?? this.size;
-    const names = this.data.names;
     const devices: IndexedDevice[] = [];
     let total = 0;
     for (let i = 0; i < n; i++) {
       const doc = candidates ? candidates[i] ?? 0 : i;
-      if (q.writable !== undefined && (this.data.writable[doc] === 1) !== q.writable) continue;
+      if (q.writable !== undefined && this.isWritable(doc) !== q.writable) continue;
       if (filters.some((f) => f[doc] !== 1)) continue;
       if (!exact || subsystem) {
-        const name = names.at(doc);
+        const name = this.nameOf(doc);
         if (subsystem && firstSegment(name) !== subsystem) continue;
         if (!exact && !re.test(name)) continue;
       }

@@ -17,6 +17,8 @@ const MIN_SHARE = 0.95;
 /** Devices of one word observed in full; past them, one in {@link STRIDE}. */
 const FULL = 200;
 const STRIDE = 64;
+/** Devices observed in full before sampling one in {@link STRIDE}. */
+const SAMPLE = 20_000;
 
 /** What was learned: name words' concepts, and name words whose number is a place. */
 export interface Learned {
@@ -40,7 +42,16 @@ export class Learner {
   readonly #self = new Map<string, number>();
 
   /**
-   * One device: the fixed terms of its name, and those of everything else
+   * Whether the next device is observed (counts it): a sample is enough to
+   * learn from, the first devices then one in {@link STRIDE}.
+   */
+  wants(): boolean {
+    this.#devices++;
+    return this.#devices <= SAMPLE || this.#devices % STRIDE === 0;
+  }
+
+  /**
+   * One device that {@link wants} said is observed: the fixed terms of its name, and those of everything else
    * said about it (description, properties, tags, units).
    */
   observe(
@@ -49,11 +60,8 @@ export class Learner {
     nameNumbers: readonly string[] = [],
     places: readonly string[] = [],
   ): void {
-    this.#devices++;
-    if (this.#devices <= 20_000 || this.#devices % STRIDE === 0) {
-      for (const c of new Set(told)) this.#toldCount.set(c, (this.#toldCount.get(c) ?? 0) + 1);
-      this.#observePlaces(nameNumbers, places);
-    }
+    for (const c of new Set(told)) this.#toldCount.set(c, (this.#toldCount.get(c) ?? 0) + 1);
+    this.#observePlaces(nameNumbers, places);
     let toldSet: Set<string> | undefined;
     for (const t of nameTerms) {
       if (t.length < 2 || !/^[a-z]+$/.test(t)) continue;
@@ -75,6 +83,7 @@ export class Learner {
   #observePlaces(nameNumbers: readonly string[], places: readonly string[]): void {
     for (const p of places) {
       const eq = p.indexOf("=");
+      if (eq <= 0) continue;
       const place = p.slice(0, eq), m = p.slice(eq + 1);
       for (const b of nameNumbers) {
         const hash = b.indexOf("#");
@@ -98,8 +107,8 @@ export class Learner {
         places[word] = place;
       }
     }
-    const sampledAll = Math.min(this.#devices, 20_000) +
-      Math.max(0, Math.floor((this.#devices - 20_000) / STRIDE));
+    const sampledAll = Math.min(this.#devices, SAMPLE) +
+      Math.max(0, Math.floor((this.#devices - SAMPLE) / STRIDE));
     const everywhere = (c: string) => (this.#toldCount.get(c) ?? 0) > 0.5 * sampledAll;
     const words: Record<string, string[]> = {};
     for (const [t, pairs] of this.#pairs) {

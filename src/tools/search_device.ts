@@ -7,10 +7,11 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define.ts";
 import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
-import type { DeviceIndex, IndexedDevice } from "../index/device_index.ts";
-import type { FamilyHint } from "../index/families.ts";
-import type { RankedDevice } from "../index/query.ts";
+import type { DeviceIndex } from "../index/device_index.ts";
+import { informalResult, type SearchDeviceResult } from "./search_words.ts";
 import { errorMessage } from "../util/errors.ts";
+
+export type { PatternDevice, SearchDeviceResult } from "./search_words.ts";
 
 /** The ranking and family modules, loaded on the first search (not at start-up). */
 const ranking = () => Promise.all([import("../index/query.ts"), import("../index/families.ts")]);
@@ -46,43 +47,6 @@ const Parameters = z.strictObject({
 });
 
 type Args = z.output<typeof Parameters>;
-
-/** What every page has: the count, where it starts, where the next one does. */
-interface Page {
-  total: number;
-  offset: number;
-  next_offset?: number;
-  /** When nothing matched: the nearest device families, when the backend has an index. */
-  nearest_families?: FamilyHint[];
-}
-
-/** A device of a pattern search, with the readback that confirms a write to it. */
-export interface PatternDevice extends IndexedDevice {
-  readback?: string;
-}
-
-/** What `search_device` returns, by how the text was read (`mode`). */
-export type SearchDeviceResult =
-  | Page & { mode: "pattern"; note?: string; devices: PatternDevice[] }
-  | Page & { mode: "regex"; devices: IndexedDevice[] }
-  | Page & InformalExtras & { mode: "informal"; devices: RankedDevice[] };
-
-/** What a search by words says beside its devices. */
-interface InformalExtras {
-  /** The question's terms as understood. */
-  understood: string[];
-  /** What is wanted of the devices: "setpoint", "readback", "adjustable". */
-  intents?: string[];
-  /** Which of the devices found were taken: "second", "last 3". */
-  selection?: string;
-  /** Everyday words no device is described by, set aside. */
-  ignored?: string[];
-  /** When nothing matched: the terms nothing satisfies together with the rest. */
-  unmatched?: string[];
-  /** When nothing matched: the devices nearest to the question, not an answer to it. */
-  suggestions?: RankedDevice[];
-  note?: string;
-}
 
 type ResultOf<M extends SearchDeviceResult["mode"]> = Extract<SearchDeviceResult, { mode: M }>;
 
@@ -198,21 +162,7 @@ async function informal(
     limit,
     offset,
   });
-  const next = page.offset + page.devices.length;
-  return {
-    mode: "informal",
-    understood: page.terms,
-    ...(page.intents.length ? { intents: page.intents } : {}),
-    ...(page.selection ? { selection: page.selection } : {}),
-    ...(page.ignored.length ? { ignored: page.ignored } : {}),
-    total: page.total,
-    offset: page.offset,
-    ...(page.note ? { note: page.note } : {}),
-    devices: page.devices,
-    ...(next < page.total ? { next_offset: next } : {}),
-    ...(page.total === 0 && page.unmatched.length ? { unmatched: page.unmatched } : {}),
-    ...(page.suggestions.length ? { suggestions: page.suggestions } : {}),
-  };
+  return informalResult(page);
 }
 
 async function indexOrUndefined(ctx: ToolContext): Promise<DeviceIndex | undefined> {
