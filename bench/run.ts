@@ -24,6 +24,9 @@
  * - Tab completion at 10^5 names (bench/repl_completion.ts): one Tab against
  *   a filter over all names; the prompt's stall while the names load, in a
  *   worker against on the main thread.
+ * - `search` from the command line at 10^6 devices (bench/search_process.ts):
+ *   the first search on an empty state directory; a cached search against an
+ *   empty program.
  *
  * @module
  */
@@ -44,6 +47,7 @@ import { deviceIndexBench } from "./device_index.ts";
 import { evalOverheadBench } from "./eval_overhead.ts";
 import { timingBoundsBench } from "./timing_bounds.ts";
 import { replCompletionBench } from "./repl_completion.ts";
+import { searchProcessBench } from "./search_process.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -322,6 +326,7 @@ console.log(`device index\n${deviceIndex.report.join("\n")}\n`);
 figures.push(await evalOverheadBench());
 figures.push(...await timingBoundsBench());
 figures.push(...await replCompletionBench());
+figures.push(...await searchProcessBench());
 
 const rows = figures.map((f) => [
   f.name,

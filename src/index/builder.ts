@@ -25,7 +25,16 @@ import {
   TextColumn,
 } from "./data.ts";
 import { Learner } from "./learn.ts";
-import { masked, mergeNamed, NONE, Postings, type TemplateTerm, type Value } from "./postings.ts";
+import {
+  applyPlaces,
+  markKinds,
+  masked,
+  mergeNamed,
+  NONE,
+  Postings,
+  type TemplateTerm,
+  type Value,
+} from "./postings.ts";
 
 /**
  * Properties that say nothing about what a device is (where its IOC runs,
@@ -49,6 +58,9 @@ const NOT_WORDS = new Set([
   "device",
   "index",
 ]);
+
+/** Work done between two turns of the event loop while a source is added, ms. */
+const SLICE_MS = 20;
 
 /** EPICS record types that hold a state (a binary or multi-bit input). */
 const STATE_RECORDS = new Set(["bi", "mbbi", "mbbidirect"]);
@@ -279,11 +291,23 @@ export class IndexBuilder {
     return v;
   }
 
-  /** Adds every record of a source, page by page. */
+  /**
+   * Adds every record of a source, page by page, giving the event loop a
+   * turn every few milliseconds of work: a prompt that waits for keys while
+   * the index builds behind it stays responsive.
+   */
   async addSource(source: IndexSource, signal?: AbortSignal): Promise<void> {
+    let since = performance.now();
     for await (const page of source.records(signal)) {
       signal?.throwIfAborted();
-      for (const rec of page) this.add(rec);
+      for (let i = 0; i < page.length; i++) {
+        this.add(page[i] as IndexRecord);
+        if ((i & 255) === 255 && performance.now() - since > SLICE_MS) {
+          await new Promise((r) => setTimeout(r, 0));
+          signal?.throwIfAborted();
+          since = performance.now();
+        }
+      }
     }
   }
 
@@ -317,7 +341,8 @@ export class IndexBuilder {
     for (const [word, concepts] of Object.entries(learned.words)) {
       for (const c of concepts) mergeNamed(this.#postings, word, c);
     }
-    this.#applyPlaces(learned.places);
+    applyPlaces(this.#postings, learned.places);
+    markKinds(this.#postings, writable, rank);
     const terms = [...this.#postings.keys()].sort();
     const starts = new Uint32Array(terms.length + 1);
     let total = 0;
@@ -362,20 +387,5 @@ export class IndexBuilder {
       learned: learned.words,
       learnedPlaces: learned.places,
     };
-  }
-
-  /**
-   * A name word whose number is always the device's place ("c" of `C03` and
-   * cell 3): every `c#N` of a name is that place, found in the name.
-   */
-  #applyPlaces(places: Record<string, string>): void {
-    for (const [word, place] of Object.entries(places)) {
-      const prefix = `${word}#`;
-      for (const term of [...this.#postings.keys()]) {
-        if (!term.startsWith(prefix)) continue;
-        const n = term.slice(prefix.length);
-        if (/^[0-9]+$/.test(n)) mergeNamed(this.#postings, term, `${place}=${n}`);
-      }
-    }
   }
 }

@@ -8,10 +8,10 @@
  * @module
  */
 import type { IndexData, TextColumn } from "./data.ts";
-import { FileStore, type Sections, type StoreHeader } from "./store.ts";
+import { FileStore, type Sections, type StoreHeader } from "./file_store.ts";
 
 /** Bumped whenever the layout or the way terms are made changes. */
-export const CACHE_FORMAT = 2;
+export const CACHE_FORMAT = 3;
 
 const MAGIC = "accel-agent device index";
 
@@ -200,7 +200,7 @@ export function openIndexSync(
       s.unitsOf.length !== 4 * n || s.writable.length !== n || s.starts.length % 4 !== 0 ||
       s.postings.length % 4 !== 0
     ) throw new RangeError("damaged");
-    return new FileStore(file, h);
+    return new FileStore(file, h, path);
   } catch {
     file.close();
     return undefined;

@@ -59,7 +59,6 @@ export const DEFAULT_LIMIT = 50;
 
 /** The built index, ready to answer. */
 export class DeviceIndex {
-  #ids: Map<string, number> | undefined;
   /** Segment terms of recent non-exact constraints ("contains BPM" → ids). */
   readonly #segmentCache = new Map<string, number[]>();
   /** Where the columns are: in memory, or in the cache file, read a piece at a time. */
@@ -84,14 +83,16 @@ export class DeviceIndex {
     return this.store.terms().length;
   }
 
-  /** Id of a term, if any device holds it. */
+  /** Id of a term, if any device holds it (the terms are sorted: a binary search). */
   termId(term: string): number | undefined {
-    if (this.#ids === undefined) {
-      const ids = new Map<string, number>();
-      this.store.terms().forEach((t, i) => ids.set(t, i));
-      this.#ids = ids;
+    const terms = this.store.terms();
+    let lo = 0, hi = terms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((terms[mid] as string) < term) lo = mid + 1;
+      else hi = mid;
     }
-    return this.#ids.get(term);
+    return terms[lo] === term ? lo : undefined;
   }
 
   /** The term of a term id. */
@@ -107,6 +108,16 @@ export class DeviceIndex {
   /** Name of device `doc`. */
   nameOf(doc: number): string {
     return this.store.name(doc);
+  }
+
+  /** The device names in name order, a slice at a time, without holding the event loop. */
+  nameChunks(): AsyncIterable<string[]> {
+    return this.store.nameChunks();
+  }
+
+  /** The {@link Kind} of device `doc`'s signal. */
+  kindOf(doc: number): number {
+    return this.store.kind(doc);
   }
 
   /** Whether device `doc` can be set. */
@@ -135,6 +146,17 @@ export class DeviceIndex {
   /** Postings of a term id (`doc << FIELD_BITS | fields`, sorted). */
   postings(id: number): Uint32Array {
     return this.store.postings(id);
+  }
+
+  /** The postings of term `id` for devices `from`..`to` (a long list is read only there). */
+  postingsRange(id: number, from: number, to: number): Uint32Array {
+    return this.store.postingsRange(id, from, to);
+  }
+
+  /** How many devices hold term `id` (without reading its postings). */
+  count(id: number): number {
+    const starts = this.store.starts();
+    return (starts[id + 1] ?? 0) - (starts[id] ?? 0);
   }
 
   /** How many devices hold `term`. */

@@ -35,6 +35,9 @@ export interface Term {
   surface: string;
 }
 
+/** A form that is lower-case words separated by single spaces. */
+const PLAIN = /^[a-z]+(?: [a-z]+)*$/;
+
 /** Longest phrase, in words, that the table may hold. */
 const MAX_PHRASE = 5;
 /** Words before a number that it is bound to ("storage ring RF station 1": ring, rf, stn). */
@@ -102,7 +105,8 @@ export class Lexicon {
     const known = new Set<string>();
     const concepts = new Set<string>();
     const define = (form: string, cs: string[]) => {
-      const key = words(form).join(" ");
+      // Most forms are already plain lower-case words: no need to split them again.
+      const key = PLAIN.test(form) ? form : words(form).join(" ");
       if (key === "") return;
       // The first definition wins, so a site file cannot silently re-point a word.
       if (!this.#surface.has(key)) this.#surface.set(key, cs);

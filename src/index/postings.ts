@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Field, FIELD_BITS } from "./data.ts";
+import { Field, FIELD_BITS, Kind } from "./data.ts";
 import { NUMBER_MARK } from "./lexicon.ts";
 
 /** A growing list of postings of one term. */
@@ -90,4 +90,45 @@ export function mergeNamed(postings: Map<string, Postings>, from: string, to: st
   }
   merged.last = Math.max(a.last, b.last);
   postings.set(to, merged);
+}
+
+/**
+ * Each device's signal kind into bits 1–2 of its writability byte: a
+ * setpoint, else a readback, else a state, else something else.
+ */
+export function markKinds(
+  postings: Map<string, Postings>,
+  flags: Uint8Array,
+  rank: Uint32Array | undefined,
+): void {
+  const kinds = new Uint8Array(flags.length).fill(Kind.OTHER);
+  for (
+    const [term, kind] of [["status", Kind.STATE], ["rdbk", Kind.READBACK], [
+      "setpt",
+      Kind.SETPOINT,
+    ]] as const
+  ) {
+    const p = postings.get(term);
+    if (p === undefined) continue;
+    for (let i = 0; i < p.n; i++) {
+      const doc = (p.buf[i] ?? 0) >>> FIELD_BITS;
+      kinds[rank ? rank[doc] ?? 0 : doc] = kind;
+    }
+  }
+  for (let d = 0; d < flags.length; d++) flags[d] = ((flags[d] ?? 0) & 1) | (kinds[d] ?? 0) << 1;
+}
+
+/**
+ * A name word whose number is always the device's place ("c" of `C03` and
+ * cell 3): every `c#N` of a name is that place, found in the name.
+ */
+export function applyPlaces(postings: Map<string, Postings>, places: Record<string, string>): void {
+  for (const [word, place] of Object.entries(places)) {
+    const prefix = `${word}#`;
+    for (const term of [...postings.keys()]) {
+      if (!term.startsWith(prefix)) continue;
+      const n = term.slice(prefix.length);
+      if (/^[0-9]+$/.test(n)) mergeNamed(postings, term, `${place}=${n}`);
+    }
+  }
 }

@@ -12,8 +12,8 @@
  * @module
  */
 import { DeviceIndex, firstSegment, type IndexedDevice } from "./device_index.ts";
-import { FIELD_BITS, FIELD_WEIGHTS } from "./data.ts";
-import { accumulate, conjunctive, type Scratch, scratchOf, seek, topOrder } from "./rank.ts";
+import { FIELD_WEIGHTS, Kind } from "./data.ts";
+import { accumulate, conjunctive, type Found, type Scratch, scratchOf, topOrder } from "./rank.ts";
 import { type Clause, type Intent, type ParsedQuery, parseQuery } from "./query_parse.ts";
 import { naturalCompare, stemOf } from "./order.ts";
 
@@ -96,24 +96,27 @@ export function rankedSearch(
       return empty([], "no word of the question names a device, a kind or a place");
     }
   }
-  const s = scratchOf(index);
   let note: string | undefined;
   let used = clauses;
-  let found = clauses.length ? conjunctive(index, clauses, s, keep) : everything(index, keep);
+  let found: Found | undefined = clauses.length
+    ? conjunctive(index, clauses, keep)
+    : everything(index, keep);
   if (found === undefined && clauses.some((c) => c.loose)) {
     // "cavity 3": the number is not bound to the word in any name; read them apart.
     used = clauses.map((c) => c.loose ?? c);
-    found = conjunctive(index, used, s, keep);
+    found = conjunctive(index, used, keep);
     if (found) {
       const read = clauses.filter((c) => c.loose).map((c) => `"${c.label}"`).join(", ");
       note = `${read} read with the number anywhere in the name: no name numbers it so`;
     }
   }
   if (found === undefined) {
-    const near = nearMisses(index, clauses, s, keep);
+    // Only an empty answer needs the per-device working arrays (to count clauses per device).
+    const near = nearMisses(index, clauses, scratchOf(index), keep);
     return empty(near.unmatched, near.note, near.suggestions);
   }
   let { passing, scores } = found;
+  const why = found.why;
   // An intent keeps the devices of its kind, when the answer holds any.
   for (const intent of intents) {
     if (intent === "adjustable") continue;
@@ -137,7 +140,7 @@ export function rankedSearch(
     return {
       ...base,
       total,
-      devices: order.map((d) => ranked(index, used, d, scoreOf.get(d) ?? 0)),
+      devices: order.map((d) => ranked(index, used, d, scoreOf.get(d) ?? 0, why)),
       unmatched: [],
       suggestions: [],
       ...(note ? { note } : {}),
@@ -146,7 +149,7 @@ export function rankedSearch(
   const pref = preference(index, passing);
   const top = topOrder(passing, scores, pref, offset + limit);
   const devices = top.slice(offset, offset + limit).map((i) =>
-    ranked(index, used, passing[i] as number, scores[i] as number)
+    ranked(index, used, passing[i] as number, scores[i] as number, why)
   );
   return { ...base, total, devices, unmatched: [], suggestions: [], ...(note ? { note } : {}) };
 }
@@ -179,54 +182,30 @@ function keeper(
 function everything(
   index: DeviceIndex,
   keep: (doc: number) => boolean,
-): { passing: number[]; scores: number[] } | undefined {
+): Found | undefined {
   const passing: number[] = [];
   for (let d = 0; d < index.size; d++) if (keep(d)) passing.push(d);
   return passing.length ? { passing, scores: passing.map(() => 0) } : undefined;
 }
 
 /**
- * Which of `passing` (sorted) are of the intent's kind: holding a setpoint
- * term; for a readback, holding a readback term, else anything but setpoints
- * and states. Undefined when none is.
+ * Which of `passing` are of the intent's kind: setpoints; for a readback,
+ * readbacks, else anything but setpoints and states. Undefined when none is.
  */
 function byIntent(index: DeviceIndex, passing: number[], intent: Intent): Uint8Array | undefined {
-  const holds = (concept: string) => marks(index, passing, concept);
+  const kinds = passing.map((d) => index.kindOf(d));
   let kept: Uint8Array;
-  if (intent === "setpoint") kept = holds("setpt");
+  if (intent === "setpoint") kept = Uint8Array.from(kinds, (k) => k === Kind.SETPOINT ? 1 : 0);
   else {
-    kept = holds("rdbk");
-    if (!kept.includes(1)) {
-      const set = holds("setpt"), state = holds("status");
-      kept = kept.map((_, i) => set[i] === 1 || state[i] === 1 ? 0 : 1);
-    }
+    kept = Uint8Array.from(kinds, (k) => k === Kind.READBACK ? 1 : 0);
+    if (!kept.includes(1)) kept = Uint8Array.from(kinds, (k) => k === Kind.OTHER ? 1 : 0);
   }
   return kept.includes(1) ? kept : undefined;
 }
 
-/** For each of `docs` (sorted), 1 when it holds `term`: one walk over both lists. */
-function marks(index: DeviceIndex, docs: number[], term: string): Uint8Array {
-  const out = new Uint8Array(docs.length);
-  const id = index.termId(term);
-  if (id === undefined) return out;
-  const p = index.postings(id);
-  let j = 0;
-  for (let i = 0; i < docs.length && j < p.length; i++) {
-    const d = docs[i] as number;
-    j = seek(p, j, d);
-    if (j < p.length && (p[j] as number) >>> FIELD_BITS === d) out[i] = 1;
-  }
-  return out;
-}
-
-/** Among one device's signals: setpoint 0, readback 1, others 2, state 3. */
+/** Among one device's signals: setpoint 0, readback 1, others 2, state 3 (the {@link Kind}s). */
 function preference(index: DeviceIndex, passing: number[]): Uint8Array {
-  const sorted = passing.every((d, i) => i === 0 || (passing[i - 1] as number) < d);
-  if (!sorted || passing.length === 0) return new Uint8Array(passing.length).fill(2);
-  const set = marks(index, passing, "setpt");
-  const rb = marks(index, passing, "rdbk");
-  const st = marks(index, passing, "status");
-  return set.map((_, i) => set[i] ? 0 : rb[i] ? 1 : st[i] ? 3 : 2);
+  return Uint8Array.from(passing, (d) => index.kindOf(d));
 }
 
 /** The selected devices (by their stem, in natural name order): "the second", "the last 3". */
@@ -254,12 +233,30 @@ function select(
   );
 }
 
-function ranked(index: DeviceIndex, clauses: Clause[], d: number, score: number): RankedDevice {
+function ranked(
+  index: DeviceIndex,
+  clauses: Clause[],
+  d: number,
+  score: number,
+  why?: Found["why"],
+): RankedDevice {
+  const found = why?.(d);
   return {
     ...index.device(d),
     score: Math.round(score * 100) / 100,
-    matched: reasons(index, clauses, d),
+    matched: found ? foundReasons(clauses, found) : reasons(index, clauses, d),
   };
+}
+
+/** Each clause with the alternative and the best field it was found through. */
+function foundReasons(clauses: Clause[], found: { bits: number; alt: number }[]): string[] {
+  const out: string[] = [];
+  clauses.forEach((c, x) => {
+    const f = found[x];
+    const field = f ? FIELD_WEIGHTS.find((w) => f.bits & w.bit) : undefined;
+    if (f && field) out.push(`${c.label}${c.alts[f.alt]?.note ?? ""} (${field.label})`);
+  });
+  return out;
 }
 
 /**

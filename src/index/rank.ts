@@ -50,43 +50,69 @@ export function scratchOf(index: DeviceIndex): Scratch {
 export function conjunctive(
   index: DeviceIndex,
   clauses: Clause[],
-  s: Scratch,
   keep: (doc: number) => boolean,
-): { passing: number[]; scores: number[] } | undefined {
+): Found | undefined {
   if (clauses.length === 0 || clauses.some((c) => c.alts.length === 0)) return undefined;
   const n = index.size;
   const mask = (1 << FIELD_BITS) - 1;
-  const size = (c: Clause) => c.alts.reduce((t, a) => t + index.postings(a.id).length, 0);
-  const order = clauses.map((c) => ({ c, size: size(c) })).sort((a, b) => a.size - b.size);
-  const idf = (alt: Alternative, p: Uint32Array) =>
-    Math.log(1 + n / Math.max(1, p.length)) * alt.weight;
-  // The rarest clause's devices, each with its best weight.
-  const { best, touched } = s;
-  let nt = 0;
-  for (const alt of order[0]?.c.alts ?? []) {
+  const size = (c: Clause) => c.alts.reduce((t, a) => t + index.count(a.id), 0);
+  const order = clauses.map((c, ci) => ({ c, ci, size: size(c) })).sort((a, b) => a.size - b.size);
+  // For each clause, where each device holds it (field bits) and through which alternative.
+  const bits: Uint8Array[] = clauses.map(() => new Uint8Array(0));
+  const alts: Uint8Array[] = clauses.map(() => new Uint8Array(0));
+  const idf = (alt: Alternative) => Math.log(1 + n / Math.max(1, index.count(alt.id))) * alt.weight;
+  // The rarest clause's devices, each with its best weight: one alternative's postings are
+  // its devices already; several are merged (sorted pairs), never an array per device.
+  const rarest = order[0]?.c.alts ?? [];
+  let docs: Uint32Array;
+  let scores: Float32Array;
+  if (rarest.length === 1) {
+    const alt = rarest[0] as Alternative;
     const p = index.postings(alt.id);
-    const f = idf(alt, p);
+    const f = idf(alt);
+    docs = new Uint32Array(p.length);
+    scores = new Float32Array(p.length);
+    const b = new Uint8Array(p.length);
     for (let i = 0; i < p.length; i++) {
       const v = p[i] as number;
-      const d = v >>> FIELD_BITS;
-      const w = (FIELD_WEIGHT[v & mask] as number) * f;
-      if (best[d] === 0) touched[nt++] = d;
-      if (w > (best[d] as number)) best[d] = w;
+      docs[i] = v >>> FIELD_BITS;
+      b[i] = v & mask;
+      scores[i] = (FIELD_WEIGHT[v & mask] as number) * f;
     }
-  }
-  let docs = touched.slice(0, nt);
-  if ((order[0]?.c.alts.length ?? 0) > 1) docs.sort();
-  let scores = new Float32Array(docs.length);
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i] as number;
-    scores[i] = best[d] as number;
-    best[d] = 0;
-  }
-  for (const { c } of order.slice(1)) {
-    const add = new Float32Array(docs.length);
-    for (const alt of c.alts) {
+    bits[order[0]?.ci ?? 0] = b;
+    alts[order[0]?.ci ?? 0] = new Uint8Array(p.length);
+  } else {
+    const pairs: [doc: number, weight: number, bits: number, alt: number][] = [];
+    rarest.forEach((alt, ai) => {
       const p = index.postings(alt.id);
-      const f = idf(alt, p);
+      const f = idf(alt);
+      for (let i = 0; i < p.length; i++) {
+        const v = p[i] as number;
+        pairs.push([v >>> FIELD_BITS, (FIELD_WEIGHT[v & mask] as number) * f, v & mask, ai]);
+      }
+    });
+    pairs.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+    const d: number[] = [], w: number[] = [], b: number[] = [], a: number[] = [];
+    for (const [doc, weight, fields, ai] of pairs) {
+      if (d[d.length - 1] === doc) continue;
+      d.push(doc);
+      w.push(weight);
+      b.push(fields);
+      a.push(ai);
+    }
+    docs = Uint32Array.from(d);
+    scores = Float32Array.from(w);
+    bits[order[0]?.ci ?? 0] = Uint8Array.from(b);
+    alts[order[0]?.ci ?? 0] = Uint8Array.from(a);
+  }
+  for (const { c, ci } of order.slice(1)) {
+    const add = new Float32Array(docs.length);
+    const b = new Uint8Array(docs.length), a = new Uint8Array(docs.length);
+    // Only where the devices left are: a long list is read (from a cache file) only there.
+    const lo = docs[0] ?? 0, hi = docs[docs.length - 1] ?? 0;
+    c.alts.forEach((alt, ai) => {
+      const p = index.postingsRange(alt.id, lo, hi);
+      const f = idf(alt);
       let j = 0;
       for (let i = 0; i < docs.length && j < p.length; i++) {
         const target = docs[i] as number;
@@ -94,15 +120,28 @@ export function conjunctive(
         const v = p[j];
         if (v !== undefined && v >>> FIELD_BITS === target) {
           const w = (FIELD_WEIGHT[v & mask] as number) * f;
-          if (w > (add[i] as number)) add[i] = w;
+          if (w > (add[i] as number)) {
+            add[i] = w;
+            b[i] = v & mask;
+            a[i] = ai;
+          }
         }
       }
-    }
+    });
+    bits[ci] = b;
+    alts[ci] = a;
     let k = 0;
     for (let i = 0; i < docs.length; i++) {
       if ((add[i] as number) > 0) {
         docs[k] = docs[i] as number;
         scores[k] = (scores[i] as number) + (add[i] as number);
+        for (let x = 0; x < clauses.length; x++) {
+          const bx = bits[x] as Uint8Array, ax = alts[x] as Uint8Array;
+          if (bx.length) {
+            bx[k] = bx[i] as number;
+            ax[k] = ax[i] as number;
+          }
+        }
         k++;
       }
     }
@@ -119,7 +158,26 @@ export function conjunctive(
       out.push(scores[i] as number);
     }
   }
-  return passing.length ? { passing, scores: out } : undefined;
+  const final = docs;
+  const why = (doc: number) => {
+    let lo = 0, hi = final.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((final[mid] as number) < doc) lo = mid + 1;
+      else hi = mid;
+    }
+    if (final[lo] !== doc) return undefined;
+    return clauses.map((_, x) => ({ bits: bits[x]?.[lo] ?? 0, alt: alts[x]?.[lo] ?? 0 }));
+  };
+  return passing.length ? { passing, scores: out, why } : undefined;
+}
+
+/** Devices that satisfy every clause, their scores, and where each holds each clause. */
+export interface Found {
+  passing: number[];
+  scores: number[];
+  /** For a device found: per clause, the fields it was found in and through which alternative. */
+  why?: (doc: number) => { bits: number; alt: number }[] | undefined;
 }
 
 /** The first position at or after `from` whose device is at least `target` (galloping search). */

@@ -9,7 +9,7 @@
  */
 import { VERSION } from "../../version.ts";
 import type { SynonymData } from "../../index/lexicon.ts";
-import { lexiconDigest } from "../../index/digest.ts";
+import { sha256Hex } from "../../util/hash.ts";
 
 /** Where the ticket is kept, in the state directory. */
 export function ticketPath(stateDir: string): string {
@@ -23,7 +23,7 @@ export function ticketPath(stateDir: string): string {
  */
 export async function facilityDigest(): Promise<string> {
   const json = await import("../../../configs/devices/facility.json", { with: { type: "json" } });
-  return lexiconDigest(json.default as unknown as SynonymData);
+  return await sha256Hex(JSON.stringify(json.default));
 }
 
 /** A file's identity for the ticket: its path, modification time and size. */
