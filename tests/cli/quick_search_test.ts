@@ -124,3 +124,26 @@ Deno.test("the shortcut reads a command line exactly as the full parser does, or
   assert.equal(quickArgs(["search", "bpm", "--profile", "observer"]), undefined);
   assert.ok(quickArgs(["-c", "x.toml", "search", "bpm", "--json"]));
 });
+
+Deno.test("a ticket pointing elsewhere, or not of this program, is not trusted", async () => {
+  await using home = await tempDir();
+  await Deno.writeTextFile(`${home.path}/config.toml`, `[state]\ndir = "${home.path}/state"\n`);
+  const args = ["search", "beam", "loss", "monitors", "in", "the", "transfer", "line", "--json"];
+  const first = await launch(home.path, args);
+  assert.equal(first.code, 0, first.stderr);
+  const path = `${home.path}/state/index/search-ticket.json`;
+  const ticket = JSON.parse(await Deno.readTextFile(path));
+  // Another file as the cache: its header is not an index of this source.
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ ...ticket, cacheFile: `${home.path}/config.toml` }),
+  );
+  const elsewhere = await launch(home.path, args);
+  assert.equal(elsewhere.code, 0, elsewhere.stderr);
+  assert.deepEqual(JSON.parse(elsewhere.stdout), JSON.parse(first.stdout));
+  // Not JSON, or of another version: the full path, and a fresh ticket.
+  await Deno.writeTextFile(path, "{ not json");
+  const garbled = await launch(home.path, args);
+  assert.deepEqual(JSON.parse(garbled.stdout), JSON.parse(first.stdout));
+  assert.equal(JSON.parse(await Deno.readTextFile(path)).version, ticket.version);
+});
