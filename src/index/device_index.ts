@@ -115,6 +115,11 @@ export class DeviceIndex {
     return this.store.nameChunks();
   }
 
+  /** Reads ahead what a page of these devices shows, where the columns are on disk. */
+  prefetch(docs: readonly number[]): void {
+    this.store.prefetch?.(docs);
+  }
+
   /** The {@link Kind} of device `doc`'s signal. */
   kindOf(doc: number): number {
     return this.store.kind(doc);

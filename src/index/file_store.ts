@@ -51,6 +51,8 @@ const decoder = new TextDecoder();
 const PIECEMEAL = 2_000;
 /** Postings lists up to this long are read whole even when a range of them is asked for. */
 const RANGE_READ = 8_192;
+/** Devices a page may span to be read in one piece per column. */
+const WINDOW = 4_096;
 
 /**
  * A cache file read a piece at a time with positioned reads; a column read
@@ -70,6 +72,17 @@ export class FileStore implements IndexStore {
     writable?: Uint8Array;
   } = {};
   #reads = 0;
+  /** What {@link prefetch} read for a page: devices `lo`..`hi`. */
+  #window:
+    | {
+      lo: number;
+      hi: number;
+      names: string[];
+      descriptions: string[];
+      units: Uint32Array;
+      flags: Uint8Array;
+    }
+    | undefined;
   #unitReads = 0;
   #writableReads = 0;
   #full: IndexData | undefined;
@@ -172,9 +185,40 @@ export class FileStore implements IndexStore {
   }
 
   /** Item `doc` of a text column, read alone until many have been read, then the column whole. */
+  /**
+   * Reads what a page of devices shows (names, descriptions, units, flags)
+   * in one read per column when they lie close together, as a page does.
+   */
+  prefetch(docs: readonly number[]): void {
+    if (docs.length < 2 || this.#columns.names) return;
+    const lo = Math.min(...docs), hi = Math.max(...docs);
+    if (lo < 0 || hi >= this.size || hi - lo > WINDOW) return;
+    const base = lo > 0 ? lo - 1 : 0;
+    const text = (ends: "nameEnds" | "descEnds", column: "names" | "descriptions") => {
+      const e = this.#u32(ends, base, hi - base + 1);
+      const start = lo > 0 ? (e[0] ?? 0) + 1 : 0;
+      const end = e[e.length - 1] ?? 0;
+      const bytes = end > start
+        ? this.#read(this.#h.sections[column].offset + start, end - start)
+        : new Uint8Array(0);
+      return decoder.decode(bytes).split("\n");
+    };
+    const w = this.#h.sections.writable;
+    this.#window = {
+      lo,
+      hi,
+      names: text("nameEnds", "names"),
+      descriptions: text("descEnds", "descriptions"),
+      units: this.#u32("unitsOf", lo, hi - lo + 1),
+      flags: this.#read(w.offset + lo, hi - lo + 1),
+    };
+  }
+
   #text(doc: number, column: "names" | "descriptions"): string {
     const whole = this.#columns[column];
     if (whole) return whole.at(doc);
+    const win = this.#window;
+    if (win && doc >= win.lo && doc <= win.hi) return win[column][doc - win.lo] ?? "";
     if (doc < 0 || doc >= this.size) return "";
     if (++this.#reads > PIECEMEAL) return this.#wholeText(column).at(doc);
     const ends = column === "names" ? "nameEnds" : "descEnds";
@@ -207,6 +251,10 @@ export class FileStore implements IndexStore {
   }
 
   units(doc: number): string {
+    const win = this.#window;
+    if (win && doc >= win.lo && doc <= win.hi && !this.#columns.unitsOf) {
+      return this.#h.unitsTable[win.units[doc - win.lo] ?? 0] ?? "";
+    }
     const whole = this.#columns.unitsOf ??
       (++this.#unitReads > PIECEMEAL ? this.#columns.unitsOf = this.#u32("unitsOf") : undefined);
     const u = whole ? whole[doc] : this.#u32("unitsOf", doc, 1)[0];
@@ -215,6 +263,8 @@ export class FileStore implements IndexStore {
 
   /** The byte of the writability column for `doc` (read alone until many are, then whole). */
   #flags(doc: number): number {
+    const win = this.#window;
+    if (win && doc >= win.lo && doc <= win.hi) return win.flags[doc - win.lo] ?? 0;
     const whole = this.#columns.writable ??
       (++this.#writableReads > PIECEMEAL
         ? this.#columns.writable = this.#section("writable")

@@ -136,6 +136,7 @@ export function rankedSearch(
     order = select(index, passing, parsed.selection);
     total = order.length;
     order = order.slice(offset, offset + limit);
+    index.prefetch(order);
     const scoreOf = new Map(passing.map((d, i) => [d, scores[i] as number]));
     return {
       ...base,
@@ -148,7 +149,9 @@ export function rankedSearch(
   }
   const pref = preference(index, passing);
   const top = topOrder(passing, scores, pref, offset + limit);
-  const devices = top.slice(offset, offset + limit).map((i) =>
+  const page = top.slice(offset, offset + limit);
+  index.prefetch(page.map((i) => passing[i] as number));
+  const devices = page.map((i) =>
     ranked(index, used, passing[i] as number, scores[i] as number, why)
   );
   return { ...base, total, devices, unmatched: [], suggestions: [], ...(note ? { note } : {}) };

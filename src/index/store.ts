@@ -37,6 +37,8 @@ export interface IndexStore {
   kind(doc: number): number;
   /** Everything in memory (patterns, benchmarks). */
   full(): IndexData;
+  /** Reads ahead what a page of these devices shows (a cache file; nothing in memory). */
+  prefetch?(docs: readonly number[]): void;
   /**
    * The device names in name order, a slice at a time, read without holding
    * the event loop for long (a prompt waiting for keys stays responsive).
