@@ -62,6 +62,9 @@ const NOT_WORDS = new Set([
 /** Work done between two turns of the event loop while a source is added, ms. */
 const SLICE_MS = 20;
 
+/** A property value that is a number and nothing else. */
+const NUMERIC = /^[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?$/;
+
 /** EPICS record types that hold a state (a binary or multi-bit input). */
 const STATE_RECORDS = new Set(["bi", "mbbi", "mbbidirect"]);
 
@@ -234,7 +237,10 @@ export class IndexBuilder {
       if (k === undefined) this.#keys.set(key, k = key.toLowerCase());
       const v = this.#rawValue(k, value);
       this.#mark(v.raw, id, Field.PROP);
-      if (NOT_WORDS.has(k) || value === "") continue;
+      // A value that is only a number (a position, a length, an index) says nothing to words.
+      if (NOT_WORDS.has(k) || value === "" || NUMERIC.test(value) && lex.place(k) === undefined) {
+        continue;
+      }
       const place = lex.place(k);
       const digits = place === undefined ? undefined : /[0-9]+/.exec(value)?.[0];
       if (place !== undefined && digits !== undefined) {

@@ -65,7 +65,8 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
     else if ("mode" in result) renderSearch(result, io);
     else renderLogs(result, io, s);
   }
-  if (cmd.kind === "search") await leaveTicket(app, io);
+  // Only a search by words is answered from the cache next time: only it leaves a ticket.
+  if ("mode" in result && result.mode === "informal") await leaveTicket(app, io);
   // A device that could not be read or summarised is a failure for scripts, even when
   // others came back: exit 1, with each device's reason on stderr (in the JSON under --json).
   const failures = failedDevices(result);
