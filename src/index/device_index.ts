@@ -173,16 +173,7 @@ export class DeviceIndex {
 
   /** The fields in which device `doc` holds term `id` (0 when it does not). */
   fieldsOf(id: number, doc: number): number {
-    const p = this.postings(id);
-    let lo = 0, hi = p.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const d = (p[mid] ?? 0) >>> FIELD_BITS;
-      if (d === doc) return (p[mid] ?? 0) & ((1 << FIELD_BITS) - 1);
-      if (d < doc) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return 0;
+    return this.store.fields(id, doc);
   }
 
   /** Term ids `[from, to)` of the terms that start with `prefix` (terms are sorted). */

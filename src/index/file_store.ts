@@ -8,7 +8,7 @@
  */
 import type { IndexData } from "./data.ts";
 import { TextColumn } from "./data.ts";
-import { type IndexStore, lowerBound, MemoryStore } from "./store.ts";
+import { fieldsIn, type IndexStore, lowerBound, MemoryStore } from "./store.ts";
 
 /** Bytes of the names read per slice. */
 const NAME_BYTES = 1 << 19;
@@ -65,6 +65,8 @@ export class FileStore implements IndexStore {
   #terms: string[] | undefined;
   #starts: Uint32Array | undefined;
   readonly #postings = new Map<number, Uint32Array>();
+  /** The last range of each long list read, and the devices it covers. */
+  readonly #ranges = new Map<number, { from: number; to: number; slice: Uint32Array }>();
   #columns: {
     names?: TextColumn;
     descriptions?: TextColumn;
@@ -169,7 +171,19 @@ export class FileStore implements IndexStore {
     }
     const at = (i: number) => this.#u32("postings", start + i, 1)[0] ?? 0;
     const lo = lowerBound(at, end - start, from), hi = lowerBound(at, end - start, to + 1);
-    return hi > lo ? this.#u32("postings", start + lo, hi - lo) : new Uint32Array(0);
+    const slice = hi > lo ? this.#u32("postings", start + lo, hi - lo) : new Uint32Array(0);
+    // What was found among these devices is explained from the slice, without a read.
+    if (this.#ranges.size > 256) this.#ranges.clear();
+    this.#ranges.set(id, { from, to, slice });
+    return slice;
+  }
+
+  fields(id: number, doc: number): number {
+    const whole = this.#postings.get(id);
+    if (whole) return fieldsIn(whole, doc);
+    const r = this.#ranges.get(id);
+    if (r && doc >= r.from && doc <= r.to) return fieldsIn(r.slice, doc);
+    return fieldsIn(this.postings(id), doc);
   }
 
   postings(id: number): Uint32Array {

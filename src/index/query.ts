@@ -13,7 +13,15 @@
  */
 import { DeviceIndex, firstSegment, type IndexedDevice } from "./device_index.ts";
 import { FIELD_WEIGHTS, Kind } from "./data.ts";
-import { accumulate, conjunctive, type Found, type Scratch, scratchOf, topOrder } from "./rank.ts";
+import {
+  accumulate,
+  conjunctive,
+  type Found,
+  KEEP_ALL,
+  type Scratch,
+  scratchOf,
+  topOrder,
+} from "./rank.ts";
 import { type Clause, type Intent, type ParsedQuery, parseQuery } from "./query_parse.ts";
 import { naturalCompare, stemOf } from "./order.ts";
 
@@ -116,19 +124,26 @@ export function rankedSearch(
     return empty(near.unmatched, near.note, near.suggestions);
   }
   let { passing, scores } = found;
-  const why = found.why;
   // An intent keeps the devices of its kind, when the answer holds any.
+  let kinds = kindsOf(index, passing);
   for (const intent of intents) {
     if (intent === "adjustable") continue;
-    const kept = byIntent(index, passing, intent);
+    const kept = byIntent(kinds, intent);
     if (kept === undefined) {
       note = joinNote(note, `none of these is a ${intent}; all are shown`);
       continue;
     }
-    const keepSet = kept;
-    const idx = passing.map((_, i) => i).filter((i) => keepSet[i] === 1);
-    passing = idx.map((i) => passing[i] as number);
-    scores = idx.map((i) => scores[i] as number);
+    const p: number[] = [], sc: number[] = [];
+    const k = new Uint8Array(kinds.length);
+    for (let i = 0; i < passing.length; i++) {
+      if (kinds[i] !== kept) continue;
+      k[p.length] = kept;
+      p.push(passing[i] as number);
+      sc.push(scores[i] as number);
+    }
+    passing = p;
+    scores = sc;
+    kinds = k.subarray(0, p.length);
   }
   let order: number[];
   let total = passing.length;
@@ -141,19 +156,16 @@ export function rankedSearch(
     return {
       ...base,
       total,
-      devices: order.map((d) => ranked(index, used, d, scoreOf.get(d) ?? 0, why)),
+      devices: order.map((d) => ranked(index, used, d, scoreOf.get(d) ?? 0)),
       unmatched: [],
       suggestions: [],
       ...(note ? { note } : {}),
     };
   }
-  const pref = preference(index, passing);
-  const top = topOrder(passing, scores, pref, offset + limit);
+  const top = topOrder(passing, scores, kinds, offset + limit);
   const page = top.slice(offset, offset + limit);
   index.prefetch(page.map((i) => passing[i] as number));
-  const devices = page.map((i) =>
-    ranked(index, used, passing[i] as number, scores[i] as number, why)
-  );
+  const devices = page.map((i) => ranked(index, used, passing[i] as number, scores[i] as number));
   return { ...base, total, devices, unmatched: [], suggestions: [], ...(note ? { note } : {}) };
 }
 
@@ -175,6 +187,7 @@ function keeper(
   const subsystem = opts.subsystem?.trim().toUpperCase();
   const writable = intents.includes("adjustable") ? true : opts.writable;
   const masks = index.filterMasks(opts.properties, opts.tags);
+  if (writable === undefined && !subsystem && masks.length === 0) return KEEP_ALL;
   return (d: number) =>
     (writable === undefined || index.isWritable(d) === writable) &&
     (!subsystem || firstSegment(index.nameOf(d)) === subsystem) &&
@@ -191,24 +204,22 @@ function everything(
   return passing.length ? { passing, scores: passing.map(() => 0) } : undefined;
 }
 
-/**
- * Which of `passing` are of the intent's kind: setpoints; for a readback,
- * readbacks, else anything but setpoints and states. Undefined when none is.
- */
-function byIntent(index: DeviceIndex, passing: number[], intent: Intent): Uint8Array | undefined {
-  const kinds = passing.map((d) => index.kindOf(d));
-  let kept: Uint8Array;
-  if (intent === "setpoint") kept = Uint8Array.from(kinds, (k) => k === Kind.SETPOINT ? 1 : 0);
-  else {
-    kept = Uint8Array.from(kinds, (k) => k === Kind.READBACK ? 1 : 0);
-    if (!kept.includes(1)) kept = Uint8Array.from(kinds, (k) => k === Kind.OTHER ? 1 : 0);
-  }
-  return kept.includes(1) ? kept : undefined;
+/** The {@link Kind} of each device found (among one device's signals: setpoint first). */
+function kindsOf(index: DeviceIndex, passing: readonly number[]): Uint8Array {
+  const out = new Uint8Array(passing.length);
+  for (let i = 0; i < passing.length; i++) out[i] = index.kindOf(passing[i] as number);
+  return out;
 }
 
-/** Among one device's signals: setpoint 0, readback 1, others 2, state 3 (the {@link Kind}s). */
-function preference(index: DeviceIndex, passing: number[]): Uint8Array {
-  return Uint8Array.from(passing, (d) => index.kindOf(d));
+/**
+ * The kind an intent keeps among devices of these kinds: setpoints; for a
+ * readback, readbacks, else anything but setpoints and states. Undefined
+ * when the devices hold none of it.
+ */
+function byIntent(kinds: Uint8Array, intent: Intent): number | undefined {
+  const want = intent === "setpoint" ? [Kind.SETPOINT] : [Kind.READBACK, Kind.OTHER];
+  for (const kind of want) if (kinds.includes(kind)) return kind;
+  return undefined;
 }
 
 /** The selected devices (by their stem, in natural name order): "the second", "the last 3". */
@@ -236,30 +247,12 @@ function select(
   );
 }
 
-function ranked(
-  index: DeviceIndex,
-  clauses: Clause[],
-  d: number,
-  score: number,
-  why?: Found["why"],
-): RankedDevice {
-  const found = why?.(d);
+function ranked(index: DeviceIndex, clauses: Clause[], d: number, score: number): RankedDevice {
   return {
     ...index.device(d),
     score: Math.round(score * 100) / 100,
-    matched: found ? foundReasons(clauses, found) : reasons(index, clauses, d),
+    matched: reasons(index, clauses, d),
   };
-}
-
-/** Each clause with the alternative and the best field it was found through. */
-function foundReasons(clauses: Clause[], found: { bits: number; alt: number }[]): string[] {
-  const out: string[] = [];
-  clauses.forEach((c, x) => {
-    const f = found[x];
-    const field = f ? FIELD_WEIGHTS.find((w) => f.bits & w.bit) : undefined;
-    if (f && field) out.push(`${c.label}${c.alts[f.alt]?.note ?? ""} (${field.label})`);
-  });
-  return out;
 }
 
 /**
@@ -275,7 +268,7 @@ function nearMisses(
   const none = clauses.filter((c) => c.alts.length === 0).map((c) => c.label);
   const live = clauses.filter((c) => c.alts.length > 0);
   const { passing, scores } = accumulate(index, live, s, keep);
-  const top = topOrder(passing, scores, preference(index, passing), SUGGESTIONS);
+  const top = topOrder(passing, scores, kindsOf(index, passing), SUGGESTIONS);
   const suggestions = top.map((i) =>
     ranked(index, live, passing[i] as number, scores[i] as number)
   );

@@ -15,6 +15,9 @@ const FIELD_WEIGHT = Array.from({ length: 1 << FIELD_BITS }, (_, bits) => {
   return 0;
 });
 
+/** The filter of a search without filters: every device passes (and none is asked). */
+export const KEEP_ALL = (_doc: number): boolean => true;
+
 /** Per-index working arrays, reused by every query (reset after each). */
 export interface Scratch {
   score: Float32Array;
@@ -56,10 +59,7 @@ export function conjunctive(
   const n = index.size;
   const mask = (1 << FIELD_BITS) - 1;
   const size = (c: Clause) => c.alts.reduce((t, a) => t + index.count(a.id), 0);
-  const order = clauses.map((c, ci) => ({ c, ci, size: size(c) })).sort((a, b) => a.size - b.size);
-  // For each clause, where each device holds it (field bits) and through which alternative.
-  const bits: Uint8Array[] = clauses.map(() => new Uint8Array(0));
-  const alts: Uint8Array[] = clauses.map(() => new Uint8Array(0));
+  const order = clauses.map((c) => ({ c, size: size(c) })).sort((a, b) => a.size - b.size);
   const idf = (alt: Alternative) => Math.log(1 + n / Math.max(1, index.count(alt.id))) * alt.weight;
   // The rarest clause's devices, each with its best weight: one alternative's postings are
   // its devices already; several are merged (sorted pairs), never an array per device.
@@ -72,45 +72,36 @@ export function conjunctive(
     const f = idf(alt);
     docs = new Uint32Array(p.length);
     scores = new Float32Array(p.length);
-    const b = new Uint8Array(p.length);
     for (let i = 0; i < p.length; i++) {
       const v = p[i] as number;
       docs[i] = v >>> FIELD_BITS;
-      b[i] = v & mask;
       scores[i] = (FIELD_WEIGHT[v & mask] as number) * f;
     }
-    bits[order[0]?.ci ?? 0] = b;
-    alts[order[0]?.ci ?? 0] = new Uint8Array(p.length);
   } else {
-    const pairs: [doc: number, weight: number, bits: number, alt: number][] = [];
-    rarest.forEach((alt, ai) => {
+    const pairs: [doc: number, weight: number][] = [];
+    for (const alt of rarest) {
       const p = index.postings(alt.id);
       const f = idf(alt);
       for (let i = 0; i < p.length; i++) {
         const v = p[i] as number;
-        pairs.push([v >>> FIELD_BITS, (FIELD_WEIGHT[v & mask] as number) * f, v & mask, ai]);
+        pairs.push([v >>> FIELD_BITS, (FIELD_WEIGHT[v & mask] as number) * f]);
       }
-    });
+    }
     pairs.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
-    const d: number[] = [], w: number[] = [], b: number[] = [], a: number[] = [];
-    for (const [doc, weight, fields, ai] of pairs) {
+    const d: number[] = [], w: number[] = [];
+    for (const [doc, weight] of pairs) {
       if (d[d.length - 1] === doc) continue;
       d.push(doc);
       w.push(weight);
-      b.push(fields);
-      a.push(ai);
     }
     docs = Uint32Array.from(d);
     scores = Float32Array.from(w);
-    bits[order[0]?.ci ?? 0] = Uint8Array.from(b);
-    alts[order[0]?.ci ?? 0] = Uint8Array.from(a);
   }
-  for (const { c, ci } of order.slice(1)) {
+  for (const { c } of order.slice(1)) {
     const add = new Float32Array(docs.length);
-    const b = new Uint8Array(docs.length), a = new Uint8Array(docs.length);
     // Only where the devices left are: a long list is read (from a cache file) only there.
     const lo = docs[0] ?? 0, hi = docs[docs.length - 1] ?? 0;
-    c.alts.forEach((alt, ai) => {
+    for (const alt of c.alts) {
       const p = index.postingsRange(alt.id, lo, hi);
       const f = idf(alt);
       let j = 0;
@@ -120,28 +111,15 @@ export function conjunctive(
         const v = p[j];
         if (v !== undefined && v >>> FIELD_BITS === target) {
           const w = (FIELD_WEIGHT[v & mask] as number) * f;
-          if (w > (add[i] as number)) {
-            add[i] = w;
-            b[i] = v & mask;
-            a[i] = ai;
-          }
+          if (w > (add[i] as number)) add[i] = w;
         }
       }
-    });
-    bits[ci] = b;
-    alts[ci] = a;
+    }
     let k = 0;
     for (let i = 0; i < docs.length; i++) {
       if ((add[i] as number) > 0) {
         docs[k] = docs[i] as number;
         scores[k] = (scores[i] as number) + (add[i] as number);
-        for (let x = 0; x < clauses.length; x++) {
-          const bx = bits[x] as Uint8Array, ax = alts[x] as Uint8Array;
-          if (bx.length) {
-            bx[k] = bx[i] as number;
-            ax[k] = ax[i] as number;
-          }
-        }
         k++;
       }
     }
@@ -149,35 +127,28 @@ export function conjunctive(
     docs = docs.subarray(0, k);
     scores = scores.subarray(0, k);
   }
-  const passing: number[] = [];
-  const out: number[] = [];
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i] as number;
-    if (keep(d)) {
-      passing.push(d);
-      out.push(scores[i] as number);
+  let passing: number[], out: number[];
+  if (keep === KEEP_ALL) {
+    passing = Array.from(docs);
+    out = Array.from(scores);
+  } else {
+    passing = [];
+    out = [];
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i] as number;
+      if (keep(d)) {
+        passing.push(d);
+        out.push(scores[i] as number);
+      }
     }
   }
-  const final = docs;
-  const why = (doc: number) => {
-    let lo = 0, hi = final.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((final[mid] as number) < doc) lo = mid + 1;
-      else hi = mid;
-    }
-    if (final[lo] !== doc) return undefined;
-    return clauses.map((_, x) => ({ bits: bits[x]?.[lo] ?? 0, alt: alts[x]?.[lo] ?? 0 }));
-  };
-  return passing.length ? { passing, scores: out, why } : undefined;
+  return passing.length ? { passing, scores: out } : undefined;
 }
 
-/** Devices that satisfy every clause, their scores, and where each holds each clause. */
+/** Devices that satisfy every clause, and their scores. */
 export interface Found {
   passing: number[];
   scores: number[];
-  /** For a device found: per clause, the fields it was found in and through which alternative. */
-  why?: (doc: number) => { bits: number; alt: number }[] | undefined;
 }
 
 /** The first position at or after `from` whose device is at least `target` (galloping search). */
@@ -267,12 +238,14 @@ export function accumulate(
  * same order either way.
  */
 export function topOrder(docs: number[], scores: number[], pref: Uint8Array, k: number): number[] {
+  // Scores compared to a thousandth, once each, as integers.
+  const q = new Int32Array(docs.length);
+  for (let i = 0; i < docs.length; i++) q[i] = Math.round((scores[i] as number) * 1000);
   const before = (i: number, j: number) => {
-    const a = Math.round((scores[i] as number) * 1000),
-      b = Math.round((scores[j] as number) * 1000);
+    const a = q[i] as number, b = q[j] as number;
     if (a !== b) return a > b;
-    const p = pref[i] as number, q = pref[j] as number;
-    if (p !== q) return p < q;
+    const p = pref[i] as number, r = pref[j] as number;
+    if (p !== r) return p < r;
     return (docs[i] as number) < (docs[j] as number);
   };
   const all = docs.map((_, i) => i);

@@ -29,6 +29,8 @@ export interface IndexStore {
    * list is read only where those devices are.
    */
   postingsRange(id: number, from: number, to: number): Uint32Array;
+  /** The fields in which device `doc` holds term `id` (0 when it does not). */
+  fields(id: number, doc: number): number;
   name(doc: number): string;
   description(doc: number): string;
   units(doc: number): string;
@@ -87,6 +89,9 @@ export class MemoryStore implements IndexStore {
       lowerBound((i) => p[i] ?? 0, p.length, to + 1),
     );
   }
+  fields(id: number, doc: number): number {
+    return fieldsIn(this.postings(id), doc);
+  }
   name(doc: number): string {
     return this.data.names.at(doc);
   }
@@ -125,4 +130,11 @@ export function lowerBound(at: (i: number) => number, n: number, doc: number): n
     else hi = mid;
   }
   return lo;
+}
+
+/** The field bits of `doc` in a sorted postings list (0 when it is not there). */
+export function fieldsIn(p: Uint32Array, doc: number): number {
+  const i = lowerBound((j) => p[j] ?? 0, p.length, doc);
+  const v = p[i];
+  return v !== undefined && v >>> FIELD_BITS === doc ? v & ((1 << FIELD_BITS) - 1) : 0;
 }
