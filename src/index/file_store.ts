@@ -51,6 +51,8 @@ const decoder = new TextDecoder();
 const PIECEMEAL = 2_000;
 /** Postings lists up to this long are read whole even when a range of them is asked for. */
 const RANGE_READ = 8_192;
+/** Flag bytes read one at a time before the column (one byte per device) is read whole. */
+const FLAGS_PIECEMEAL = 256;
 /** Devices a page may span to be read in one piece per column. */
 const WINDOW = 4_096;
 
@@ -279,8 +281,9 @@ export class FileStore implements IndexStore {
   #flags(doc: number): number {
     const win = this.#window;
     if (win && doc >= win.lo && doc <= win.hi) return win.flags[doc - win.lo] ?? 0;
+    // One byte per device: past a few hundred, reading the column whole is cheaper.
     const whole = this.#columns.writable ??
-      (++this.#writableReads > PIECEMEAL
+      (++this.#writableReads > FLAGS_PIECEMEAL
         ? this.#columns.writable = this.#section("writable")
         : undefined);
     if (whole) return whole[doc] ?? 0;
