@@ -66,15 +66,19 @@ export async function searchProcessBench(devices = 1_000_000): Promise<Figure[]>
     // Warm: the ticket is written, every query's modules and pages are in the OS cache.
     for (const q of QUERIES) await timed(search(q), env);
     await timed([deno, "run", empty], env);
-    const base: number[] = [];
-    const cached: number[] = [];
-    for (let i = 0; i < 11; i++) {
-      base.push(((await timed([deno, "run", empty], env))[0] ?? 0) * 1000);
-      cached.push(
-        ((await timed(search(QUERIES[i % QUERIES.length] as string), env))[0] ?? 0) * 1000,
-      );
+    const base: number[] = [], baseCpu: number[] = [];
+    const cached: number[] = [], cachedCpu: number[] = [];
+    const cpuOf = (t: number[]) => ((t[1] ?? 0) + (t[2] ?? 0)) * 1000;
+    for (let i = 0; i < 12; i++) {
+      const e = await timed([deno, "run", empty], env);
+      base.push((e[0] ?? 0) * 1000);
+      baseCpu.push(cpuOf(e));
+      const c = await timed(search(QUERIES[i % QUERIES.length] as string), env);
+      cached.push((c[0] ?? 0) * 1000);
+      cachedCpu.push(cpuOf(c));
     }
     const ratio = median(cached) / median(base);
+    const cpuRatio = median(cachedCpu) / median(baseCpu);
     const label = devices === 1_000_000 ? "10^6" : String(devices);
     return [
       {
@@ -89,7 +93,7 @@ export async function searchProcessBench(devices = 1_000_000): Promise<Figure[]>
         name: `cached search process at ${label} devices vs an empty program`,
         value: median(cached),
         baseline: median(base),
-        judged: `${ratio.toFixed(2)}×`,
+        judged: `${ratio.toFixed(2)}× (processor time ${cpuRatio.toFixed(2)}×)`,
         goal: "≤ 3×",
         ok: ratio <= 3,
       },

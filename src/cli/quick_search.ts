@@ -28,7 +28,7 @@ import { DeviceIndex } from "../index/device_index.ts";
 import { Lexicon } from "../index/lexicon.ts";
 import { rankedSearch } from "../index/query.ts";
 import { informalResult } from "../tools/search_words.ts";
-import { facilityDigest, readTicket, stampOf } from "./commands/search_ticket.ts";
+import { readTicket, sameFacility, stampOf } from "./commands/search_ticket.ts";
 import { renderSearch } from "./commands/search_render.ts";
 
 /** A plain `search` command line, as the full parser would read it. */
@@ -160,7 +160,7 @@ export async function quickSearch(args: readonly string[]): Promise<number | und
     const now = stampOf(path);
     if (now === undefined || now[1] !== mtime || now[2] !== size) return undefined;
   }
-  if (ticket.facility !== undefined && ticket.facility !== await facilityDigest()) return undefined;
+  if (!await sameFacility(ticket)) return undefined;
   if (planLeftRunning(stateDir)) return undefined;
   const store = openIndexSync(ticket.cacheFile, ticket.source, ticket.lexiconDigest);
   if (store === undefined) return undefined;

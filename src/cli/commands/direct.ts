@@ -23,7 +23,13 @@ import { type Style, style } from "../term/style.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { type ToolResults, wholeResult } from "../../tools/results.ts";
 import { renderSearch } from "./search_render.ts";
-import { facilityDigest, type Stamp, stampOf, writeTicket } from "./search_ticket.ts";
+import {
+  FACILITY_FILE,
+  facilityDigest,
+  type Stamp,
+  stampOf,
+  writeTicket,
+} from "./search_ticket.ts";
 import { BUILTIN_SYNONYMS_URL, loadSynonyms } from "../../index/synonyms.ts";
 import { lexiconDigest } from "../../index/digest.ts";
 
@@ -225,8 +231,12 @@ async function leaveTicket(app: App, io: Io): Promise<void> {
     lexiconDigest: lexiconDigest(synonyms),
     color: app.loaded.config.ui.color,
     stamps,
-    ...(app.loaded.config.facility.adapter === "simulator"
-      ? { facility: await facilityDigest() }
-      : {}),
+    ...(app.loaded.config.facility.adapter === "simulator" ? await facilityIdentity() : {}),
   });
+}
+
+/** The simulator's facility description, by digest and (when readable) by its file's stamp. */
+async function facilityIdentity(): Promise<{ facility: string; facilityStamp?: Stamp }> {
+  const stamp = stampOf(FACILITY_FILE);
+  return { facility: await facilityDigest(), ...(stamp ? { facilityStamp: stamp } : {}) };
 }

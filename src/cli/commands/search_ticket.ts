@@ -16,10 +16,15 @@ export function ticketPath(stateDir: string): string {
   return `${stateDir}/index/search-ticket.json`;
 }
 
+/** The facility description the simulator builds its namespace from, as a file. */
+export const FACILITY_FILE = decodeURIComponent(
+  new URL("../../../configs/devices/facility.json", import.meta.url).pathname,
+);
+
 /**
  * A digest of the facility description the simulator builds its namespace
- * from (a module of the program, embedded when compiled, so it is digested
- * rather than stat-ed): when it changes, so may the namespace.
+ * from (a module of the program, embedded when compiled and not always
+ * readable as a file): when it changes, so may the namespace.
  */
 export async function facilityDigest(): Promise<string> {
   const json = await import("../../../configs/devices/facility.json", { with: { type: "json" } });
@@ -50,6 +55,8 @@ export interface SearchTicket {
   stamps: Stamp[];
   /** For the simulator: the digest of its facility description ({@link facilityDigest}). */
   facility?: string;
+  /** And its file's stamp, when the file could be read (checked first: no digest needed). */
+  facilityStamp?: Stamp;
 }
 
 /** The stamp of a file now, or undefined when it cannot be read. */
@@ -75,6 +82,21 @@ export async function writeTicket(t: Omit<SearchTicket, "version">): Promise<voi
 }
 
 const str = (v: unknown): v is string => typeof v === "string";
+const isStamp = (s: unknown): s is Stamp =>
+  Array.isArray(s) && str(s[0]) && typeof s[1] === "number" && typeof s[2] === "number";
+
+/**
+ * Whether the simulator's facility description is the one the ticket was
+ * made with: by its file's stamp when the file can be read, else by digest.
+ */
+export async function sameFacility(t: SearchTicket): Promise<boolean> {
+  if (t.facility === undefined) return true;
+  if (t.facilityStamp) {
+    const now = stampOf(t.facilityStamp[0]);
+    if (now && now[1] === t.facilityStamp[1] && now[2] === t.facilityStamp[2]) return true;
+  }
+  return t.facility === await facilityDigest();
+}
 const isTable = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 const strings = (v: unknown) => Array.isArray(v) && v.every(str);
@@ -107,9 +129,8 @@ export function readTicket(stateDir: string): SearchTicket | undefined {
     str(t.stateDir) && str(t.source) && str(t.cacheFile) && typeof t.refreshMs === "number" &&
     isSynonyms(t.synonyms) && str(t.lexiconDigest) &&
     (t.color === "auto" || t.color === "always" || t.color === "never") &&
-    (t.facility === undefined || str(t.facility)) && Array.isArray(stamps) &&
-    stamps.every((s) =>
-      Array.isArray(s) && str(s[0]) && typeof s[1] === "number" && typeof s[2] === "number"
-    );
+    (t.facility === undefined || str(t.facility)) &&
+    (t.facilityStamp === undefined || isStamp(t.facilityStamp)) && Array.isArray(stamps) &&
+    stamps.every(isStamp);
   return ok ? t as unknown as SearchTicket : undefined;
 }
