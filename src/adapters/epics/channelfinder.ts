@@ -61,10 +61,11 @@ export async function channelFinderSearch(
     }
     return out;
   };
-  const [channels, count] = await Promise.all([
-    collect(),
-    httpText(svc, `/channels/count${query(filters)}`, { signal }),
-  ]);
+  // Both asked at once; a failing page is what is reported when both fail.
+  const counting = httpText(svc, `/channels/count${query(filters)}`, { signal });
+  counting.catch(() => {});
+  const channels = await collect();
+  const count = await counting;
   const total = shaped(
     svc,
     CountSchema,
