@@ -21,6 +21,12 @@ if (import.meta.main) {
   if (args[0] === "__accel_sandbox_process") {
     await (await import("./src/sandbox/process_main.ts")).sandboxProcess();
   }
+  // A search by words with an unchanged configuration is answered from the cached index
+  // before the rest of the program loads; anything else (or any doubt) takes the full path.
+  if (args.includes("search")) {
+    const code = await (await import("./src/cli/quick_search.ts")).quickSearch(args);
+    if (code !== undefined) Deno.exit(code);
+  }
   const { main } = await import("./src/cli/main.ts");
   Deno.exit(await main(args, signals));
 }

@@ -28,6 +28,9 @@
  *   fake gateway with the switches asked before each write, against none.
  * - the approval screen of a 500-action plan (bench/plan_table.ts) against
  *   the table library drawing the same rows.
+ * - `search` from the command line at 10^6 devices (bench/search_process.ts):
+ *   the first search on an empty state directory; a cached search against an
+ *   empty program.
  *
  * @module
  */
@@ -50,6 +53,7 @@ import { timingBoundsBench } from "./timing_bounds.ts";
 import { replCompletionBench } from "./repl_completion.ts";
 import { killSwitchBench } from "./kill_switch.ts";
 import { planTableBench } from "./plan_table.ts";
+import { searchProcessBench } from "./search_process.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -330,6 +334,7 @@ figures.push(...await timingBoundsBench());
 figures.push(...await replCompletionBench());
 figures.push(...await killSwitchBench());
 figures.push(await planTableBench());
+figures.push(...await searchProcessBench());
 
 const rows = figures.map((f) => [
   f.name,

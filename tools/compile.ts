@@ -115,6 +115,7 @@ export function compileArgs(
     `--include=${ROOT}/src/sandbox/memory_watch.ts`,
     // Read at run time beside the module that names it (the device index's vocabulary).
     `--include=${ROOT}/configs/synonyms.toml`,
+    `--include=${ROOT}/configs/english_words.txt`,
     `--v8-flags=${v8Flags({ optimize: sandbox.optimize }, sandbox.memory_mb).join(",")}`,
     `--config=${ROOT}/deno.json`,
     `--output=${output}`,

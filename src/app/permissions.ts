@@ -72,6 +72,8 @@ const OWN_FILES = [
   new URL("../../configs/evals/", import.meta.url),
   // The device index's built-in synonym table (src/index/synonyms.ts).
   new URL("../../configs/synonyms.toml", import.meta.url),
+  // Everyday English, so the index corrects misspellings only (src/index/english.ts).
+  new URL("../../configs/english_words.txt", import.meta.url),
 ].filter((u) => u.protocol === "file:").map((u) => normalize(decodeURIComponent(u.pathname)));
 
 /** The default configuration file beside the program (read when no other is named). */

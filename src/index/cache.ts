@@ -1,45 +1,85 @@
 /**
- * The built index on disk: a JSON header and the columns as raw bytes, so a
- * 10^6-name index loads in a fraction of the time it takes to build.
+ * The built index on disk: a JSON header naming each section's place, then
+ * the sections as raw bytes (terms, postings, names and descriptions with
+ * the byte offsets of their ends, units, writability), so a search reads
+ * only the pieces it needs ({@link FileStore}) and a whole load is a few
+ * large reads.
  *
  * @module
  */
-import { z } from "zod";
-import { type IndexData, TextColumn } from "./data.ts";
-import { readJson } from "../util/json_file.ts";
-import { NotRegularFileError, openRegular, type RegularFile } from "../util/bounded_read.ts";
+import type { IndexData, TextColumn } from "./data.ts";
+import { FileStore, openCacheSync, type Sections, type StoreHeader } from "./file_store.ts";
+import { NotRegularFileError } from "../util/bounded_read.ts";
 
 /** Bumped whenever the layout or the way terms are made changes. */
-export const CACHE_FORMAT = 1;
+export const CACHE_FORMAT = 3;
 
 const MAGIC = "accel-agent device index";
 
-interface Header {
-  magic: string;
-  format: number;
-  sourceId: string;
-  lexiconDigest: string;
-  builtAt: number;
-  count: number;
-  unitsTable: string[];
-  /** Byte length of each section, in order. */
-  sections: number[];
-}
+const SECTIONS: readonly (keyof Sections)[] = [
+  "terms",
+  "starts",
+  "postings",
+  "nameEnds",
+  "names",
+  "descEnds",
+  "descriptions",
+  "unitsOf",
+  "writable",
+];
 
-/** The header as read back: a file of another shape is no cache of ours and is rebuilt. */
-const HeaderSchema = z.object({
-  magic: z.string(),
-  format: z.number(),
-  sourceId: z.string(),
-  lexiconDigest: z.string(),
-  builtAt: z.number(),
-  count: z.int().min(0),
-  unitsTable: z.array(z.string()),
-  sections: z.array(z.int().min(0)),
-}) satisfies z.ZodType<Header>;
+type Json = Record<string, unknown>;
+const isTable = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const isStrings = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === "string");
+
+/**
+ * The header as read back, or undefined when it is not of our shape (a file
+ * of another shape is no cache of ours and is rebuilt). Checked by hand: the
+ * command line's search opens the cache without loading the schema library.
+ */
+function header(text: string): StoreHeader & { magic: string; format: number } | undefined {
+  let h: unknown;
+  try {
+    h = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isTable(h) || !isTable(h.sections) || !isTable(h.learned) || !isTable(h.learnedPlaces)) {
+    return undefined;
+  }
+  const sections = h.sections;
+  const ok = typeof h.magic === "string" && typeof h.format === "number" &&
+    typeof h.sourceId === "string" && typeof h.lexiconDigest === "string" &&
+    typeof h.builtAt === "number" && isCount(h.count) && isStrings(h.unitsTable) &&
+    Object.values(h.learned).every(isStrings) &&
+    Object.values(h.learnedPlaces).every((x) => typeof x === "string") &&
+    SECTIONS.every((k) => {
+      const s = sections[k];
+      return isTable(s) && isCount(s.offset) && isCount(s.length);
+    });
+  return ok ? h as unknown as StoreHeader & { magic: string; format: number } : undefined;
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** The column's text as UTF-8, and the byte offset where each item ends. */
+function utf8Column(column: TextColumn): { bytes: Uint8Array; ends: Uint32Array } {
+  const bytes = encoder.encode(column.text);
+  if (bytes.length === column.text.length) return { bytes, ends: column.ends };
+  const ends = new Uint32Array(column.length);
+  let at = 0;
+  for (let i = 0; i < column.length; i++) {
+    at += encoder.encode(column.at(i)).length;
+    ends[i] = at;
+    at += 1;
+  }
+  return { bytes, ends };
+}
+
+const raw = (a: Uint32Array | Uint8Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** A temporary file older than this is one a killed process left behind (a write takes seconds). */
 const STALE_TMP_MS = 10 * 60_000;
@@ -52,36 +92,55 @@ const STALE_TMP_MS = 10 * 60_000;
  */
 export async function saveIndex(path: string, data: IndexData): Promise<void> {
   await removeStaleTemps(path);
-  const parts: Uint8Array[] = [
-    encoder.encode(data.names.text),
-    encoder.encode(data.descriptions.text),
-    encoder.encode(data.terms.join("\n")),
-    new Uint8Array(data.unitsOf.buffer, data.unitsOf.byteOffset, data.unitsOf.byteLength),
-    data.writable,
-    new Uint8Array(data.starts.buffer, data.starts.byteOffset, data.starts.byteLength),
-    new Uint8Array(data.postings.buffer, data.postings.byteOffset, data.postings.byteLength),
+  const names = utf8Column(data.names);
+  const descriptions = utf8Column(data.descriptions);
+  const parts: [keyof Sections, Uint8Array][] = [
+    ["terms", encoder.encode(data.terms.join("\n"))],
+    ["starts", raw(data.starts)],
+    ["postings", raw(data.postings)],
+    ["nameEnds", raw(names.ends)],
+    ["names", names.bytes],
+    ["descEnds", raw(descriptions.ends)],
+    ["descriptions", descriptions.bytes],
+    ["unitsOf", raw(data.unitsOf)],
+    ["writable", data.writable],
   ];
-  const header: Header = {
-    magic: MAGIC,
-    format: CACHE_FORMAT,
-    sourceId: data.sourceId,
-    lexiconDigest: data.lexiconDigest,
-    builtAt: data.builtAt,
-    count: data.names.length,
-    unitsTable: data.unitsTable,
-    sections: parts.map((p) => p.byteLength),
+  const pad = (n: number) => (4 - n % 4) % 4;
+  const header = (start: number) => {
+    const sections = {} as Sections;
+    let at = start;
+    for (const [name, bytes] of parts) {
+      sections[name] = { offset: at, length: bytes.byteLength };
+      at += bytes.byteLength + pad(bytes.byteLength);
+    }
+    return encoder.encode(JSON.stringify({
+      magic: MAGIC,
+      format: CACHE_FORMAT,
+      sourceId: data.sourceId,
+      lexiconDigest: data.lexiconDigest,
+      builtAt: data.builtAt,
+      count: data.names.length,
+      unitsTable: data.unitsTable,
+      learned: data.learned ?? {},
+      learnedPlaces: data.learnedPlaces ?? {},
+      sections,
+    }));
   };
-  const head = encoder.encode(JSON.stringify(header));
+  // The header holds the sections' offsets, which depend on its own length: settle it.
+  let head = header(0);
+  for (let i = 0; i < 3; i++) head = header(8 + head.byteLength + pad(8 + head.byteLength));
   const prefix = new Uint8Array(8);
   new DataView(prefix.buffer).setUint32(0, head.byteLength, true);
   const tmp = `${path}.${crypto.randomUUID()}.tmp`;
   try {
     const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
     try {
-      for (const chunk of [prefix, head, pad(8 + head.byteLength)]) await writeAll(file, chunk);
-      for (const p of parts) {
-        await writeAll(file, p);
-        await writeAll(file, pad(p.byteLength));
+      await writeAll(file, prefix);
+      await writeAll(file, head);
+      await writeAll(file, new Uint8Array(pad(8 + head.byteLength)));
+      for (const [, bytes] of parts) {
+        await writeAll(file, bytes);
+        await writeAll(file, new Uint8Array(pad(bytes.byteLength)));
       }
     } finally {
       file.close();
@@ -91,11 +150,6 @@ export async function saveIndex(path: string, data: IndexData): Promise<void> {
     await Deno.remove(tmp).catch(() => {});
     throw e;
   }
-}
-
-/** Zero bytes that bring `n` to a multiple of 4. */
-function pad(n: number): Uint8Array {
-  return new Uint8Array((4 - n % 4) % 4);
 }
 
 /** Removes the temporary files beside `path` that no write can still be using. */
@@ -123,102 +177,85 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
 }
 
 /** Reads exactly `n` bytes, or fewer at the end of the file. */
-async function readExactly(file: RegularFile, n: number): Promise<Uint8Array> {
+function readExactly(file: Deno.FsFile, n: number): Uint8Array {
   const buf = new Uint8Array(n);
   let at = 0;
   while (at < n) {
-    const got = await file.read(buf.subarray(at));
-    if (got === 0) break;
+    const got = file.readSync(buf.subarray(at));
+    if (got === null || got === 0) break;
     at += got;
   }
   return at === n ? buf : buf.subarray(0, at);
 }
 
-/** Bytes of a section with its padding. */
-const padded = (n: number) => n + (4 - n % 4) % 4;
-
 /**
- * Whether a header describes a file of `size` bytes whose sections agree
- * with its count: checked before anything is allocated, so a wrong count
- * or length (a damaged or hostile file) costs nothing.
+ * The index stored at `path`, opened to be read a piece at a time, or
+ * undefined when there is none, it is of another format, another source or
+ * another synonym table, or it is damaged (its sections overrun the file).
  */
-function fitsFile(header: Header, headLength: number, size: number): boolean {
-  const s = header.sections;
-  if (s.length !== 7) return false;
-  const [names = 0, , , units = 0, writable = 0, starts = 0, postings = 0] = s;
-  const n = header.count;
-  const total = 8 + padded(headLength) + s.reduce((sum, b) => sum + padded(b), 0);
-  return total === size && units === 4 * n && writable === n && starts % 4 === 0 &&
-    postings % 4 === 0 && (n === 0 || names >= n - 1);
-}
-
-/**
- * The index stored at `path`, or undefined when there is none, it is of
- * another format, another source or another synonym table, it is damaged,
- * or it is no regular file. Each section is read into its own buffer, so
- * the text sections' bytes are dropped once decoded.
- */
-export async function loadIndex(
+export function openIndex(
   path: string,
   sourceId: string,
   lexiconDigest: string,
-): Promise<IndexData | undefined> {
-  let file: RegularFile;
+): Promise<FileStore | undefined> {
+  return Promise.resolve(openIndexSync(path, sourceId, lexiconDigest));
+}
+
+/** {@link openIndex}, synchronously (the command line's search waits for it anyway). */
+export function openIndexSync(
+  path: string,
+  sourceId: string,
+  lexiconDigest: string,
+): FileStore | undefined {
+  let file: Deno.FsFile;
   try {
-    file = await openRegular(path);
+    file = openCacheSync(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof NotRegularFileError) return undefined;
     throw e;
   }
   try {
-    const prefix = await readExactly(file, 8);
-    if (prefix.byteLength !== 8) return undefined;
+    const size = file.statSync().size;
+    const prefix = readExactly(file, 8);
+    if (prefix.byteLength !== 8) throw new RangeError("short");
     const headLength = new DataView(prefix.buffer).getUint32(0, true);
-    if (headLength > Math.min(1 << 26, file.size)) return undefined;
-    const head = await readExactly(file, padded(8 + headLength) - 8);
-    const read = readJson(HeaderSchema, decoder.decode(head.subarray(0, headLength)));
-    if (!read.ok) return undefined;
-    const header = read.value;
+    if (headLength > 1 << 26 || 8 + headLength > size) throw new RangeError("short");
+    const h = header(decoder.decode(readExactly(file, headLength)));
     if (
-      header.magic !== MAGIC || header.format !== CACHE_FORMAT || header.sourceId !== sourceId ||
-      header.lexiconDigest !== lexiconDigest || !fitsFile(header, headLength, file.size)
-    ) return undefined;
-    const take = async (i: number) => {
-      const n = header.sections[i] ?? 0;
-      const bytes = await readExactly(file, padded(n));
-      if (bytes.byteLength < n) throw new RangeError("truncated");
-      return bytes.subarray(0, n);
-    };
-    const u32 = (s: Uint8Array) => new Uint32Array(s.buffer, s.byteOffset, s.byteLength / 4);
-    const n = header.count;
-    const names = TextColumn.parse(decoder.decode(await take(0)), n);
-    const descriptions = TextColumn.parse(decoder.decode(await take(1)), n);
-    const termText = decoder.decode(await take(2));
-    const terms = termText === "" ? [] : termText.split("\n");
-    const unitsOf = u32(await take(3));
-    const writable = await take(4);
-    const starts = u32(await take(5));
-    const postings = u32(await take(6));
+      h === undefined ||
+      h.magic !== MAGIC || h.format !== CACHE_FORMAT || h.sourceId !== sourceId ||
+      h.lexiconDigest !== lexiconDigest
+    ) throw new RangeError("another index");
+    const s = h.sections;
+    const fits = Object.values(s).every((x) => x.offset + x.length <= size);
+    const n = h.count;
     if (
-      unitsOf.length !== n || writable.length !== n || starts.length !== terms.length + 1 ||
-      (starts[terms.length] ?? 0) !== postings.length
-    ) return undefined;
-    return {
-      sourceId,
-      lexiconDigest,
-      builtAt: header.builtAt,
-      names,
-      descriptions,
-      unitsTable: header.unitsTable,
-      unitsOf,
-      writable,
-      terms,
-      starts,
-      postings,
-    };
+      !fits || s.nameEnds.length !== 4 * n || s.descEnds.length !== 4 * n ||
+      s.unitsOf.length !== 4 * n || s.writable.length !== n || s.starts.length % 4 !== 0 ||
+      s.postings.length % 4 !== 0
+    ) throw new RangeError("damaged");
+    return new FileStore(file, h, path);
+  } catch {
+    file.close();
+    return undefined;
+  }
+}
+
+/** The whole index stored at `path` (see {@link openIndex}), read into memory. */
+export async function loadIndex(
+  path: string,
+  sourceId: string,
+  lexiconDigest: string,
+): Promise<IndexData | undefined> {
+  const store = await openIndex(path, sourceId, lexiconDigest);
+  if (store === undefined) return undefined;
+  try {
+    const data = store.full();
+    if (data.terms.length + 1 !== data.starts.length) return undefined;
+    return data;
   } catch {
     return undefined;
   } finally {
-    await file.close();
+    store.close();
   }
 }

@@ -17,6 +17,13 @@ export const FIELD_WEIGHTS: readonly { bit: number; weight: number; label: strin
   { bit: Field.DESC, weight: 1, label: "description" },
 ];
 
+/**
+ * What a device's signal is, as its name, description, properties and
+ * writability say: an operator's "actual" keeps readbacks, "requested"
+ * setpoints; among one device's signals the setpoint comes first.
+ */
+export const Kind = { SETPOINT: 0, READBACK: 1, OTHER: 2, STATE: 3 } as const;
+
 /** Bits of a posting that hold the fields; the document id is above them. */
 export const FIELD_BITS = 4;
 
@@ -49,7 +56,7 @@ export interface IndexData {
   /** Distinct units; `unitsOf[doc]` points into it. */
   unitsTable: string[];
   unitsOf: Uint32Array;
-  /** 1 for a writable device. */
+  /** Bit 0: the device can be set; bits 1–2: its signal's {@link Kind}. */
   writable: Uint8Array;
   /** Term of each term id, sorted, so ids can be found by binary search. */
   terms: string[];
@@ -57,6 +64,10 @@ export interface IndexData {
   starts: Uint32Array;
   /** `doc << FIELD_BITS | fields`. */
   postings: Uint32Array;
+  /** Words of the facility's names and the concepts its own texts taught for them. */
+  learned?: Record<string, string[]>;
+  /** Words of the facility's names whose number is a place ("c" of `C03` → cell). */
+  learnedPlaces?: Record<string, string>;
 }
 
 /**

@@ -13,6 +13,7 @@
  * @module
  */
 import { FIELD_BITS, type IndexData, PROPERTY, SEGMENT, SEPARATORS, TAG } from "./data.ts";
+import { type IndexStore, MemoryStore } from "./store.ts";
 import type { Lexicon } from "./lexicon.ts";
 import {
   satisfies,
@@ -58,57 +59,126 @@ export const DEFAULT_LIMIT = 50;
 
 /** The built index, ready to answer. */
 export class DeviceIndex {
-  readonly #ids = new Map<string, number>();
   /** Segment terms of recent non-exact constraints ("contains BPM" → ids). */
   readonly #segmentCache = new Map<string, number[]>();
+  /** Where the columns are: in memory, or in the cache file, read a piece at a time. */
+  readonly store: IndexStore;
 
-  constructor(readonly data: IndexData, readonly lexicon: Lexicon) {
-    data.terms.forEach((t, i) => this.#ids.set(t, i));
+  constructor(data: IndexData | IndexStore, readonly lexicon: Lexicon) {
+    this.store = "full" in data ? data : new MemoryStore(data);
+  }
+
+  /** Everything in memory (a cache file is read whole on first use). */
+  get data(): IndexData {
+    return this.store.full();
   }
 
   /** Number of devices. */
   get size(): number {
-    return this.data.names.length;
+    return this.store.size;
   }
 
   /** Number of distinct terms. */
   get termCount(): number {
-    return this.data.terms.length;
+    return this.store.terms().length;
   }
 
-  /** Id of a term, if any device holds it. */
+  /** Id of a term, if any device holds it (the terms are sorted: a binary search). */
   termId(term: string): number | undefined {
-    return this.#ids.get(term);
+    const terms = this.store.terms();
+    let lo = 0, hi = terms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((terms[mid] as string) < term) lo = mid + 1;
+      else hi = mid;
+    }
+    return terms[lo] === term ? lo : undefined;
+  }
+
+  /** The term of a term id. */
+  term(id: number): string | undefined {
+    return this.store.terms()[id];
+  }
+
+  /** Terms that are plain words (for typo correction): letters only, three or more. */
+  wordTerms(): string[] {
+    return this.store.terms().filter((t) => /^[a-z]{3,}$/.test(t));
+  }
+
+  /** Name of device `doc`. */
+  nameOf(doc: number): string {
+    return this.store.name(doc);
+  }
+
+  /** The device names in name order, a slice at a time, without holding the event loop. */
+  nameChunks(): AsyncIterable<string[]> {
+    return this.store.nameChunks();
+  }
+
+  /** Reads ahead what a page of these devices shows, where the columns are on disk. */
+  prefetch(docs: readonly number[]): void {
+    this.store.prefetch?.(docs);
+  }
+
+  /** The {@link Kind} of device `doc`'s signal. */
+  kindOf(doc: number): number {
+    return this.store.kind(doc);
+  }
+
+  /** Whether device `doc` can be set. */
+  isWritable(doc: number): boolean {
+    return this.store.writable(doc);
+  }
+
+  /** What the facility's own texts taught the index about the words of its names. */
+  get learned(): Record<string, string[]> {
+    return this.store.learned;
+  }
+
+  /**
+   * One mark per device for each property glob and tag glob: 1 where the
+   * device's value (or one of its tags) matches.
+   */
+  filterMasks(properties?: Record<string, string>, tags?: string[]): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (const [key, glob] of Object.entries(properties ?? {})) {
+      out.push(this.#valueDocs(`${PROPERTY}${key.toLowerCase()}=`, glob.toUpperCase()));
+    }
+    for (const glob of tags ?? []) out.push(this.#valueDocs(TAG, glob.toUpperCase()));
+    return out;
   }
 
   /** Postings of a term id (`doc << FIELD_BITS | fields`, sorted). */
   postings(id: number): Uint32Array {
-    return this.data.postings.subarray(this.data.starts[id] ?? 0, this.data.starts[id + 1] ?? 0);
+    return this.store.postings(id);
+  }
+
+  /** The postings of term `id` for devices `from`..`to` (a long list is read only there). */
+  postingsRange(id: number, from: number, to: number): Uint32Array {
+    return this.store.postingsRange(id, from, to);
+  }
+
+  /** How many devices hold term `id` (without reading its postings). */
+  count(id: number): number {
+    const starts = this.store.starts();
+    return (starts[id + 1] ?? 0) - (starts[id] ?? 0);
   }
 
   /** How many devices hold `term`. */
   frequency(term: string): number {
-    const id = this.#ids.get(term);
-    return id === undefined ? 0 : (this.data.starts[id + 1] ?? 0) - (this.data.starts[id] ?? 0);
+    const id = this.termId(term);
+    const starts = this.store.starts();
+    return id === undefined ? 0 : (starts[id + 1] ?? 0) - (starts[id] ?? 0);
   }
 
   /** The fields in which device `doc` holds term `id` (0 when it does not). */
   fieldsOf(id: number, doc: number): number {
-    const p = this.postings(id);
-    let lo = 0, hi = p.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const d = (p[mid] ?? 0) >>> FIELD_BITS;
-      if (d === doc) return (p[mid] ?? 0) & ((1 << FIELD_BITS) - 1);
-      if (d < doc) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return 0;
+    return this.store.fields(id, doc);
   }
 
   /** Term ids `[from, to)` of the terms that start with `prefix` (terms are sorted). */
   termRange(prefix: string): [number, number] {
-    const terms = this.data.terms;
+    const terms = this.store.terms();
     const lower = (x: string) => {
       let lo = 0, hi = terms.length;
       while (lo < hi) {
@@ -123,12 +193,12 @@ export class DeviceIndex {
 
   /** Device `doc` as results show it. */
   device(doc: number): IndexedDevice {
-    const d = this.data;
+    const s = this.store;
     return {
-      name: d.names.at(doc),
-      description: d.descriptions.at(doc),
-      units: d.unitsTable[d.unitsOf[doc] ?? 0] ?? "",
-      writable: d.writable[doc] === 1,
+      name: s.name(doc),
+      description: s.description(doc),
+      units: s.units(doc),
+      writable: s.writable(doc),
     };
   }
 
@@ -160,7 +230,7 @@ export class DeviceIndex {
   /** Term ids of the name segments that satisfy a constraint. */
   segmentTerms(c: SegmentConstraint): number[] {
     if (c.how === "equals") {
-      const id = this.#ids.get(SEGMENT + c.text);
+      const id = this.termId(SEGMENT + c.text);
       return id === undefined ? [] : [id];
     }
     const key = `${c.how}:${c.text}`;
@@ -169,7 +239,7 @@ export class DeviceIndex {
     const [from, to] = this.termRange(c.how === "startsWith" ? SEGMENT + c.text : SEGMENT);
     const out: number[] = [];
     for (let id = from; id < to; id++) {
-      const seg = (this.data.terms[id] ?? "").slice(SEGMENT.length);
+      const seg = (this.term(id) ?? "").slice(SEGMENT.length);
       if (satisfies(seg, c)) out.push(id);
     }
     // The segment vocabulary does not change: a pattern paged through scans it once.
@@ -184,7 +254,7 @@ export class DeviceIndex {
     const [from, to] = this.termRange(prefix);
     const ids: number[] = [];
     for (let id = from; id < to; id++) {
-      if (re.test((this.data.terms[id] ?? "").slice(prefix.length))) ids.push(id);
+      if (re.test((this.term(id) ?? "").slice(prefix.length))) ids.push(id);
     }
     const mark = new Uint8Array(this.size);
     for (const d of this.docsOf(ids)) mark[d] = 1;
@@ -202,7 +272,8 @@ export class DeviceIndex {
     const options = constraints.map((c) => {
       const ids = this.segmentTerms(c);
       let cost = 0;
-      for (const id of ids) cost += (this.data.starts[id + 1] ?? 0) - (this.data.starts[id] ?? 0);
+      const starts = this.store.starts();
+      for (const id of ids) cost += (starts[id + 1] ?? 0) - (starts[id] ?? 0);
       return { ids, cost, effort: cost + (ids.length > 1 ? this.size / 4 : 0) };
     }).sort((a, b) => a.effort - b.effort);
     const first = options[0];
@@ -228,25 +299,20 @@ export class DeviceIndex {
     const constraints = q.regex ? [] : segmentConstraints(pattern);
     const subsystem = q.subsystem?.trim().toUpperCase();
     if (subsystem) constraints.push({ text: subsystem, how: "equals" });
-    const filters: Uint8Array[] = [];
-    for (const [key, glob] of Object.entries(q.properties ?? {})) {
-      filters.push(this.#valueDocs(`${PROPERTY}${key.toLowerCase()}=`, glob.toUpperCase()));
-    }
-    for (const glob of q.tags ?? []) filters.push(this.#valueDocs(TAG, glob.toUpperCase()));
+    const filters = this.filterMasks(q.properties, q.tags);
     const candidates = this.#candidates(constraints);
     // `*TEXT*` with no separator in TEXT: the devices of the segments holding TEXT are the answer.
     const exact = !q.regex && !subsystem && candidates !== undefined &&
       /^\*+[^*?:._/-]+\*+$/.test(pattern);
     const n = candidates?.length ?? this.size;
-    const names = this.data.names;
     const devices: IndexedDevice[] = [];
     let total = 0;
     for (let i = 0; i < n; i++) {
       const doc = candidates ? candidates[i] ?? 0 : i;
-      if (q.writable !== undefined && (this.data.writable[doc] === 1) !== q.writable) continue;
+      if (q.writable !== undefined && this.isWritable(doc) !== q.writable) continue;
       if (filters.some((f) => f[doc] !== 1)) continue;
       if (!exact || subsystem) {
-        const name = names.at(doc);
+        const name = this.nameOf(doc);
         if (subsystem && firstSegment(name) !== subsystem) continue;
         if (!exact && !re.test(name)) continue;
       }

@@ -46,7 +46,8 @@ export function nearestFamilies(index: DeviceIndex, text: string, max = 5): Fami
   const seen = new Set<string>();
   if (wordsOnly) {
     const ranked = rankedSearch(index, wordsOnly, { limit: 500, lenient: true });
-    for (const d of ranked.devices) {
+    // Nothing satisfies every word: the near misses say where to look.
+    for (const d of ranked.total ? ranked.devices : ranked.suggestions) {
       const f = familyOf(d.name);
       if (seen.has(f)) continue;
       seen.add(f);

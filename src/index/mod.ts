@@ -14,6 +14,7 @@
 import { IndexBuilder } from "./builder.ts";
 import { DeviceIndex } from "./device_index.ts";
 import { Lexicon, type SynonymData } from "./lexicon.ts";
+import { lexiconDigest } from "./digest.ts";
 import type { IndexSource } from "./record.ts";
 
 export { DeviceIndex, firstSegment } from "./device_index.ts";
@@ -23,17 +24,7 @@ export type { SynonymData } from "./lexicon.ts";
 export { rankedSearch } from "./query.ts";
 export type { InformalOptions, RankedDevice, RankedPage } from "./query.ts";
 export type { IndexRecord, IndexSource } from "./record.ts";
-
-/** A digest of a synonym table, so an index made with other synonyms is not reused. */
-export function lexiconDigest(data: SynonymData): string {
-  const text = JSON.stringify(data);
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(16).padStart(8, "0");
-}
+export { lexiconDigest } from "./digest.ts";
 
 /** Builds the index of a whole source. */
 export async function buildIndex(

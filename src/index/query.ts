@@ -1,15 +1,31 @@
 /**
- * Informal, ranked search: an operator's words ("horizontal steerers in the
- * linac", "ion pump pressure cell 4", "bpm 11 turn by turn") become clauses
- * of alternative terms through the {@link Lexicon}; devices are ranked first
- * by how many clauses they satisfy, then by a score that weighs where each
- * term was found (name, property, tag, description) by its rarity.
+ * Informal, ranked search: an operator's question ("what are the last three
+ * horizontal corrector current setpoints?", "ion pump pressure cell 4",
+ * "actual septum current") is read into clauses, intents and a selection
+ * (`query_parse.ts`). The answer is the devices that satisfy every clause —
+ * or nothing, naming the clause nothing satisfied, with the nearest misses
+ * apart — ranked by a score that weighs where each term was found (name,
+ * property, tag, description) by its rarity; an intent keeps the devices of
+ * that kind when there are any, and among one device's signals the setpoint
+ * comes before its readback, then the rest.
  *
  * @module
  */
 import { DeviceIndex, firstSegment, type IndexedDevice } from "./device_index.ts";
-import { FIELD_BITS, FIELD_WEIGHTS } from "./data.ts";
-import { type Alternative, type Clause, parseQuery } from "./query_parse.ts";
+import { FIELD_WEIGHTS, Kind } from "./data.ts";
+import {
+  accumulate,
+  conjunctive,
+  type Found,
+  KEEP_ALL,
+  type Scratch,
+  scratchOf,
+  topOrder,
+} from "./rank.ts";
+import { type Clause, type Intent, type ParsedQuery, parseQuery } from "./query_parse.ts";
+import { naturalCompare, stemOf } from "./order.ts";
+
+export type { Intent } from "./query_parse.ts";
 
 /** One ranked result, with why it matched. */
 export interface RankedDevice extends IndexedDevice {
@@ -20,41 +36,42 @@ export interface RankedDevice extends IndexedDevice {
 
 /** A page of ranked results. */
 export interface RankedPage {
-  /** Devices that satisfy as many of the query's terms as any device does. */
+  /** Devices that satisfy every clause of the query (after its intent and selection). */
   total: number;
   offset: number;
   devices: RankedDevice[];
-  /** The query's terms as understood ("horizontal", "steerrer≈steerer", "cell 4"). */
+  /** The query's terms as understood ("horizontal", "steerrer≈steerer", "cell 4", "evr 3"). */
   terms: string[];
-  /** Terms no result satisfies. */
+  /** When nothing satisfies the query: the terms no device satisfies together with the rest. */
   unmatched: string[];
+  /** What the operator wants of the devices: a setpoint, a readback, something adjustable. */
+  intents: Intent[];
+  /** "second", "last 3": which of the devices found were taken, in name order. */
+  selection?: string;
+  /** Everyday words no device is described by, set aside. */
+  ignored: string[];
+  /** When nothing satisfies the query: the devices nearest to it, apart from the answer. */
+  suggestions: RankedDevice[];
+  /** How the answer was reached when it is not the plain reading. */
+  note?: string;
 }
 
 /** Filters and paging of an informal search. */
 export interface InformalOptions {
   subsystem?: string;
   writable?: boolean;
+  /** Property → glob its value must match (ChannelFinder properties). */
+  properties?: Record<string, string>;
+  /** Globs of tags a device must carry. */
+  tags?: string[];
   offset?: number;
   limit?: number;
   /** Accept wider typos (used to find near families when nothing matches). */
   lenient?: boolean;
 }
 
-/** Weight of each combination of field bits: the best field's. */
-const FIELD_WEIGHT = Array.from({ length: 1 << FIELD_BITS }, (_, bits) => {
-  for (const f of FIELD_WEIGHTS) if (bits & f.bit) return f.weight;
-  return 0;
-});
-
-/** Per-index working arrays, reused by every query (reset after each). */
-interface Scratch {
-  score: Float32Array;
-  best: Float32Array;
-  stamp: Int32Array;
-  coord: Uint8Array;
-  touched: Uint32Array;
-}
-const scratch = new WeakMap<DeviceIndex, Scratch>();
+/** Near misses shown when nothing satisfies a query. */
+const SUGGESTIONS = 5;
 
 /** Ranked devices for free text. */
 export function rankedSearch(
@@ -64,245 +81,212 @@ export function rankedSearch(
 ): RankedPage {
   const offset = Math.max(0, Math.floor(opts.offset ?? 0));
   const limit = Math.max(0, Math.floor(opts.limit ?? 50));
-  const clauses = parseQuery(index, text, opts.lenient === true);
-  const terms = clauses.map((c) => c.label);
-  const n = index.size;
-  let s = scratch.get(index);
-  if (s === undefined) {
-    s = {
-      score: new Float32Array(n),
-      best: new Float32Array(n),
-      stamp: new Int32Array(n).fill(-1),
-      coord: new Uint8Array(n),
-      touched: new Uint32Array(n),
-    };
-    scratch.set(index, s);
-  }
-  const subsystem = opts.subsystem?.trim().toUpperCase();
-  const keep = (d: number) =>
-    (opts.writable === undefined || (index.data.writable[d] === 1) === opts.writable) &&
-    (!subsystem || firstSegment(index.data.names.at(d)) === subsystem);
-  const { passing, scores } = conjunctive(index, clauses, s, keep) ??
-    accumulate(index, clauses, s, keep);
-  const order = topOrder(passing, scores, offset + limit);
-  const scoreOf = new Map<number, number>();
-  order.forEach((i) => scoreOf.set(passing[i] as number, scores[i] as number));
-  const ranked = order.map((i) => passing[i] as number);
-  const devices = ranked.slice(offset, offset + limit).map((d): RankedDevice => ({
-    ...index.device(d),
-    score: Math.round((scoreOf.get(d) ?? 0) * 100) / 100,
-    matched: reasons(index, clauses, d),
-  }));
-  const unmatched = ranked.length
-    ? clauses.filter((c) => !c.alts.some((a) => index.fieldsOf(a.id, ranked[0] ?? 0))).map((c) =>
-      c.label
-    )
-    : terms;
-  return { total: passing.length, offset, devices, terms, unmatched };
-}
-
-/**
- * Every device that holds a term of every clause, with its score: found by
- * walking the rarest clause's devices and seeking each in the other clauses'
- * postings (galloping), so broad terms cost little. Undefined when no device
- * (that passes the filters) holds them all; the caller then ranks by how many
- * clauses each device holds.
- */
-function conjunctive(
-  index: DeviceIndex,
-  clauses: Clause[],
-  s: Scratch,
-  keep: (doc: number) => boolean,
-): { passing: number[]; scores: number[] } | undefined {
-  const live = clauses.filter((c) => c.alts.length > 0);
-  if (live.length === 0) return undefined;
-  const n = index.size;
-  const mask = (1 << FIELD_BITS) - 1;
-  const size = (c: Clause) => c.alts.reduce((t, a) => t + index.postings(a.id).length, 0);
-  const order = live.map((c) => ({ c, size: size(c) })).sort((a, b) => a.size - b.size);
-  const idf = (alt: Alternative, p: Uint32Array) =>
-    Math.log(1 + n / Math.max(1, p.length)) * alt.weight;
-  // The rarest clause's devices, each with its best weight.
-  const { best, touched } = s;
-  let nt = 0;
-  for (const alt of order[0]?.c.alts ?? []) {
-    const p = index.postings(alt.id);
-    const f = idf(alt, p);
-    for (let i = 0; i < p.length; i++) {
-      const v = p[i] as number;
-      const d = v >>> FIELD_BITS;
-      const w = (FIELD_WEIGHT[v & mask] as number) * f;
-      if (best[d] === 0) touched[nt++] = d;
-      if (w > (best[d] as number)) best[d] = w;
-    }
-  }
-  let docs = touched.slice(0, nt);
-  if ((order[0]?.c.alts.length ?? 0) > 1) docs.sort();
-  let scores = new Float32Array(docs.length);
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i] as number;
-    scores[i] = best[d] as number;
-    best[d] = 0;
-  }
-  for (const { c } of order.slice(1)) {
-    const add = new Float32Array(docs.length);
-    for (const alt of c.alts) {
-      const p = index.postings(alt.id);
-      const f = idf(alt, p);
-      let j = 0;
-      for (let i = 0; i < docs.length && j < p.length; i++) {
-        const target = docs[i] as number;
-        j = seek(p, j, target);
-        const v = p[j];
-        if (v !== undefined && v >>> FIELD_BITS === target) {
-          const w = (FIELD_WEIGHT[v & mask] as number) * f;
-          if (w > (add[i] as number)) add[i] = w;
-        }
-      }
-    }
-    let k = 0;
-    for (let i = 0; i < docs.length; i++) {
-      if ((add[i] as number) > 0) {
-        docs[k] = docs[i] as number;
-        scores[k] = (scores[i] as number) + (add[i] as number);
-        k++;
-      }
-    }
-    if (k === 0) return undefined;
-    docs = docs.subarray(0, k);
-    scores = scores.subarray(0, k);
-  }
-  const passing: number[] = [];
-  const out: number[] = [];
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i] as number;
-    if (keep(d)) {
-      passing.push(d);
-      out.push(scores[i] as number);
-    }
-  }
-  return passing.length ? { passing, scores: out } : undefined;
-}
-
-/** The first position at or after `from` whose device is at least `target` (galloping search). */
-function seek(p: Uint32Array, from: number, target: number): number {
-  let lo = from, hi = from, step = 1;
-  while (hi < p.length && (p[hi] as number) >>> FIELD_BITS < target) {
-    lo = hi + 1;
-    hi += step;
-    step *= 2;
-  }
-  if (hi > p.length) hi = p.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((p[mid] as number) >>> FIELD_BITS < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Devices ranked by how many clauses they hold: those holding the most, with their scores. */
-function accumulate(
-  index: DeviceIndex,
-  clauses: Clause[],
-  s: Scratch,
-  keep: (doc: number) => boolean,
-): { passing: number[]; scores: number[] } {
-  const n = index.size;
-  const { score, best, stamp, coord, touched } = s;
-  let nt = 0;
-  const mask = (1 << FIELD_BITS) - 1;
-  clauses.forEach((clause, ci) => {
-    for (const alt of clause.alts) {
-      const p = index.postings(alt.id);
-      const idf = Math.log(1 + n / Math.max(1, p.length)) * alt.weight;
-      for (let i = 0; i < p.length; i++) {
-        const v = p[i] as number;
-        const d = v >>> FIELD_BITS;
-        const w = (FIELD_WEIGHT[v & mask] as number) * idf;
-        if (stamp[d] !== ci) {
-          if (coord[d] === 0) touched[nt++] = d;
-          stamp[d] = ci;
-          coord[d] = (coord[d] as number) + 1;
-          best[d] = w;
-          score[d] = (score[d] as number) + w;
-        } else if (w > (best[d] as number)) {
-          score[d] = (score[d] as number) + w - (best[d] as number);
-          best[d] = w;
-        }
-      }
-    }
+  const parsed = parseQuery(index, text, opts.lenient === true);
+  const { clauses, intents } = parsed;
+  const base = {
+    offset,
+    terms: clauses.map((c) => c.label),
+    intents,
+    ...(parsed.selection ? { selection: parsed.selection.label } : {}),
+    ignored: parsed.ignored,
+  };
+  const keep = keeper(index, opts, intents);
+  const empty = (unmatched: string[], note?: string, suggestions: RankedDevice[] = []) => ({
+    ...base,
+    total: 0,
+    devices: [],
+    unmatched,
+    suggestions,
+    ...(note ? { note } : {}),
   });
-  let top = 0;
-  for (let i = 0; i < nt; i++) {
-    const d = touched[i] as number;
-    const c = coord[d] as number;
-    if (c < top) continue;
-    if (c > top && keep(d)) top = c;
+  if (clauses.length === 0) {
+    if (intents.length === 0 && !hasFilters(opts)) {
+      return empty([], "no word of the question names a device, a kind or a place");
+    }
   }
+  let note: string | undefined;
+  let used = clauses;
+  let found: Found | undefined = clauses.length
+    ? conjunctive(index, clauses, keep)
+    : everything(index, keep);
+  if (found === undefined && clauses.some((c) => c.loose)) {
+    // "cavity 3": the number is not bound to the word in any name; read them apart.
+    used = clauses.map((c) => c.loose ?? c);
+    found = conjunctive(index, used, keep);
+    if (found) {
+      const read = clauses.filter((c) => c.loose).map((c) => `"${c.label}"`).join(", ");
+      note = `${read} read with the number anywhere in the name: no name numbers it so`;
+    }
+  }
+  if (found === undefined) {
+    // Only an empty answer needs the per-device working arrays (to count clauses per device).
+    const near = nearMisses(index, clauses, scratchOf(index), keep);
+    return empty(near.unmatched, near.note, near.suggestions);
+  }
+  let { passing, scores } = found;
+  // An intent keeps the devices of its kind, when the answer holds any.
+  let kinds = kindsOf(index, passing);
+  for (const intent of intents) {
+    if (intent === "adjustable") continue;
+    const kept = byIntent(kinds, intent);
+    if (kept === undefined) {
+      note = joinNote(note, `none of these is a ${intent}; all are shown`);
+      continue;
+    }
+    const p: number[] = [], sc: number[] = [];
+    const k = new Uint8Array(kinds.length);
+    for (let i = 0; i < passing.length; i++) {
+      if (kinds[i] !== kept) continue;
+      k[p.length] = kept;
+      p.push(passing[i] as number);
+      sc.push(scores[i] as number);
+    }
+    passing = p;
+    scores = sc;
+    kinds = k.subarray(0, p.length);
+  }
+  let order: number[];
+  let total = passing.length;
+  if (parsed.selection) {
+    order = select(index, passing, parsed.selection);
+    total = order.length;
+    order = order.slice(offset, offset + limit);
+    index.prefetch(order);
+    const scoreOf = new Map(passing.map((d, i) => [d, scores[i] as number]));
+    return {
+      ...base,
+      total,
+      devices: order.map((d) => ranked(index, used, d, scoreOf.get(d) ?? 0)),
+      unmatched: [],
+      suggestions: [],
+      ...(note ? { note } : {}),
+    };
+  }
+  const top = topOrder(passing, scores, kinds, offset + limit);
+  const page = top.slice(offset, offset + limit);
+  index.prefetch(page.map((i) => passing[i] as number));
+  const devices = page.map((i) => ranked(index, used, passing[i] as number, scores[i] as number));
+  return { ...base, total, devices, unmatched: [], suggestions: [], ...(note ? { note } : {}) };
+}
+
+function joinNote(a: string | undefined, b: string): string {
+  return a ? `${a}; ${b}` : b;
+}
+
+function hasFilters(opts: InformalOptions): boolean {
+  return opts.writable !== undefined || !!opts.subsystem || !!opts.tags?.length ||
+    Object.keys(opts.properties ?? {}).length > 0;
+}
+
+/** Whether device `doc` passes the filters (writability, subsystem, properties, tags, "adjustable"). */
+function keeper(
+  index: DeviceIndex,
+  opts: InformalOptions,
+  intents: Intent[],
+): (doc: number) => boolean {
+  const subsystem = opts.subsystem?.trim().toUpperCase();
+  const writable = intents.includes("adjustable") ? true : opts.writable;
+  const masks = index.filterMasks(opts.properties, opts.tags);
+  if (writable === undefined && !subsystem && masks.length === 0) return KEEP_ALL;
+  return (d: number) =>
+    (writable === undefined || index.isWritable(d) === writable) &&
+    (!subsystem || firstSegment(index.nameOf(d)) === subsystem) &&
+    masks.every((m) => m[d] === 1);
+}
+
+/** Every device that passes the filters (a question of intent or filters alone). */
+function everything(
+  index: DeviceIndex,
+  keep: (doc: number) => boolean,
+): Found | undefined {
   const passing: number[] = [];
-  const scores: number[] = [];
-  for (let i = 0; i < nt; i++) {
-    const d = touched[i] as number;
-    if (coord[d] !== top || top === 0) continue;
-    if (!keep(d)) continue;
-    passing.push(d);
-    scores.push(score[d] as number);
-  }
-  for (let i = 0; i < nt; i++) {
-    const d = touched[i] as number;
-    score[d] = 0;
-    coord[d] = 0;
-    stamp[d] = -1;
-    best[d] = 0;
-  }
-  return { passing, scores };
+  for (let d = 0; d < index.size; d++) if (keep(d)) passing.push(d);
+  return passing.length ? { passing, scores: passing.map(() => 0) } : undefined;
+}
+
+/** The {@link Kind} of each device found (among one device's signals: setpoint first). */
+function kindsOf(index: DeviceIndex, passing: readonly number[]): Uint8Array {
+  const out = new Uint8Array(passing.length);
+  for (let i = 0; i < passing.length; i++) out[i] = index.kindOf(passing[i] as number);
+  return out;
 }
 
 /**
- * Positions of the best `k` of `docs` (score high to low, then name order):
- * a full sort for few, a bounded heap for many, the same order either way.
+ * The kind an intent keeps among devices of these kinds: setpoints; for a
+ * readback, readbacks, else anything but setpoints and states. Undefined
+ * when the devices hold none of it.
  */
-function topOrder(docs: number[], scores: number[], k: number): number[] {
-  const before = (i: number, j: number) =>
-    (scores[i] as number) > (scores[j] as number) ||
-    scores[i] === scores[j] && (docs[i] as number) < (docs[j] as number);
-  const all = docs.map((_, i) => i);
-  if (docs.length <= 4 * k + 1000) {
-    return all.sort((i, j) => (before(i, j) ? -1 : before(j, i) ? 1 : 0)).slice(0, k);
+function byIntent(kinds: Uint8Array, intent: Intent): number | undefined {
+  const want = intent === "setpoint" ? [Kind.SETPOINT] : [Kind.READBACK, Kind.OTHER];
+  for (const kind of want) if (kinds.includes(kind)) return kind;
+  return undefined;
+}
+
+/** The selected devices (by their stem, in natural name order): "the second", "the last 3". */
+function select(
+  index: DeviceIndex,
+  passing: number[],
+  sel: NonNullable<ParsedQuery["selection"]>,
+): number[] {
+  const byStem = new Map<string, number[]>();
+  for (const d of passing) {
+    const stem = stemOf(index.nameOf(d));
+    const list = byStem.get(stem);
+    if (list) list.push(d);
+    else byStem.set(stem, [d]);
   }
-  // A heap of the k best so far, worst on top.
-  const heap: number[] = [];
-  const worse = (i: number, j: number) => before(j, i);
-  const up = (at: number) => {
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!worse(heap[at] as number, heap[parent] as number)) break;
-      [heap[at], heap[parent]] = [heap[parent] as number, heap[at] as number];
-      at = parent;
-    }
+  const stems = [...byStem.keys()].sort(naturalCompare);
+  const start = sel.from === "start"
+    ? sel.at - 1
+    : sel.count > 1 && sel.at === 1
+    ? stems.length - sel.count
+    : stems.length - sel.at - sel.count + 1;
+  const chosen = stems.slice(Math.max(0, start), Math.max(0, start + sel.count));
+  return chosen.flatMap((s) =>
+    (byStem.get(s) ?? []).sort((a, b) => naturalCompare(index.nameOf(a), index.nameOf(b)))
+  );
+}
+
+function ranked(index: DeviceIndex, clauses: Clause[], d: number, score: number): RankedDevice {
+  return {
+    ...index.device(d),
+    score: Math.round(score * 100) / 100,
+    matched: reasons(index, clauses, d),
   };
-  const down = (at: number) => {
-    for (;;) {
-      const l = 2 * at + 1, r = l + 1;
-      let m = at;
-      if (l < heap.length && worse(heap[l] as number, heap[m] as number)) m = l;
-      if (r < heap.length && worse(heap[r] as number, heap[m] as number)) m = r;
-      if (m === at) return;
-      [heap[at], heap[m]] = [heap[m] as number, heap[at] as number];
-      at = m;
-    }
-  };
-  for (const i of all) {
-    if (heap.length < k) {
-      heap.push(i);
-      up(heap.length - 1);
-    } else if (k > 0 && before(i, heap[0] as number)) {
-      heap[0] = i;
-      down(0);
-    }
-  }
-  return heap.sort((i, j) => (before(i, j) ? -1 : before(j, i) ? 1 : 0));
+}
+
+/**
+ * When nothing satisfies every clause: the devices that satisfy the most
+ * (near misses), and the clauses they miss — or the clause nothing holds at all.
+ */
+function nearMisses(
+  index: DeviceIndex,
+  clauses: Clause[],
+  s: Scratch,
+  keep: (doc: number) => boolean,
+): { unmatched: string[]; suggestions: RankedDevice[]; note: string } {
+  const none = clauses.filter((c) => c.alts.length === 0).map((c) => c.label);
+  const live = clauses.filter((c) => c.alts.length > 0);
+  const { passing, scores } = accumulate(index, live, s, keep);
+  const top = topOrder(passing, scores, kindsOf(index, passing), SUGGESTIONS);
+  const suggestions = top.map((i) =>
+    ranked(index, live, passing[i] as number, scores[i] as number)
+  );
+  const first = passing[top[0] ?? -1];
+  const missed = first === undefined
+    ? live.map((c) => c.label)
+    : live.filter((c) => !c.alts.some((a) => index.fieldsOf(a.id, first))).map((c) => c.label);
+  const unmatched = [...none, ...missed];
+  const said = (c: Clause) =>
+    c.kind === "bound" || c.kind === "place"
+      ? `nothing is ${c.label}`
+      : `no device is called "${c.label}"`;
+  const note = none.length
+    ? clauses.filter((c) => c.alts.length === 0).map(said).join("; ")
+    : `nothing that is ${
+      live.filter((c) => !missed.includes(c.label)).map((c) => c.label).join(" and ") || "asked"
+    } is also ${missed.join(" and ")}`;
+  return { unmatched, suggestions: first === undefined ? [] : suggestions, note };
 }
 
 function reasons(index: DeviceIndex, clauses: Clause[], doc: number): string[] {

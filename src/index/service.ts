@@ -9,7 +9,7 @@
 import { buildIndex, DeviceIndex, Lexicon, lexiconDigest } from "./mod.ts";
 import { type IndexSource, refreshDue } from "./record.ts";
 import type { SynonymData } from "./lexicon.ts";
-import { loadIndex, saveIndex } from "./cache.ts";
+import { openIndex, saveIndex } from "./cache.ts";
 import { loadSynonyms } from "./synonyms.ts";
 import { sha256Hex } from "../util/hash.ts";
 
@@ -35,6 +35,10 @@ export interface IndexStats {
   cacheBytes?: number;
   /** Time to build or load, ms. */
   ms: number;
+  /** The source's refresh interval, ms (0: only on demand). */
+  refreshMs: number;
+  /** The facility's synonym file, when one is configured. */
+  synonymsFile?: string;
 }
 
 /** What the program asks of the device index service. */
@@ -112,15 +116,17 @@ export class IndexService implements DeviceIndexService {
       if (file) cacheBytes = (await Deno.stat(file)).size;
     } catch { /* not written (no cache directory, or not writable) */ }
     return {
-      source: index.data.sourceId,
+      source: index.store.sourceId,
       devices: index.size,
       terms: index.termCount,
-      postings: index.data.postings.length,
-      builtAt: new Date(index.data.builtAt).toISOString(),
+      postings: index.store.starts()[index.termCount] ?? 0,
+      builtAt: new Date(index.store.builtAt).toISOString(),
       origin: this.#origin,
       ...(file ? { cacheFile: file } : {}),
       ...(cacheBytes !== undefined ? { cacheBytes } : {}),
       ms: Math.round(this.#ms),
+      refreshMs: this.options.source.refreshMs ?? 0,
+      ...(this.options.synonymsFile ? { synonymsFile: this.options.synonymsFile } : {}),
     };
   }
 
@@ -131,22 +137,24 @@ export class IndexService implements DeviceIndexService {
     const digest = lexiconDigest(synonyms);
     const file = await this.cacheFile();
     if (file && !rebuild) {
-      const data = await loadIndex(file, this.options.source.id, digest);
+      // Opened to be read a piece at a time: a search reads only what it needs.
+      const store = await openIndex(file, this.options.source.id, digest);
       // A cache older than the source's refresh interval is read again from the backend.
-      if (data && !refreshDue(this.options.source, data.builtAt, Date.now())) {
+      if (store && !refreshDue(this.options.source, store.builtAt, Date.now())) {
         this.#origin = "cache";
-        const index = new DeviceIndex(data, new Lexicon(synonyms));
+        const index = new DeviceIndex(store, new Lexicon(synonyms));
         this.#ms = performance.now() - t0;
         this.#ready = index;
-        this.#readAt = data.builtAt;
+        this.#readAt = store.builtAt;
         return index;
       }
+      store?.close();
     }
     const index = await buildIndex(this.options.source, synonyms, signal);
     this.#origin = "built";
     this.#ms = performance.now() - t0;
     this.#ready = index;
-    this.#readAt = index.data.builtAt;
+    this.#readAt = index.store.builtAt;
     if (file && this.options.cacheDir) {
       try {
         await Deno.mkdir(this.options.cacheDir, { recursive: true, mode: 0o700 });

@@ -15,9 +15,21 @@ export const BUILTIN_SYNONYMS_URL = new URL("../../configs/synonyms.toml", impor
 /** The largest synonym file read. */
 const MAX_BYTES = 1 << 20;
 
+/** The tables of word lists a synonym file may hold. */
+const TABLES = ["terms", "related", "places", "expand", "broader", "units", "intents"] as const;
+
 /** An empty table, to merge files into. */
 export function emptySynonyms(): SynonymData {
-  return { terms: {}, related: {}, places: {}, stopwords: [] };
+  return {
+    terms: {},
+    related: {},
+    places: {},
+    stopwords: [],
+    expand: {},
+    broader: {},
+    units: {},
+    intents: {},
+  };
 }
 
 /** Parses one synonym file's text; throws a one-line error naming `where` when it is malformed. */
@@ -30,7 +42,7 @@ export function parseSynonyms(text: string, where: string): SynonymData {
     throw new Error(`${where}: not valid TOML (${why}); fix the synonym file`);
   }
   const out = emptySynonyms();
-  for (const table of ["terms", "related", "places"] as const) {
+  for (const table of TABLES) {
     const t = raw[table];
     if (t === undefined) continue;
     if (typeof t !== "object" || t === null || Array.isArray(t)) {
@@ -56,7 +68,7 @@ export function parseSynonyms(text: string, where: string): SynonymData {
 /** `extra` added to `base`: lists under an existing key are extended, new keys added. */
 export function mergeSynonyms(base: SynonymData, extra: SynonymData): SynonymData {
   const out = emptySynonyms();
-  for (const table of ["terms", "related", "places"] as const) {
+  for (const table of TABLES) {
     out[table] = { ...base[table] };
     for (const [k, list] of Object.entries(extra[table])) {
       out[table][k] = [...(out[table][k] ?? []), ...list];

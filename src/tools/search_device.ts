@@ -7,10 +7,11 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define.ts";
 import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
-import type { DeviceIndex, IndexedDevice } from "../index/device_index.ts";
-import type { FamilyHint } from "../index/families.ts";
-import type { RankedDevice } from "../index/query.ts";
+import type { DeviceIndex } from "../index/device_index.ts";
+import { informalResult, type SearchDeviceResult } from "./search_words.ts";
 import { errorMessage } from "../util/errors.ts";
+
+export type { PatternDevice, SearchDeviceResult } from "./search_words.ts";
 
 /** The ranking and family modules, loaded on the first search (not at start-up). */
 const ranking = () => Promise.all([import("../index/query.ts"), import("../index/families.ts")]);
@@ -34,12 +35,12 @@ const Parameters = z.strictObject({
     "true: only settable devices; false: only read-only ones",
   ),
   properties: z.record(z.string(), z.string()).optional().describe(
-    'Patterns only: property name → * ? glob its value must match, e.g. {"cell": "4", ' +
-      '"kind": "setpoint"} (ChannelFinder properties; the simulator has section, family, ' +
-      "index, plane, signal, kind, cell, units)",
+    'Property name → * ? glob its value must match, e.g. {"cell": "4", "kind": "setpoint"} ' +
+      "(ChannelFinder properties; the simulator has section, family, index, plane, signal, " +
+      "kind, cell, units)",
   ),
   tags: z.array(z.string()).optional().describe(
-    'Patterns only: tags (globs) every device must carry, e.g. ["writable"]',
+    'Tags (globs) every device must carry, e.g. ["writable"]',
   ),
   limit: z.int().min(1).max(200).default(50).describe("Names per page"),
   offset: z.int().min(0).default(0).describe("Skip this many matches (paging)"),
@@ -47,36 +48,21 @@ const Parameters = z.strictObject({
 
 type Args = z.output<typeof Parameters>;
 
-/** What every page has: the count, where it starts, where the next one does. */
-interface Page {
-  total: number;
-  offset: number;
-  next_offset?: number;
-  /** When nothing matched: the nearest device families, when the backend has an index. */
-  nearest_families?: FamilyHint[];
-}
-
-/** A device of a pattern search, with the readback that confirms a write to it. */
-export interface PatternDevice extends IndexedDevice {
-  readback?: string;
-}
-
-/** What `search_device` returns, by how the text was read (`mode`). */
-export type SearchDeviceResult =
-  | Page & { mode: "pattern"; note?: string; devices: PatternDevice[] }
-  | Page & { mode: "regex"; devices: IndexedDevice[] }
-  | Page & { mode: "informal"; understood: string[]; note?: string; devices: RankedDevice[] };
-
 type ResultOf<M extends SearchDeviceResult["mode"]> = Extract<SearchDeviceResult, { mode: M }>;
 
 export const searchDevice = defineTool<typeof Parameters, SearchDeviceResult>({
   name: "search_device",
   description:
-    "Search the device namespace by pattern or by plain words (synonyms, abbreviations, planes, " +
-    "cells and numbers understood; typos tolerated). Returns one page of names with description, " +
-    "units and writability (and for a writable device the readback device that confirms its writes, " +
-    "when the catalogue names one) and the total number of matches; word searches are ranked, each result " +
-    "with its score and the terms it matched. When nothing matches, the nearest device families.",
+    "Search the device namespace by pattern or by plain words or a whole question (synonyms, " +
+    "abbreviations, planes, cells, numbers bound to their word, lists and ranges, 'the second', " +
+    "'the last three', 'actual'/'requested'/'what can I adjust' understood; misspellings " +
+    "corrected). Returns one page of names with description, units and writability (and for a " +
+    "writable device the readback device that confirms its writes, when the catalogue names " +
+    "one) and the total number of matches; word searches are ranked, each result with its " +
+    "score and the terms it matched. A word search returns only devices that are everything " +
+    "asked for: when none is, it returns none, names the term nothing satisfied, and gives the " +
+    "nearest devices apart as suggestions (not an answer). Pattern searches that match nothing " +
+    "name the nearest device families.",
   parameters: Parameters,
   readOnly: true,
   outsideText: "facility services (names, descriptions, units)",
@@ -167,27 +153,17 @@ async function informal(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   ctx: ToolContext,
 ): Promise<ResultOf<"informal">> {
-  if (properties !== undefined || tags !== undefined) {
-    throw new ToolError(
-      "properties and tags filter pattern searches only; search with a pattern (* ?) or drop them",
-    );
-  }
   const index = await needIndex(ctx, "a search by words");
-  const [{ rankedSearch }, { nearestFamilies }] = await ranking();
-  const page = rankedSearch(index, pattern, { subsystem, writable, limit, offset });
-  const next = page.offset + page.devices.length;
-  return {
-    mode: "informal",
-    understood: page.terms,
-    total: page.total,
-    offset: page.offset,
-    ...(page.total && page.unmatched.length
-      ? { note: `no device matches every term; these match none of: ${page.unmatched.join(", ")}` }
-      : {}),
-    devices: page.devices,
-    ...(next < page.total ? { next_offset: next } : {}),
-    ...(page.total === 0 ? { nearest_families: nearestFamilies(index, pattern) } : {}),
-  };
+  const [{ rankedSearch }] = await ranking();
+  const page = rankedSearch(index, pattern, {
+    subsystem,
+    writable,
+    properties,
+    tags,
+    limit,
+    offset,
+  });
+  return informalResult(page);
 }
 
 async function indexOrUndefined(ctx: ToolContext): Promise<DeviceIndex | undefined> {

@@ -47,7 +47,8 @@ Deno.test("search by words ranks the devices meant, each with its score and why 
   const table = await launch(home.path, ["search", "horizontal steerers linac", "--limit", "2"]);
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /understood: horizontal · steerers · linac/);
-  assert.match(table.stdout, /LINAC:COR:H01:PS:TEMP[\s\S]*horizontal \(name\)/);
+  // Among one corrector's signals its setpoint comes first.
+  assert.match(table.stdout, /LINAC:COR:H01:SETPT[\s\S]*horizontal \(name\)/);
 });
 
 Deno.test("a pattern that matches nothing names the nearest families; --words forces words", async () => {

@@ -7,7 +7,7 @@ import {
   rankedSearch,
 } from "../../src/index/mod.ts";
 import { emptySynonyms, loadSynonyms, mergeSynonyms } from "../../src/index/synonyms.ts";
-import { loadIndex, saveIndex } from "../../src/index/cache.ts";
+import { loadIndex, openIndex, saveIndex } from "../../src/index/cache.ts";
 import { IndexService } from "../../src/index/service.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
 import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
@@ -124,6 +124,91 @@ Deno.test("a cached index older than the source's refresh interval is read again
     }
     assert.equal(after.size, before.size);
     assert.equal(reads, 3);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an index opened from its cache file answers as the built one, reading a small part of it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const built = await buildIndex(source, synonyms);
+    const file = `${dir}/i.idx`;
+    await saveIndex(file, built.data);
+    const store = await openIndex(file, source.id, lexiconDigest(synonyms));
+    assert.ok(store);
+    try {
+      const lazy = new DeviceIndex(store, new Lexicon(synonyms));
+      for (
+        const q of [
+          "ion pump pressure cell 4",
+          "the last three linac klystrons",
+          "linac sextupoles",
+        ]
+      ) {
+        assert.deepEqual(
+          rankedSearch(lazy, q, { limit: 10 }),
+          rankedSearch(built, q, { limit: 10 }),
+        );
+      }
+      const size = (await Deno.stat(file)).size;
+      assert.ok(store.bytesRead < size / 5, `${store.bytesRead} of ${size} bytes read`);
+      // A pattern reads what it needs too, and agrees with the built index.
+      assert.deepEqual(
+        lazy.match({ pattern: "RING:COR:H0*:SETPT", limit: 20 }),
+        built.match({ pattern: "RING:COR:H0*:SETPT", limit: 20 }),
+      );
+      assert.equal(lazy.device(5).name, built.device(5).name);
+    } finally {
+      store.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a cache whose sections overrun the file is not opened", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const built = await buildIndex(source, synonyms);
+    const file = `${dir}/i.idx`;
+    await saveIndex(file, built.data);
+    const bytes = await Deno.readFile(file);
+    await Deno.writeFile(file, bytes.subarray(0, bytes.length - 1));
+    assert.equal(await openIndex(file, source.id, lexiconDigest(synonyms)), undefined);
+    await Deno.writeFile(file, new TextEncoder().encode("not an index at all"));
+    assert.equal(await openIndex(file, source.id, lexiconDigest(synonyms)), undefined);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the names come from the cache file a slice at a time, the event loop turning between", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const built = await buildIndex(source, synonyms);
+    const file = `${dir}/i.idx`;
+    await saveIndex(file, built.data);
+    const store = await openIndex(file, source.id, lexiconDigest(synonyms));
+    assert.ok(store);
+    try {
+      const order: string[] = [];
+      setTimeout(() => order.push("timer"), 0);
+      const names: string[] = [];
+      for await (const chunk of store.nameChunks()) {
+        order.push("chunk");
+        names.push(...chunk);
+      }
+      assert.deepEqual(names, [...built.data.names]);
+      assert.ok(order.indexOf("timer") < order.length - 1 || order.length === 2, order.join());
+      assert.ok(order.indexOf("timer") >= 0);
+      // The built index hands its names over the same way.
+      const fromMemory: string[] = [];
+      for await (const chunk of built.nameChunks()) fromMemory.push(...chunk);
+      assert.deepEqual(fromMemory, names);
+    } finally {
+      store.close();
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -11,7 +11,7 @@ const queries = await loadQueries();
 Deno.test("the labelled set holds at least 80 operator queries in every class, some held back", () => {
   assert.ok(queries.length >= 80, `${queries.length} queries`);
   const classes = new Set(queries.map((q) => q.class));
-  for (const c of ["family", "plane", "place", "signal", "synonym", "typo"]) {
+  for (const c of ["family", "plane", "place", "signal", "synonym", "typo", "sentence", "intent"]) {
     assert.ok(classes.has(c), `no ${c} query`);
   }
   assert.ok(queries.filter((q) => q.held_out).length >= 20);
@@ -22,6 +22,18 @@ Deno.test("informal search finds what operators mean: mean precision@k at least 
   const report = qualityReport(scores).join("\n");
   assert.ok(mean(scores.filter((s) => !s.query.held_out)) >= 0.9, report);
   assert.ok(mean(scores.filter((s) => s.query.held_out)) >= 0.9, report);
+  for (const c of ["sentence", "intent"]) {
+    assert.ok(mean(scores.filter((s) => s.query.class === c)) >= 0.85, report);
+  }
+});
+
+Deno.test("every question that should find nothing is answered empty", () => {
+  const nothing = queries.filter((q) => q.expect.length === 0);
+  assert.ok(nothing.length >= 10);
+  for (const q of nothing) {
+    const s = scoreQuery(index, q);
+    assert.equal(s.precision, 1, `"${q.text}" found ${s.wrong.join(", ")}`);
+  }
 });
 
 Deno.test("a wrong expectation lowers the score: the measure can fail", () => {

@@ -73,10 +73,11 @@ Deno.test("every result says which terms it matched, where, and its score", () =
   assert.ok(first.score > 0);
 });
 
-Deno.test("words no device holds are reported, and the rest still rank", () => {
+Deno.test("everyday words no device is described by are set aside and named", () => {
   const page = rankedSearch(index, "horizontal corrector linac flux capacitor");
   assert.equal(page.total, 40);
-  assert.deepEqual(page.unmatched, ["flux", "capacitor"]);
+  assert.deepEqual(page.ignored, ["flux", "capacitor"]);
+  assert.deepEqual(page.unmatched, []);
 });
 
 Deno.test("paging ranked results gives every device once under a stable total", () => {
@@ -109,13 +110,14 @@ Deno.test("the text decides pattern or words: wildcards, /regex/ and a name piec
   assert.equal(searchModeOf("BPM"), "informal");
 });
 
-Deno.test("when no device holds every term, those holding the most are ranked", () => {
+Deno.test("when no device holds every term the answer is empty, naming the term, with near misses apart", () => {
   const page = rankedSearch(index, "klystron cavity temperature", { limit: 200 });
-  assert.ok(page.total > 0);
-  assert.ok(page.unmatched.length === 1, JSON.stringify(page.unmatched));
-  for (const d of page.devices) assert.equal(d.matched.length, 2, d.name);
-  assert.ok(page.devices.some((d) => d.name === "LINAC:KLY:01:TEMP"));
-  assert.ok(page.devices.some((d) => d.name === "RF:STN:01:CAV:TEMP"));
+  assert.equal(page.total, 0);
+  assert.deepEqual(page.devices, []);
+  assert.equal(page.unmatched.length, 1, JSON.stringify(page.unmatched));
+  assert.ok(page.note?.includes(page.unmatched[0] ?? "?"), page.note);
+  assert.ok(page.suggestions.length > 0 && page.suggestions.length <= 5);
+  for (const d of page.suggestions) assert.equal(d.matched.length, 2, d.name);
 });
 
 Deno.test("filters apply to ranked results: writability and subsystem", () => {

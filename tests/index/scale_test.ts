@@ -48,3 +48,24 @@ Deno.test("a record listed twice by a source is refused with its name", () => {
   b.add(r);
   assert.throws(() => b.finish(), /SR:BPM:\d+:X is listed twice by twice/);
 });
+
+Deno.test("building from a source gives the event loop turns: a prompt waiting for keys is served", async () => {
+  const many = generateRecords(60_000);
+  let fired = false;
+  let firedBeforeLastPage = false;
+  const source = {
+    id: "generated-turns",
+    async *records() {
+      for (let i = 0; i < many.length; i += 20_000) {
+        if (i + 20_000 >= many.length) firedBeforeLastPage = fired;
+        yield many.slice(i, i + 20_000);
+        await Promise.resolve();
+      }
+    },
+  };
+  setTimeout(() => fired = true, 0);
+  const b = new IndexBuilder(lexicon, source.id, lexiconDigest(synonyms));
+  await b.addSource(source);
+  assert.equal(b.size, many.length);
+  assert.ok(firedBeforeLastPage, "a timer waited for the whole build");
+});

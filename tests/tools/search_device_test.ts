@@ -74,8 +74,13 @@ Deno.test("a regular expression or words on a backend without an index is a read
   ]);
 });
 
-Deno.test("property filters with words are refused rather than silently ignored", async () => {
+Deno.test("property and tag filters narrow a search by words", async () => {
   const { ok, result } = await search({ pattern: "ring correctors", properties: { cell: "4" } });
-  assert.equal(ok, false);
-  assert.match(String(result.error), /filter pattern searches only/);
+  assert.equal(ok, true, JSON.stringify(result));
+  const devices = result.devices as Row[];
+  assert.ok(devices.length > 0);
+  assert.ok(
+    devices.every((d) => /^RING:COR:[HV]0[78]:/.test(String(d.name))),
+    JSON.stringify(devices[0]),
+  );
 });

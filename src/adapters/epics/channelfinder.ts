@@ -1,17 +1,20 @@
 /**
  * ChannelFinder name search (spec §e): `~name` globs, property and tag
- * filters, `~from`/`~size` paging, and the total from `channels/count`.
+ * filters, paged the same way as the index reads the namespace
+ * (`cf_pages.ts`: `~search_after`, so an offset past Elasticsearch's window
+ * of 10,000 works), and the total from `channels/count`.
  * ChannelFinder knows no units or writability; the record type tells the
  * latter (output records are settable).
  *
  * @module
  */
-import type { z } from "zod";
 import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
-import { httpRead, type HttpService, httpText, query } from "../http.ts";
-import { jsonListPage, jsonReply, pageBody, shaped } from "../reply.ts";
+import { type HttpService, httpText, query } from "../http.ts";
+import { jsonReply, shaped } from "../reply.ts";
 import { subsystemOf } from "./pv_value.ts";
-import { ChannelsSchema, CountSchema } from "./shapes.ts";
+import { CountSchema } from "./shapes.ts";
+import { type Channel, type ChannelFilters, channelPages, MAX_PAGE } from "./cf_pages.ts";
+import { DESCRIPTION_KEYS, UNITS_KEYS } from "./cf_properties.ts";
 
 /** EPICS record types whose value an operator sets. */
 export const OUTPUT_RECORDS = [
@@ -25,8 +28,6 @@ export const OUTPUT_RECORDS = [
   "aao",
 ];
 
-type Channel = z.infer<typeof ChannelsSchema>[number];
-
 /** One page of channels matching the query, with the total number of matches. */
 export async function channelFinderSearch(
   svc: HttpService,
@@ -37,28 +38,34 @@ export async function channelFinderSearch(
   const limit = Math.max(0, Math.floor(q.limit ?? 50));
   const pattern = namePattern(q);
   if (pattern === undefined) return { total: 0, offset, devices: [] };
-  const filters: Record<string, string | string[] | undefined> = { "~name": pattern };
+  const filters: ChannelFilters = { "~name": pattern };
   for (const [k, v] of Object.entries(q.properties ?? {})) filters[k] = v;
   if (q.tags?.length) filters["~tag"] = q.tags;
   if (q.writable === true) filters.recordType = OUTPUT_RECORDS.join("|");
   if (q.writable === false) filters["recordType!"] = OUTPUT_RECORDS.join("|");
-  // A service that ignores ~size must not turn a page of ten into a million rows: only the
-  // page is read, the rest of the body is dropped unread.
-  const [page, count] = await Promise.all([
-    httpRead(
-      svc,
-      `/channels${query({ ...filters, "~from": offset, "~size": limit })}`,
-      { signal },
-      jsonListPage(svc, limit),
-    ),
-    httpText(svc, `/channels/count${query(filters)}`, { signal }),
-  ]);
-  const channels = shaped(
-    svc,
-    ChannelsSchema,
-    pageBody(page.body),
-    "a list of channels with names",
-  );
+  // The page at `offset` is reached by walking name-sorted pages from the start with the
+  // cursor (an offset cannot be asked for past the window); a short page needs one request.
+  // A service that ignores ~size must not turn a page of ten into a million rows: each page
+  // is read to its size only, the rest of the body dropped unread.
+  const walk = { oversized: false };
+  const pageSize = Math.min(MAX_PAGE, Math.max(1, offset + limit));
+  const collect = async () => {
+    const out: Channel[] = [];
+    if (limit === 0) return out;
+    let skip = offset;
+    for await (const page of channelPages(svc, filters, pageSize, signal, walk)) {
+      const from = Math.min(skip, page.length);
+      skip -= from;
+      out.push(...page.slice(from, from + limit - out.length));
+      if (out.length >= limit) break;
+    }
+    return out;
+  };
+  // Both asked at once; a failing page is what is reported when both fail.
+  const counting = httpText(svc, `/channels/count${query(filters)}`, { signal });
+  counting.catch(() => {});
+  const channels = await collect();
+  const count = await counting;
   const total = shaped(
     svc,
     CountSchema,
@@ -69,9 +76,9 @@ export async function channelFinderSearch(
     total,
     offset,
     devices: channels.map(toInfo),
-    ...(page.body.more
+    ...(walk.oversized
       ? {
-        note: `${svc.label} at ${svc.base} sent more than the ${limit} channels asked for ` +
+        note: `${svc.label} at ${svc.base} sent more than the ${pageSize} channels asked for ` +
           `(it ignored ~size); the first ${limit} are shown`,
       }
       : {}),
@@ -96,8 +103,8 @@ function toInfo(c: Channel): DeviceInfo {
   return {
     device: name,
     exists: true,
-    description: props.get("recordDesc") ?? props.get("description") ?? "",
-    units: props.get("EGU") ?? props.get("units") ?? "",
+    description: DESCRIPTION_KEYS.map((k) => props.get(k)?.trim()).find((v) => v) ?? "",
+    units: UNITS_KEYS.map((k) => props.get(k)?.trim()).find((v) => v) ?? "",
     writable: OUTPUT_RECORDS.includes(recordType),
     type: /^(bi|bo|mbbi|mbbo)$/.test(recordType)
       ? "enum"

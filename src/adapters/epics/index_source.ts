@@ -3,11 +3,9 @@
  * every ChannelFinder channel with its properties and tags (spec §e), or,
  * without ChannelFinder, every PV the Archiver Appliance holds (spec §d.4).
  *
- * ChannelFinder is read in pages of `~size` channels sorted by name, with the
- * `~search_after` cursor (Elasticsearch refuses `~from` + `~size` past its
- * window, 10,000 by default); a server that ignores it is read through
- * `/scroll/<last name>` (the same cursor, spec §e.2), and one without `/scroll`
- * with `~from`. Every page is read within `[epics] channelfinder_max_bytes` and at
+ * ChannelFinder is read in pages of `~size` channels sorted by name, the same
+ * way its searches are (`cf_pages.ts`: the `~search_after` cursor, else
+ * `/scroll/<last name>`, else `~from` inside Elasticsearch's window). Every page is read within `[epics] channelfinder_max_bytes` and at
  * most `~size` elements; the whole namespace is capped by
  * `[epics] index_max_channels`, checked against `channels/count` before the
  * first page and again as pages arrive. Property queries do not come here:
@@ -15,12 +13,13 @@
  *
  * @module
  */
-import type { z } from "zod";
 import type { IndexRecord, IndexSource } from "../../index/record.ts";
-import { httpRead, type HttpService, HttpStatusError, httpText, query } from "../http.ts";
+import { httpRead, type HttpService, httpText, query } from "../http.ts";
 import { jsonListPage, jsonReply, pageBody, shaped } from "../reply.ts";
 import { OUTPUT_RECORDS } from "./channelfinder.ts";
-import { ChannelsSchema, CountSchema, MatchingPvsSchema, ScrollSchema } from "./shapes.ts";
+import { type Channel, channelPages } from "./cf_pages.ts";
+import { DESCRIPTION_KEYS, UNITS_KEYS } from "./cf_properties.ts";
+import { CountSchema, MatchingPvsSchema } from "./shapes.ts";
 
 /** Channels per ChannelFinder page. */
 export const CHANNEL_PAGE_SIZE = 1000;
@@ -54,19 +53,6 @@ export function epicsIndexSource(o: EpicsIndexOptions): RefreshingSource {
   );
 }
 
-type Channel = z.infer<typeof ChannelsSchema>[number];
-
-/**
- * How the next page is asked for: the `~search_after` cursor, else `/scroll/<last
- * name>` (the same cursor on servers that have it only there), else `~from`.
- */
-type Cursor = "search_after" | "scroll" | "from";
-const NEXT: Record<Cursor, Cursor | undefined> = {
-  search_after: "scroll",
-  scroll: "from",
-  from: undefined,
-};
-
 /** Every ChannelFinder channel, with its properties and tags. */
 export class ChannelFinderSource implements RefreshingSource {
   readonly id: string;
@@ -96,84 +82,11 @@ export class ChannelFinderSource implements RefreshingSource {
       "the number of channels",
     );
     if (total > this.#max) throw this.#tooMany(total);
-    let cursor: Cursor = "search_after";
     let seen = 0;
-    let last: string | undefined;
-    for (;;) {
-      signal?.throwIfAborted();
-      const channels = await this.#fetch(cursor, last, seen, signal);
-      if (channels === undefined) {
-        // No /scroll on this server: page with ~from.
-        cursor = "from";
-        continue;
-      }
-      const first = channels[0]?.name;
-      if (last !== undefined && first !== undefined && first <= last) {
-        // The page starts at or before the last one's end: the cursor was ignored.
-        const next: Cursor | undefined = NEXT[cursor];
-        if (next === undefined) {
-          throw new Error(
-            `${svc.label} at ${svc.base} ignores ~search_after, /scroll and ~from (page ${seen} ` +
-              `started again at ${first}); it cannot be read page by page`,
-          );
-        }
-        cursor = next;
-        continue;
-      }
+    for await (const channels of channelPages(svc, { "~name": "*" }, this.#page, signal)) {
       seen += channels.length;
       if (seen > this.#max) throw this.#tooMany(seen);
-      if (channels.length > 0) yield channels.map(channelRecord);
-      if (channels.length < this.#page) return;
-      last = channels[channels.length - 1]?.name;
-    }
-  }
-
-  /** One page after `last`; undefined when the server has no `/scroll`. */
-  async #fetch(
-    cursor: Cursor,
-    last: string | undefined,
-    seen: number,
-    signal: AbortSignal | undefined,
-  ): Promise<Channel[] | undefined> {
-    const svc = this.#svc;
-    const params: Record<string, string | number> = { "~name": "*", "~size": this.#page };
-    try {
-      if (cursor === "scroll" && last !== undefined) {
-        // The scroll id is the last hit's id, which ChannelFinder makes the channel's name.
-        const { text, status } = await httpText(
-          svc,
-          `/scroll/${encodeURIComponent(last)}${query(params)}`,
-          { signal },
-        );
-        const reply = shaped(
-          svc,
-          ScrollSchema,
-          jsonReply(svc, text, status),
-          "a scroll page ({id, channels})",
-        );
-        return reply.channels ?? [];
-      }
-      if (last !== undefined && cursor === "search_after") params["~search_after"] = last;
-      if (last !== undefined && cursor === "from") params["~from"] = seen;
-      const { body } = await httpRead(
-        svc,
-        `/channels${query(params)}`,
-        { signal },
-        jsonListPage(svc, this.#page),
-      );
-      return shaped(svc, ChannelsSchema, pageBody(body), "a list of channels with names");
-    } catch (e) {
-      if (e instanceof HttpStatusError && cursor === "scroll" && [404, 405].includes(e.status)) {
-        return undefined;
-      }
-      if (e instanceof HttpStatusError && e.status === 400 && cursor === "from") {
-        throw new Error(
-          `${svc.label} at ${svc.base} refused the page from channel ${seen} (HTTP 400): ` +
-            `it ignores ~search_after, has no /scroll, and its Elasticsearch window ends there; ` +
-            `upgrade ChannelFinder or raise its index.max_result_window`,
-        );
-      }
-      throw e;
+      yield channels.map(channelRecord);
     }
   }
 
@@ -185,7 +98,20 @@ export class ChannelFinderSource implements RefreshingSource {
   }
 }
 
-/** A ChannelFinder channel as the index holds it: recsync's recordDesc is its description. */
+/** The first non-empty of these properties ("" when none is). */
+function firstOf(properties: Record<string, string>, keys: readonly string[]): string {
+  for (const k of keys) {
+    const v = properties[k]?.trim();
+    if (v) return v;
+  }
+  return "";
+}
+
+/**
+ * A ChannelFinder channel as the index holds it: recsync's recordDesc (or a
+ * facility's own description property) is its description. Every property
+ * and tag goes with it: the index reads them as the facility's own words.
+ */
 export function channelRecord(c: Channel): IndexRecord {
   const properties: Record<string, string> = {};
   for (const p of c.properties ?? []) {
@@ -194,8 +120,8 @@ export function channelRecord(c: Channel): IndexRecord {
   const recordType = properties.recordType ?? "";
   return {
     name: c.name,
-    description: properties.recordDesc ?? properties.description ?? properties.DESC ?? "",
-    units: properties.EGU ?? properties.units ?? "",
+    description: firstOf(properties, DESCRIPTION_KEYS),
+    units: firstOf(properties, UNITS_KEYS),
     writable: OUTPUT_RECORDS.includes(recordType),
     properties,
     tags: (c.tags ?? []).map((t) => t.name),

@@ -21,9 +21,17 @@ import {
 } from "../../app/io.ts";
 import { type Style, style } from "../term/style.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
-import type { RankedDevice } from "../../index/query.ts";
 import { type ToolResults, wholeResult } from "../../tools/results.ts";
-import type { PatternDevice } from "../../tools/search_device.ts";
+import { renderSearch } from "./search_render.ts";
+import {
+  FACILITY_FILE,
+  facilityDigest,
+  type Stamp,
+  stampOf,
+  writeTicket,
+} from "./search_ticket.ts";
+import { BUILTIN_SYNONYMS_URL, loadSynonyms } from "../../index/synonyms.ts";
+import { lexiconDigest } from "../../index/digest.ts";
 
 /** One line of a service's text, as a cell shows it. */
 const one = (x: unknown): string => untrusted(String(x ?? ""));
@@ -60,9 +68,11 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
   } else {
     const s = style(io.color);
     if ("readings" in result) renderGet(result, io, s);
-    else if ("mode" in result) renderSearch(result, io, s);
+    else if ("mode" in result) renderSearch(result, io);
     else renderLogs(result, io, s);
   }
+  // Only a search by words is answered from the cache next time: only it leaves a ticket.
+  if ("mode" in result && result.mode === "informal") await leaveTicket(app, io);
   // A device that could not be read or summarised is a failure for scripts, even when
   // others came back: exit 1, with each device's reason on stderr (in the JSON under --json).
   const failures = failedDevices(result);
@@ -152,46 +162,6 @@ function renderGet(result: ToolResults["get_parameter"], io: Io, s: Style): void
   if (result.readings.length) io.out(`${t.toString()}\n`);
 }
 
-function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): void {
-  const devices: (PatternDevice & Partial<RankedDevice>)[] = result.devices;
-  const ranked = result.mode === "informal";
-  if (result.mode === "informal") {
-    io.out(s.dim(`understood: ${one(result.understood.join(" · "))}\n`));
-  }
-  const head = ["Device", "Units", "Writable", "Description", ...(ranked ? ["Score", "Why"] : [])];
-  const t = table(head, s);
-  for (const d of devices) {
-    t.push([
-      one(d.name),
-      one(d.units),
-      d.writable ? "yes" : "",
-      one(d.description),
-      ...(ranked ? [one(d.score), one((d.matched ?? []).join(", "))] : []),
-    ]);
-  }
-  if (devices.length) io.out(`${t.toString()}\n`);
-  const { offset, total } = result;
-  io.out(
-    s.dim(
-      devices.length
-        ? `${offset + 1}–${offset + devices.length} of ${total}${
-          result.next_offset !== undefined ? ` (next page: --offset ${result.next_offset})` : ""
-        }\n`
-        : `no devices match (${total} in all)\n`,
-    ),
-  );
-  const near = result.nearest_families ?? [];
-  if (near.length) {
-    io.out("nearest families:\n");
-    for (const f of near) {
-      io.out(
-        `  ${one(f.pattern)}  ${s.dim(`${one(f.devices)} devices, e.g. ${one(f.example)}`)}\n`,
-      );
-    }
-  }
-  if ("note" in result && result.note !== undefined) io.err(`accel-agent: ${one(result.note)}\n`);
-}
-
 function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
   io.out(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}\n`));
   if (result.source === "archive") {
@@ -226,4 +196,47 @@ function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
       io.out(`    ${body.replaceAll("\n", "\n    ")}\n`);
     }
   }
+}
+
+/**
+ * After a search that loaded everything: what the next search with this
+ * configuration needs to answer from the cached index alone.
+ */
+async function leaveTicket(app: App, io: Io): Promise<void> {
+  const stats = await app.devices?.stats().catch(() => undefined);
+  if (!stats?.cacheFile || stats.cacheBytes === undefined) return;
+  const files = [decodeURIComponent(BUILTIN_SYNONYMS_URL.pathname)];
+  if (stats.synonymsFile) files.push(stats.synonymsFile);
+  const stamps: Stamp[] = [];
+  for (const f of files) {
+    const stamp = stampOf(f);
+    if (stamp === undefined) return;
+    stamps.push(stamp);
+  }
+  let synonyms;
+  try {
+    synonyms = await loadSynonyms(stats.synonymsFile);
+  } catch {
+    return;
+  }
+  await writeTicket({
+    ...(app.loaded.path ? { config: app.loaded.path } : {}),
+    configHash: app.loaded.hash,
+    home: io.env("HOME") ?? io.cwd,
+    stateDir: app.stateDir,
+    source: stats.source,
+    cacheFile: stats.cacheFile,
+    refreshMs: stats.refreshMs,
+    synonyms,
+    lexiconDigest: lexiconDigest(synonyms),
+    color: app.loaded.config.ui.color,
+    stamps,
+    ...(app.loaded.config.facility.adapter === "simulator" ? await facilityIdentity() : {}),
+  });
+}
+
+/** The simulator's facility description, by digest and (when readable) by its file's stamp. */
+async function facilityIdentity(): Promise<{ facility: string; facilityStamp?: Stamp }> {
+  const stamp = stampOf(FACILITY_FILE);
+  return { facility: await facilityDigest(), ...(stamp ? { facilityStamp: stamp } : {}) };
 }

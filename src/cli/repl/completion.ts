@@ -33,7 +33,7 @@ export class Completer {
    */
   constructor(
     readonly commands: readonly string[],
-    readonly loadNames?: () => Promise<NameColumn>,
+    readonly loadNames?: () => Promise<NameColumn | readonly string[]>,
   ) {}
 
   /** True once device names can be completed. */
@@ -45,7 +45,11 @@ export class Completer {
   load(): Promise<void> {
     this.#loading ??= (this.loadNames?.() ?? Promise.resolve(undefined)).then(
       (column) => {
-        if (column) this.#names = sortedNames(column);
+        if (column) {
+          this.#names = Array.isArray(column)
+            ? column as string[]
+            : sortedNames(column as NameColumn);
+        }
       },
       () => {
         // No index (the backend is unreachable): slash commands still complete.
@@ -67,6 +71,17 @@ export class Completer {
     }
     return [deviceCandidates(this.#names, word), word];
   }
+}
+
+/**
+ * Device names gathered slice by slice (the index hands them over in name
+ * order), the event loop given a turn between slices: the prompt never
+ * waits for them.
+ */
+export async function gatherNames(chunks: AsyncIterable<string[]>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const chunk of chunks) for (const n of chunk) out.push(n);
+  return out;
 }
 
 /** The names sorted, for prefix search (the index keeps them sorted: then no sort is needed). */

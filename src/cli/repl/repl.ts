@@ -21,7 +21,7 @@ import { runSlash, slashCommands } from "./slash.ts";
 import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
-import { Completer } from "./completion.ts";
+import { Completer, gatherNames } from "./completion.ts";
 import { PromptSigint, readMessage } from "./line_input.ts";
 import { PASTED_BREAK } from "./paste.ts";
 import { TurnInput } from "./turn_input.ts";
@@ -72,7 +72,7 @@ export async function runRepl(app: App, io: Io): Promise<number> {
   const devices = app.devices;
   const completer = new Completer(
     slashCommands(),
-    devices && (async () => (await devices.index()).data.names),
+    devices && (async () => gatherNames((await devices.index()).nameChunks())),
   );
   // Typed during a turn and not taken by the agent: the next question.
   let next: string | undefined;

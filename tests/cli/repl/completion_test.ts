@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   Completer,
   deviceCandidates,
+  gatherNames,
   MAX_CANDIDATES,
   type NameColumn,
   sortedNames,
@@ -88,4 +89,23 @@ Deno.test("a backend whose index fails to load leaves slash completion working",
   await c.load();
   assert.equal(c.ready, false);
   assert.deepEqual(c.complete("/perm"), [["/permissions"], "/perm"]);
+});
+
+Deno.test("the first Tab's names arrive slice by slice, the event loop turning between slices", async () => {
+  const names = facilityNames();
+  const order: string[] = [];
+  async function* slices() {
+    for (let i = 0; i < names.length; i += 20_000) {
+      order.push("slice");
+      yield names.slice(i, i + 20_000);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  }
+  setTimeout(() => order.push("timer"), 0);
+  const gathered = await gatherNames(slices());
+  assert.equal(gathered.length, names.length);
+  assert.ok(order.indexOf("timer") > 0 && order.indexOf("timer") < order.length - 1, order.join());
+  const c = new Completer([], () => Promise.resolve(gathered));
+  await c.load();
+  assert.ok(c.ready);
 });

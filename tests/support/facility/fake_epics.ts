@@ -192,15 +192,9 @@ function archivedTimes(onChange: FakePv | undefined, fromMs: number, toMs: numbe
 function channelFinderRoute(
   url: URL,
   pvs: Record<string, FakePv>,
-  opts: { maxResultWindow: number; searchAfter: boolean; scroll: boolean },
+  opts: ChannelFinderOptions,
 ): Response {
-  const base = "/ChannelFinder/resources/channels";
-  // GET /scroll[/<id>]: the same query, continued after the hit whose id (the name) is given.
-  const scroll = /^\/ChannelFinder\/resources\/scroll(?:\/([^/]+))?$/.exec(url.pathname);
-  if (url.pathname !== base && url.pathname !== `${base}/count` && !(scroll && opts.scroll)) {
-    return new Response("Not Found", { status: 404 });
-  }
-  const channels = Object.entries(pvs).map(([name, pv]) => ({
+  const channels = Object.entries(pvs).map(([name, pv]): CfChannel => ({
     name,
     owner: "recceiver",
     properties: [
@@ -211,9 +205,46 @@ function channelFinderRoute(
     ],
     tags: NOT_ARCHIVED.has(name) ? [] : [{ name: "archived", owner: "cf", channels: [] }],
   }));
+  return channelsRoute(url, channels, opts);
+}
+
+/** A ChannelFinder channel as the service sends it (spec §e.2). */
+export interface CfChannel {
+  name: string;
+  owner: string;
+  properties: { name: string; value: string; owner: string; channels: never[] }[];
+  tags: { name: string; owner: string; channels: never[] }[];
+}
+
+/** How a fake ChannelFinder pages. */
+export interface ChannelFinderOptions {
+  /** Elasticsearch's window: `~from` + `~size` past it is a 400. */
+  maxResultWindow: number;
+  /** `~search_after` is honoured. */
+  searchAfter: boolean;
+  /** `/scroll` is served. */
+  scroll: boolean;
+}
+
+/**
+ * ChannelFinder's channel resources over any list of channels: `~name`,
+ * `~tag` and property globs (negation with `!`), `~size`, `~from` within the
+ * window, `~search_after`, `/scroll`, `/count`.
+ */
+export function channelsRoute(
+  url: URL,
+  channels: CfChannel[],
+  opts: ChannelFinderOptions,
+): Response {
+  const base = "/ChannelFinder/resources/channels";
+  // GET /scroll[/<id>]: the same query, continued after the hit whose id (the name) is given.
+  const scroll = /^\/ChannelFinder\/resources\/scroll(?:\/([^/]+))?$/.exec(url.pathname);
+  if (url.pathname !== base && url.pathname !== `${base}/count` && !(scroll && opts.scroll)) {
+    return new Response("Not Found", { status: 404 });
+  }
   let from = 0, size = 10_000;
   let after: string | undefined;
-  const tests: ((c: typeof channels[number]) => boolean)[] = [];
+  const tests: ((c: CfChannel) => boolean)[] = [];
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key).flatMap((v) => v.split(/[|,;]/));
     const res = values.map(globRe);
