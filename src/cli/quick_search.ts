@@ -30,6 +30,7 @@ import { rankedSearch } from "../index/query.ts";
 import { informalResult } from "../tools/search_words.ts";
 import { readTicket, sameFacility, stampOf } from "./commands/search_ticket.ts";
 import { renderSearch } from "./commands/search_render.ts";
+import { readPlainTextSync } from "../util/glance_read.ts";
 
 /** A plain `search` command line, as the full parser would read it. */
 export interface QuickArgs {
@@ -141,9 +142,7 @@ export async function quickSearch(args: readonly string[]): Promise<number | und
   let text: string;
   try {
     // As the full load reads it: a regular file, at most 1 MiB.
-    const st = Deno.statSync(file.path);
-    if (!st.isFile || st.size > 1 << 20) return undefined;
-    text = Deno.readTextFileSync(file.path);
+    text = readPlainTextSync(file.path, 1 << 20);
   } catch {
     return undefined;
   }

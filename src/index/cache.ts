@@ -8,7 +8,8 @@
  * @module
  */
 import type { IndexData, TextColumn } from "./data.ts";
-import { FileStore, openCacheSync, type Sections, type StoreHeader } from "./file_store.ts";
+import { FileStore, type Sections, type StoreHeader } from "./file_store.ts";
+import { openPlainSync } from "../util/glance_read.ts";
 import { NotRegularFileError } from "../util/bounded_read.ts";
 
 /** Bumped whenever the layout or the way terms are made changes. */
@@ -209,7 +210,7 @@ export function openIndexSync(
 ): FileStore | undefined {
   let file: Deno.FsFile;
   try {
-    file = openCacheSync(path);
+    file = openPlainSync(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof NotRegularFileError) return undefined;
     throw e;

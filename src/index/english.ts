@@ -7,17 +7,21 @@
  *
  * @module
  */
+import { readPlainTextSync } from "../util/glance_read.ts";
 
 /** The list shipped beside the program. */
 export const ENGLISH_WORDS_URL = new URL("../../configs/english_words.txt", import.meta.url);
 
 let text: string | undefined;
 
+/** The largest word list read (the shipped one is well under 2 MiB). */
+const MAX_LIST_BYTES = 16 << 20;
+
 /** The list's text ("" when it cannot be read: every unknown word is then a misspelling). */
 function list(): string {
   if (text === undefined) {
     try {
-      text = Deno.readTextFileSync(decodeURIComponent(ENGLISH_WORDS_URL.pathname));
+      text = readPlainTextSync(decodeURIComponent(ENGLISH_WORDS_URL.pathname), MAX_LIST_BYTES);
     } catch {
       text = "";
     }

@@ -9,7 +9,7 @@
 import type { IndexData } from "./data.ts";
 import { TextColumn } from "./data.ts";
 import { fieldsIn, type IndexStore, lowerBound, MemoryStore } from "./store.ts";
-import { NotRegularFileError } from "../util/bounded_read.ts";
+import { openPlainSync } from "../util/glance_read.ts";
 
 /** Bytes of the names read per slice. */
 const NAME_BYTES = 1 << 19;
@@ -336,7 +336,7 @@ export class FileStore implements IndexStore {
       return;
     }
     const section = this.#h.sections.names;
-    const file = openCacheSync(this.#path);
+    const file = openPlainSync(this.#path);
     try {
       let carry = new Uint8Array(0);
       for (let at = 0; at < section.length; at += NAME_BYTES) {
@@ -370,26 +370,4 @@ export class FileStore implements IndexStore {
       this.#file.close();
     } catch { /* already closed */ }
   }
-}
-
-/**
- * Opens the cache file for reading, refusing anything but a regular file:
- * looked at before the open (opening a FIFO would wait for a writer for
- * ever) and again after it. The cache lives in the operator's private state
- * directory, so only the operator could swap a FIFO in between the two;
- * this reader does without `node:fs` (the command line's search must not
- * pay for it), which the bounded reader uses to open without blocking.
- */
-export function openCacheSync(path: string): Deno.FsFile {
-  const kind = (info: Deno.FileInfo) =>
-    info.isFile ? undefined : info.isDirectory ? "a directory" : "not a regular file";
-  const before = kind(Deno.statSync(path));
-  if (before) throw new NotRegularFileError(`${path}: ${before}`);
-  const file = Deno.openSync(path, { read: true });
-  const after = kind(file.statSync());
-  if (after) {
-    file.close();
-    throw new NotRegularFileError(`${path}: ${after}`);
-  }
-  return file;
 }

@@ -78,3 +78,49 @@ export async function glanceRegularText(
   );
   return new TextDecoder().decode(bytes);
 }
+
+/**
+ * Opens the regular file at `path` synchronously, without `node:fs`, for
+ * the command line's search, which answers before the rest of the program
+ * (and `node:fs`) is loaded: checked by `stat` before the open (opening a
+ * FIFO would wait for a writer) and by `fstat` after it. Between the two
+ * only someone who can write the file's directory could put a FIFO in its
+ * place; it is used only for the operator's own config, state directory
+ * and the program's shipped files, and the full load that follows any
+ * doubt uses the reader that cannot wait.
+ */
+export function openPlainSync(path: string, opts: ReadOptions = {}): Deno.FsFile {
+  const shown = opts.shown ?? path;
+  const before = Deno.statSync(path);
+  if (!before.isFile) throw notRegular(shown, kindOf(before), opts.fix);
+  const file = Deno.openSync(path, { read: true });
+  const info = file.statSync();
+  if (!info.isFile) {
+    file.close();
+    throw notRegular(shown, kindOf(info), opts.fix);
+  }
+  return file;
+}
+
+/** The text of the regular file at `path`, at most `maxBytes`, read as {@link openPlainSync} opens it. */
+export function readPlainTextSync(path: string, maxBytes: number, opts: ReadOptions = {}): string {
+  const shown = opts.shown ?? path;
+  using file = openPlainSync(path, opts);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const buf = new Uint8Array(Math.min(maxBytes + 1 - total, 1 << 16) || 1);
+    const n = file.readSync(buf);
+    if (n === null || n === 0) break;
+    total += n;
+    if (total > maxBytes) throw tooLarge(shown, maxBytes, opts.fix);
+    chunks.push(buf.subarray(0, n));
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(out);
+}

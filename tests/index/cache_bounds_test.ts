@@ -42,14 +42,19 @@ Deno.test("a cache header whose count or section lengths do not fit the file is 
   const file = `${dir.path}/i.idx`;
   await saveIndex(file, built.data);
   const { header, body } = split(await Deno.readFile(file));
-  const sections = header.sections as number[];
+  type Section = { offset: number; length: number };
+  const sections = header.sections as Record<string, Section>;
+  const edit = (name: string, change: Partial<Section>) => ({
+    sections: { ...sections, [name]: { ...sections[name], ...change } },
+  });
   const edits: Record<string, unknown>[] = [
     // One wrong count: a column of 1.7 billion entries (6.9 GB) if it were believed.
     { count: 1_700_000_000 },
     { count: (header.count as number) + 1 },
-    // A section that claims more bytes than the file has.
-    { sections: sections.map((s, i) => i === 6 ? s + (1 << 30) : s) },
-    { sections: sections.map((s, i) => i === 0 ? 0xffffffff : s) },
+    // A section that claims more bytes than the file has, or lies past its end.
+    edit("postings", { length: (sections.postings?.length ?? 0) + (1 << 30) }),
+    edit("terms", { offset: 0xffffffff }),
+    edit("names", { length: 0xffffffff }),
   ];
   const before = Deno.memoryUsage().rss;
   for (const edit of edits) {

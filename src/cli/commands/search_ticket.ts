@@ -10,6 +10,7 @@
 import { VERSION } from "../../version.ts";
 import type { SynonymData } from "../../index/lexicon.ts";
 import { sha256Hex } from "../../util/hash.ts";
+import { readPlainTextSync } from "../../util/glance_read.ts";
 
 /** Where the ticket is kept, in the state directory. */
 export function ticketPath(stateDir: string): string {
@@ -117,9 +118,7 @@ function isSynonyms(v: unknown): v is SynonymData {
 export function readTicket(stateDir: string): SearchTicket | undefined {
   let t: Record<string, unknown>;
   try {
-    const text = Deno.readTextFileSync(ticketPath(stateDir));
-    if (text.length > 1 << 16) return undefined;
-    t = JSON.parse(text);
+    t = JSON.parse(readPlainTextSync(ticketPath(stateDir), 1 << 16));
   } catch {
     return undefined;
   }
