@@ -348,6 +348,6 @@ Deno.test("a failed automatic restore keeps the run open and reported at the nex
   assert.equal(r.code, 1, r.stderr);
   oneLine(
     r,
-    /stays open: SR:COR:H01:SETPT: its readback SR:COR:H01:RDBK reads 0\.52, not its original 0\.5 ±0\.001; nothing was written$/,
+    /stays open: SR:COR:H01:SETPT: its readback SR:COR:H01:RDBK reads 0\.52, not its original 0\.5 ±0\.001; nothing was written\. Try again when its devices can be read, or check them by hand, then: accel-agent plan recover \S+ --dismiss$/,
   );
 });

@@ -69,12 +69,15 @@ export async function runPlanRecover(
         `then: accel-agent plan recover ${id} --dismiss`,
     );
   }
+  /** What the operator can do about a run that stays open for now. */
+  const retry = `; nothing was written. Try again when its devices can be read, or check them by ` +
+    `hand, then: accel-agent plan recover ${id} --dismiss`;
   const trusted = target as CheckedRun & { originals: Record<string, Value | null> };
   let built;
   try {
     built = await service.recoveryPlan(trusted);
   } catch (e) {
-    still(`its devices cannot be read (${errorMessage(e)}); nothing was written`);
+    still(`its devices cannot be read (${errorMessage(e)})${retry}`);
   }
   const { plan, skipped } = built;
   if (!plan) {
@@ -82,11 +85,11 @@ export async function runPlanRecover(
     try {
       closed = await service.closeIfRestored(trusted);
     } catch (e) {
-      still(`${errorMessage(e)}; nothing was written`);
+      still(`${errorMessage(e)}${retry}`);
     }
     if (!closed.closed) {
       still(
-        `${closed.left.map((x) => `${x.device}: ${x.why}`).join("; ")}; nothing was written`,
+        `${closed.left.map((x) => `${x.device}: ${x.why}`).join("; ")}${retry}`,
         { not_restored: closed.left },
       );
     }
