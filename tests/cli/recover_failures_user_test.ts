@@ -39,7 +39,7 @@ Deno.test("plan recover with the gateway gone leaves the run open and says so in
   assert.doesNotMatch(r.stderr, /internal error|^\s+at /m);
   const json = await user.run(["plan", "recover", run, "--json"]);
   assert.equal(json.code, 1);
-  assert.equal(JSON.parse(json.stdout).ok, false);
+  assert.equal(JSON.parse(json.stdout).status, "still_open");
   // Still open: the next listing has it, and the audit has no outcome for it.
   const again = JSON.parse((await user.run(["plan", "recover", "--json"])).stdout);
   assert.deepEqual(again.unfinished.map((m: { run: string }) => m.run), [run]);
