@@ -55,6 +55,8 @@ export class Writer {
   readonly originals = new Map<string, Value>();
   /** Every write handed to the control system, in order: what the wire may have received. */
   readonly sent: { device: string; value: Value }[] = [];
+  /** The value last sent to each device whose confirmation has not come (yet). */
+  readonly #unconfirmed = new Map<string, Value>();
   /** Why writes were off, once a check found them off. */
   switchedOff?: string;
 
@@ -154,8 +156,11 @@ export class Writer {
       }
     }
     this.sent.push({ device, value });
+    this.#unconfirmed.set(device, value);
     await this.deps.cs.write(device, value, signal);
-    return await this.awaitReadback(device, value, signal);
+    const confirmed = await this.awaitReadback(device, value, signal);
+    this.#unconfirmed.delete(device);
+    return confirmed;
   }
 
   /**
@@ -169,7 +174,15 @@ export class Writer {
     }
     const tol = this.checked.tolerances[device] ?? 1e-6;
     let now = await this.#readNumber(device, signal);
-    if (Math.abs(now - target) <= tol) {
+    // A write this run sent and never saw confirmed (stopped while it settled) may land after
+    // this read, which can be older than it: the device is at `now` or on its way to `pending`.
+    // So the restore steps from whichever is further from the target, and writes the target even
+    // when the read already shows it: the last write the device takes is then the original.
+    const pending = this.#unconfirmed.get(device);
+    if (typeof pending === "number" && Math.abs(pending - target) > Math.abs(now - target)) {
+      now = pending;
+    }
+    if (pending === undefined && Math.abs(now - target) <= tol) {
       // Already there: say what confirms it, as a write would.
       return await this.awaitReadback(device, target, signal);
     }
