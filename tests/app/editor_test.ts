@@ -13,11 +13,13 @@ import { tempConfig } from "../support/run_agent.ts";
 
 async function grantsOf(toml: string, env: Record<string, string>, launcher = false) {
   await using config = await tempConfig(toml);
-  const loaded = await loadConfig({ path: config.path, env: { get: () => undefined }, cwd: "/" });
+  const home = (n: string) => (n === "HOME" ? "/home/op" : undefined);
+  const loaded = await loadConfig({ path: config.path, env: { get: home }, cwd: "/" });
   return {
     loaded,
     grants: computeGrants(loaded, {
-      env: (n) => env[n],
+      // The default state directory is under HOME.
+      env: (n) => ({ HOME: "/home/op", ...env })[n],
       cwd: "/",
       run: ["/usr/bin/deno"],
       editorFromEnvironment: launcher,
