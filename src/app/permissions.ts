@@ -19,9 +19,6 @@ import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
 import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
 
-/** Where api.openai.com is, for models with no base URL of their own. */
-const OPENAI_DEFAULT = "https://api.openai.com/v1";
-
 /** The only system information read: the host name, for the audit log. */
 const SYS = ["hostname"] as const;
 
@@ -77,6 +74,12 @@ export interface Grants {
   sys: string[];
   run: string[];
   net: string[];
+  /**
+   * Programs the configuration names by a bare name that is not on this
+   * console's PATH: left out of `run` (Deno would say so on every start, and
+   * could not start them anyway), each with the setting that names it.
+   */
+  notFound?: { program: string; setting: string }[];
 }
 
 /** What the grants are computed from besides the configuration. */
@@ -113,7 +116,7 @@ export function hostPort(url: string): string | undefined {
 
 /** Every URL the configuration may make the program contact, model first. */
 export function configuredUrls(config: Config): string[] {
-  const urls = [config.llm.base_url || OPENAI_DEFAULT];
+  const urls = [config.llm.base_url];
   for (const entry of Object.values(config.llm.models)) {
     if (typeof entry !== "string" && entry.base_url) urls.push(entry.base_url);
   }
@@ -179,6 +182,13 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     }
     return path;
   };
+  const programs = onPath([
+    ...launcherPrograms(config, loaded.baseDir, home).map((p) => ({
+      program: check(p, "[launchers]"),
+      setting: "[launchers]",
+    })),
+    ...hookPrograms(config, loaded.baseDir, home).map((p) => ({ program: p, setting: "[hooks]" })),
+  ], ctx.env("PATH"));
   const site = ctx.env("ACCEL_AGENT_SITE_FILE")?.trim();
   const pyodide = config.sandbox.pyodide_dir
     ? resolveConfigPath(config.sandbox.pyodide_dir, loaded.baseDir, home)
@@ -188,7 +198,9 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   const scans = named.filter((p) => p.setting === "[state] dir")
     .map((p) => ({ path: `${p.path}/scans`, setting: p.setting }));
   const read = [
+    // The config file and each one it inherits from (a site config, the shipped defaults).
     ...(loaded.path ? [{ path: loaded.path, setting: "--config" }] : []),
+    ...(loaded.layers ?? []).map((l) => ({ path: l.path, setting: "extends" })),
     ...named,
     ...scans,
     ...OWN_FILES.map((path) => ({ path, setting: "the program's own files" })),
@@ -215,14 +227,49 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     env: unique([...BASE_ENV, ...configuredEnv(config).filter((n) => !coveredByBase(n))]),
     sys: [...SYS],
     // This runtime (the sandbox), the launchers of the kinds of display the catalogue holds,
-    // and the facility's hook programs ([[hooks.*]] command).
-    run: unique([
-      ...(ctx.run ?? [Deno.execPath()]),
-      ...launcherPrograms(config, loaded.baseDir, home).map((p) => check(p, "[launchers]")),
-      ...hookPrograms(config, loaded.baseDir, home),
-    ]),
+    // and the facility's hook programs ([[hooks.*]] command), those named bare only when found.
+    run: unique([...(ctx.run ?? [Deno.execPath()]), ...programs.found]),
     net: netHosts(config),
+    ...(programs.missing.length ? { notFound: programs.missing } : {}),
   };
+}
+
+/**
+ * Programs split into those to grant (a path, or a bare name found on
+ * `path`) and bare names found nowhere on it. The program itself, under the
+ * launcher's grants, may neither read PATH nor its directories: it takes the
+ * launcher's finding from the run grant it was given.
+ */
+export function onPath(
+  programs: { program: string; setting: string }[],
+  path: string | undefined,
+): { found: string[]; missing: { program: string; setting: string }[] } {
+  const found: string[] = [];
+  const missing: { program: string; setting: string }[] = [];
+  for (const p of programs) {
+    if (p.program.includes("/") || onPathHere(p.program, path)) found.push(p.program);
+    else if (!missing.some((m) => m.program === p.program)) missing.push(p);
+  }
+  return { found, missing };
+}
+
+function onPathHere(program: string, path: string | undefined): boolean {
+  const granted = () =>
+    Deno.permissions.querySync({ name: "run", command: program }).state === "granted";
+  if (path === undefined) return granted();
+  try {
+    return path.split(":").filter((d) => d.startsWith("/")).some((d) => {
+      try {
+        const info = Deno.statSync(`${d}/${program}`);
+        return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+      } catch (e) {
+        if (e instanceof Deno.errors.NotCapable) throw e;
+        return false;
+      }
+    });
+  } catch {
+    return granted();
+  }
 }
 
 /**
