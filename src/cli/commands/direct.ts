@@ -8,7 +8,6 @@
  *
  * @module
  */
-import Table from "cli-table3";
 import type { App } from "../../app/app.ts";
 import type { Command } from "../args/args.ts";
 import { CliError, Exit } from "../../app/exit.ts";
@@ -20,6 +19,7 @@ import {
   type StopSignal,
 } from "../../app/io.ts";
 import { type Style, style } from "../term/style.ts";
+import { type FitTable, fitTable } from "../term/fit_table.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import type { RankedDevice } from "../../index/query.ts";
 import { type ToolResults, wholeResult } from "../../tools/results.ts";
@@ -118,13 +118,9 @@ function errorText(result: unknown): string {
   return typeof e === "string" ? e : "the command failed";
 }
 
-function table(head: string[], s: Style): Table.Table {
-  return new Table({
-    head: head.map((h) => s.bold(h)),
-    style: { head: [], border: [] },
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-    wordWrap: true,
-  });
+/** A table as wide as the terminal at most, cells wrapped between words. */
+function table(head: string[], s: Style, width: number): FitTable {
+  return fitTable(head, s, width);
 }
 
 function severity(sev: unknown, s: Style): string {
@@ -135,7 +131,11 @@ function severity(sev: unknown, s: Style): string {
 }
 
 function renderGet(result: ToolResults["get_parameter"], io: Io, s: Style): void {
-  const t = table(["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"], s);
+  const t = table(
+    ["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"],
+    s,
+    io.columns(),
+  );
   for (const r of result.readings) {
     const value = typeof r.value === "object" && r.value !== null
       ? terminalJson(r.value).replace(/\s+/g, "")
@@ -159,7 +159,7 @@ function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): v
     io.out(s.dim(`understood: ${one(result.understood.join(" · "))}\n`));
   }
   const head = ["Device", "Units", "Writable", "Description", ...(ranked ? ["Score", "Why"] : [])];
-  const t = table(head, s);
+  const t = table(head, s, io.columns());
   for (const d of devices) {
     t.push([
       one(d.name),
@@ -195,7 +195,7 @@ function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): v
 function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
   io.out(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}\n`));
   if (result.source === "archive") {
-    const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s);
+    const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s, io.columns());
     for (const x of result.series) {
       if ("error" in x) {
         t.push([one(x.device), { colSpan: 6, content: s.red(one(x.error)) }]);

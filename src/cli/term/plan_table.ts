@@ -45,9 +45,11 @@ export function planColumnWidths(columns: number, longestDevice: number): number
   const wide = Math.max(26, device);
   const fixed = NUM + ACTION + wide + 34 + BORDERS;
   if (columns - fixed >= 24) return [NUM, ACTION, wide, 34, Math.min(80, columns - fixed)];
-  const room = columns - BORDERS - NUM - ACTION - device;
+  // From 80 columns up the table fits: a long name wraps in a narrower device column.
+  const fits = columns >= 80 ? Math.max(14, columns - BORDERS - NUM - ACTION - 32) : device;
+  const room = columns - BORDERS - NUM - ACTION - Math.min(device, fits);
   const value = Math.max(16, Math.floor(room * 0.45));
-  return [NUM, ACTION, device, value, Math.max(16, room - value)];
+  return [NUM, ACTION, Math.min(device, fits), value, Math.max(16, room - value)];
 }
 
 /**
@@ -163,7 +165,8 @@ function change(
   units = "",
 ): string {
   const u = units ? ` ${one(units)}` : "";
-  const d = delta === undefined ? "" : ` (Δ ${delta >= 0 ? "+" : ""}${round6(delta)})`;
+  // "(Δ+1)" in one piece: a wrapped cell never leaves "(Δ" on a line without its value.
+  const d = delta === undefined ? "" : ` (Δ${delta >= 0 ? "+" : ""}${round6(delta)})`;
   return `${show(from)} → ${one(to)}${u}${d}`;
 }
 
