@@ -305,7 +305,7 @@ export async function createApp(
     },
     async close() {
       await features.close();
-      await Promise.all([cs.close(), sandbox.runner.close()]);
+      await Promise.all([cs.close(), sandbox.runner.close(), plans.close()]);
     },
   };
   if (opts.resume !== undefined) await app.resume(opts.resume || undefined);

@@ -18,6 +18,8 @@ import { isWritableSetting, namedPaths, normalize, resolveConfigPath } from "../
 import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
 import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
+import { siteCollectorsSync } from "../safety/site.ts";
+import { collectorHost } from "../safety/forward_config.ts";
 
 /** The only system information read: the host name, for the audit log. */
 const SYS = ["hostname"] as const;
@@ -229,7 +231,11 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     // This runtime (the sandbox), the launchers of the kinds of display the catalogue holds,
     // and the facility's hook programs ([[hooks.*]] command), those named bare only when found.
     run: unique([...(ctx.run ?? [Deno.execPath()]), ...programs.found]),
-    net: netHosts(config),
+    // The hosts of the model endpoints and facility services, and the site's log collectors.
+    net: unique([
+      ...netHosts(config),
+      ...siteCollectorsSync(ctx.env).flatMap((c) => collectorHost(c.target) ?? []),
+    ]),
     ...(programs.missing.length ? { notFound: programs.missing } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { RunJournal } from "../plan/run_journal.ts";
 import { type Approver, DeferringApprover } from "../safety/approval.ts";
 import { ApprovalTokens } from "../safety/approval_token.ts";
 import { AuditLog, type SafetyState } from "../safety/audit.ts";
+import { AuditForwarder } from "../safety/audit_forward.ts";
 import { keysDir, keysExposedBy, loadKey } from "../safety/keys.ts";
 import {
   LimitsError,
@@ -48,6 +49,10 @@ export interface PlanPath {
   auditKey(): Promise<CryptoKey | undefined>;
   /** Records an approval given outside a plan's run (a reusable procedure). */
   audit: AuditLog;
+  /** The off-console copy of the audit, when the site file names collectors. */
+  forwarder?: AuditForwarder;
+  /** Gives the audit's forwarding a bounded moment to send what this process appended. */
+  close(): Promise<void>;
 }
 
 /** `~` is the home directory; a relative path is relative to the config file. */
@@ -73,11 +78,13 @@ export async function createPlanPath(
   const auditDir = `${stateDir}/audit`;
   const plansDir = `${stateDir}/plans`;
   const scansDir = `${stateDir}/scans`;
+  const forwarder = await auditForwarder(config, stateDir, auditDir, io);
   // The head lives beside the audit directory: removing the directory does not remove it.
   const audit = new AuditLog(auditDir, Date.now, {
     key: () => loadKey(stateDir, "audit"),
     headPath: `${stateDir}/audit.head`,
     onRecovered: (m) => io.err(`accel-agent: ${m}\n`),
+    ...(forwarder ? { onAppended: (_: unknown, seq: number) => forwarder.appended(seq) } : {}),
   });
   const safety = async (): Promise<SafetyState> => {
     const site = await readSiteSwitches(io.env);
@@ -126,6 +133,8 @@ export async function createPlanPath(
     }),
     approvalExpiryMs: config.safety.approval_expiry_s * 1000,
     audit,
+    ...(forwarder ? { forwarder } : {}),
+    close: async () => await forwarder?.close(),
     async auditKey() {
       try {
         await Deno.stat(`${keysDir(stateDir)}/audit.key`);
@@ -135,6 +144,27 @@ export async function createPlanPath(
       return await loadKey(stateDir, "audit");
     },
   };
+}
+
+/**
+ * The forwarder to the log collectors the site files name, if any. The
+ * sim-eval profile's attempts (simulated, auto-approved) stay on the console.
+ */
+async function auditForwarder(
+  config: LoadedConfig["config"],
+  stateDir: string,
+  auditDir: string,
+  io: Io,
+): Promise<AuditForwarder | undefined> {
+  if (config.profile.name === "sim-eval") return undefined;
+  const collectors = (await readSiteSwitches(io.env)).flatMap((s) => s.collectors ?? []);
+  if (!collectors.length) return undefined;
+  return new AuditForwarder({
+    stateDir,
+    auditDir,
+    collectors,
+    report: (m) => io.err(`accel-agent: ${m}\n`),
+  });
 }
 
 /** The limits file's table and the SHA-256 of its bytes ("" when there is no file: nothing is writable). */
