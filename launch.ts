@@ -109,7 +109,8 @@ try {
 if (early) await stopped(early, "before the program started");
 
 const child = program.child = new Deno.Command(Deno.execPath(), {
-  args: ["run", ...flags, MAIN, ...Deno.args],
+  // --quiet: Deno's own notices (a module downloaded into a cold cache) are not the program's output.
+  args: ["run", "--quiet", ...flags, MAIN, ...Deno.args],
   stdin: "inherit",
   stdout: "inherit",
   stderr: "inherit",
