@@ -55,3 +55,35 @@ Deno.test("a cell spanning the row wraps within all its columns", () => {
   assert.ok(lines.every((l) => l.length <= 40), lines.join("\n"));
   assert.ok(words(t.toString()).includes("archiver"));
 });
+
+Deno.test("columns whose words cannot stand side by side become one record per row, no word split", () => {
+  const head = ["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"];
+  const row = [
+    "DIAG:ENERGY:MEAS (MeV)",
+    "1964",
+    "149.522",
+    "149.583",
+    "149.554",
+    "149.54 @ 2026-11-28T02:49:43.000Z",
+    "NONE",
+  ];
+  const t = fitTable(head, style(false), 80);
+  t.push(row);
+  t.push(["RF:PHASE:SETPT (deg)", { content: "not archived", colSpan: 6 }]);
+  const text = t.toString();
+  assert.deepEqual(text.split("\n").slice(0, 8), [
+    "DIAG:ENERGY:MEAS (MeV)",
+    "  Points  1964",
+    "  Min     149.522",
+    "  Max     149.583",
+    "  Mean    149.554",
+    "  Last    149.54 @ 2026-11-28T02:49:43.000Z",
+    "  Worst   NONE",
+    "",
+  ]);
+  assert.match(text, /RF:PHASE:SETPT \(deg\)\n {10}not archived$/);
+  // Wide enough, the same rows are a table.
+  const wide = fitTable(head, style(false), 120);
+  wide.push(row);
+  assert.match(wide.toString(), /^┌/);
+});

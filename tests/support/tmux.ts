@@ -46,11 +46,12 @@ export class TmuxSession implements AsyncDisposable {
     this.#socket = `${dir}/tmux.sock`;
   }
 
-  /** Starts `argv` in a new detached session of a tmux server of its own. */
+  /** Starts `argv` in a new detached session of a tmux server of its own (`size`: 120×40 unless given). */
   static async start(
     argv: string[],
     env: Record<string, string>,
     cwd: string,
+    size: { columns: number; rows: number } = { columns: 120, rows: 40 },
   ): Promise<TmuxSession> {
     const name = `aa${crypto.randomUUID().slice(0, 8)}`;
     const dir = await Deno.makeTempDir({ prefix: "accel-agent-tmux-" });
@@ -65,9 +66,9 @@ export class TmuxSession implements AsyncDisposable {
       "-s",
       name,
       "-x",
-      "120",
+      String(size.columns),
       "-y",
-      "40",
+      String(size.rows),
       "-c",
       cwd,
     ];

@@ -1,8 +1,10 @@
 /**
  * A table no wider than the terminal: each column as wide as its widest
  * line when that fits, otherwise the widest columns give way first, down to
- * their widest word, so cells wrap between words and no word is split; only
- * when even the words cannot fit does the widest column break them. Cells
+ * their widest word, so cells wrap between words and no word is split. When
+ * even the widest words cannot stand side by side, each row is drawn as a
+ * record instead (its first cell, then one `Header  value` line per other
+ * column); only a single word wider than the terminal is ever broken. Cells
  * are wrapped here (`src/util/text_wrap.ts`) and drawn by cli-table3, which
  * then has nothing left to wrap or cut.
  *
@@ -82,6 +84,9 @@ export function fitTable(head: string[], s: Style, width: number): FitTable {
           col += colSpan;
         }
       }
+      // Columns that cannot hold their widest words side by side: one record per row instead.
+      const least = words.reduce((a, b) => a + b, 0) + (PAD + 1) * head.length + 1;
+      if (least > width) return records(head, rows, s, width);
       const widths = fitWidths(natural, words, width);
       const table = new Table({
         head: head.map((h, i) => s.bold(wrapText(h, widths[i] as number).join("\n"))),
@@ -105,4 +110,32 @@ export function fitTable(head: string[], s: Style, width: number): FitTable {
       return table.toString();
     },
   };
+}
+
+/** Rows as records: the first cell as a heading, then each other column as `Header  value`. */
+function records(head: string[], rows: (string | FitCell)[][], s: Style, width: number): string {
+  const label = Math.max(...head.slice(1).map(visibleWidth)) + 2;
+  const out: string[] = [];
+  for (const [i, row] of rows.entries()) {
+    const cells = row.map((c) => typeof c === "string" ? { content: c, colSpan: 1 } : c);
+    if (i > 0) out.push("");
+    out.push(...wrapText(s.bold(cells[0]?.content ?? ""), width));
+    let col = cells[0]?.colSpan ?? 1;
+    for (const cell of cells.slice(1)) {
+      const name = cell.colSpan && cell.colSpan > 1 ? "" : head[col] ?? "";
+      col += cell.colSpan ?? 1;
+      if (!cell.content) continue;
+      const lines = wrapText(cell.content, Math.max(10, width - 2 - label));
+      lines.forEach((l, i) =>
+        out.push(
+          `  ${
+            (i === 0 ? s.dim(name) : "").padEnd(
+              label + (i === 0 ? s.dim(name).length - name.length : 0),
+            )
+          }${l}`,
+        )
+      );
+    }
+  }
+  return out.join("\n");
 }
