@@ -131,6 +131,8 @@ async function deliverHttp(
       method: "POST",
       headers: { "content-type": "application/x-ndjson" },
       body: records.map(httpLine).join(""),
+      // A redirect is not followed: the records go to the collector named, or count as not sent.
+      redirect: "manual",
       signal: abort.signal,
     });
     await res.body?.cancel();
