@@ -44,6 +44,8 @@ const { computeGrants, fallbackGrants, GrantError, grantFlags } = await import(
 );
 const { loadConfig } = await import("./src/config/mod.ts");
 const { errorJson, wantsJson } = await import("./src/cli/term/json_error.ts");
+const { readChain } = await import("./src/config/layers.ts");
+const { configFile, defaultConfigPath } = await import("./src/config/locate.ts");
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const asked = wantsJson(Deno.args);
@@ -75,6 +77,22 @@ function configArg(args: string[]): string | undefined {
   return undefined;
 }
 
+/** The config files of the chain the program will read, as far as they can be read. */
+async function chainFiles(path: string | undefined): Promise<string[]> {
+  const seen: string[] = [];
+  const read = async (p: string) => {
+    seen.push(p);
+    try {
+      return await Deno.readTextFile(p);
+    } catch {
+      return undefined;
+    }
+  };
+  const start = configFile({ path, env: { get: env }, cwd });
+  await readChain(start, defaultConfigPath(), read, env("HOME") ?? cwd).catch(() => {});
+  return seen;
+}
+
 const env = (n: string) => Deno.env.get(n);
 const cwd = Deno.cwd();
 let flags: string[];
@@ -102,8 +120,10 @@ try {
     }
     Deno.exit(2);
   }
-  // A bad config: main.ts reports it in its one-line (or JSON) form, reading only the file.
-  flags = grantFlags(fallbackGrants(configArg(Deno.args) ?? env("ACCEL_AGENT_CONFIG"), cwd));
+  // A bad config: main.ts reports it in its one-line (or JSON) form, reading only the files of
+  // its chain (as far as the launcher got: the file, what it extends, the shipped defaults).
+  const named = configArg(Deno.args) ?? env("ACCEL_AGENT_CONFIG");
+  flags = grantFlags(fallbackGrants(named, cwd, await chainFiles(named)));
 }
 
 if (early) await stopped(early, "before the program started");

@@ -294,12 +294,17 @@ function hookPrograms(config: LoadedConfig["config"], baseDir: string, home: str
 
 /**
  * The grants of a program whose configuration cannot be loaded: enough to
- * read the file and say what is wrong with it, nothing else.
+ * read the file, the files it inherits from (`chain`: those the launcher
+ * got to; the shipped defaults always) and say what is wrong, nothing else.
  */
-export function fallbackGrants(configPath: string | undefined, cwd: string): Grants {
-  const file = configPath ? [resolveConfigPath(configPath, cwd, cwd)] : [DEFAULT_CONFIG];
+export function fallbackGrants(
+  configPath: string | undefined,
+  cwd: string,
+  chain: string[] = [],
+): Grants {
+  const file = configPath ? [resolveConfigPath(configPath, cwd, cwd)] : [];
   return {
-    read: unique([...file, ...OWN_FILES]).filter((p) => !p.includes(",")),
+    read: unique([...file, DEFAULT_CONFIG, ...chain, ...OWN_FILES]).filter((p) => !p.includes(",")),
     write: [],
     env: [...BASE_ENV],
     sys: [],

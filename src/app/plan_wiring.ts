@@ -103,7 +103,10 @@ export async function createPlanPath(
       writesEnabled: config.safety.writes_enabled,
       maxScanPoints: config.safety.max_scan_points,
       maxPlanSeconds: config.safety.max_plan_seconds,
-      limitsSource: config.safety.limits_file,
+      // As the config's directory sees it: beside the config, its name; inherited, its whole path.
+      limitsSource: limitsPath.startsWith(`${loaded.baseDir}/`)
+        ? limitsPath.slice(loaded.baseDir.length + 1)
+        : limitsPath,
     },
     audit,
     safety,
