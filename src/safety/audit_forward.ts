@@ -194,7 +194,7 @@ class Channel {
         }; sending all ${after.total} records again, marked as possible duplicates`,
       );
       cursor = { sent: 0, hash: "", attempted: Math.max(cursor.attempted, after.total) };
-      await this.#cursor.write(cursor);
+      await this.#cursor.save(cursor);
       return true;
     }
     const batch = after.entries.slice(0, BATCH);
@@ -205,13 +205,13 @@ class Channel {
     }
     const attempted = Math.max(cursor.attempted, last.seq);
     // Before the first byte: a process killed now sends these again, marked.
-    await this.#cursor.write({ ...cursor, attempted });
+    await this.#cursor.save({ ...cursor, attempted });
     const records: ForwardRecord[] = batch.map((b) => ({
       ...b,
       resent: b.seq <= cursor.attempted,
     }));
     await deliver(this.config.target, records, this.config.delivery, this.#timers);
-    await this.#cursor.write({ sent: last.seq, hash: last.entry.hash, attempted });
+    await this.#cursor.save({ sent: last.seq, hash: last.entry.hash, attempted });
     this.#delivered = last.seq;
     return after.entries.length > batch.length;
   }

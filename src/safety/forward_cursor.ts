@@ -69,7 +69,7 @@ export class CursorFile {
     return { cursor: FRESH, damaged: `its cursor ${this.path} is damaged` };
   }
 
-  async write(c: Cursor): Promise<void> {
+  async save(c: Cursor): Promise<void> {
     const tmp = `${this.path}.${Deno.pid}.tmp`;
     try {
       await Deno.writeTextFile(tmp, `${JSON.stringify(c)}\n`, { mode: 0o600 });

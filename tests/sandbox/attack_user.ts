@@ -72,7 +72,13 @@ export class AttackUser implements AsyncDisposable {
     env: Record<string, string> = {},
   ): Promise<Outcome> {
     const table = { ...AMPLE, ...limits };
-    const config = `${await Deno.readTextFile(this.user.configPath)}\n[sandbox]\n` +
+    // The copy lives elsewhere: the limits file it names stays the set-up's.
+    const base = (await Deno.readTextFile(this.user.configPath))
+      .replace(
+        'limits_file = "limits.toml"',
+        `limits_file = ${JSON.stringify(`${this.dir}/limits.toml`)}`,
+      );
+    const config = `${base}\n[sandbox]\n` +
       `data_dirs = [${JSON.stringify(this.dataDir)}]\n` +
       `scripts_dir = ${JSON.stringify(`${this.dir}/scripts`)}\n` +
       `work_dir = ${JSON.stringify(this.workRoot)}\n` +
