@@ -31,7 +31,7 @@ Deno.test("config show's output is a config that loads to the same configuration
   const text = lines.map(([t, c]) => `${t}${c ?? ""}`).join("\n");
   for (const [t, c] of lines) assert.ok(`${t}${c ?? ""}`.length <= 80 || c === undefined, t);
   assert.match(text, new RegExp(`^agent_md = "${dir.path}/FACILITY.md"  # site.toml:2$`, "m"));
-  assert.match(text, /^base_url = "http:\/\/127\.0\.0\.1:9\/v1"  # environment OPENAI_BASE_URL$/m);
+  assert.match(text, /^base_url = "http:\/\/127\.0\.0\.1:9\/v1" {2}# environment OPENAI_BASE_URL$/m);
   assert.match(text, new RegExp(`^fast = "small"  # ${user}:3$`, "m"));
   assert.match(text, new RegExp(`^seed = 1  # ${ROOT}/configs/default\\.toml:\\d+$`, "m"));
   // Read back on its own, it is the same configuration.
@@ -48,7 +48,7 @@ Deno.test("config show lists what it can, then says which named file is missing,
   await Deno.writeTextFile(config, '[index]\nsynonyms_file = "words.toml"\n');
   const r = await runAgent(["config", "show", "--config", config]);
   assert.equal(r.code, 2);
-  assert.match(r.stdout, /^synonyms_file = ".*\/words\.toml"  # .*c\.toml:2$/m);
+  assert.match(r.stdout, /^synonyms_file = ".*\/words\.toml" {2}# .*c\.toml:2$/m);
   assert.equal(
     r.stderr,
     `accel-agent: config error: [index] synonyms_file ${dir.path}/words.toml does not exist ` +
