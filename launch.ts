@@ -45,6 +45,7 @@ const { computeGrants, fallbackGrants, GrantError, grantFlags } = await import(
 const { loadConfig } = await import("./src/config/mod.ts");
 const { errorJson, wantsJson } = await import("./src/cli/term/json_error.ts");
 const { readChain } = await import("./src/config/layers.ts");
+const { readRegularText } = await import("./src/util/bounded_read.ts");
 const { configFile, defaultConfigPath } = await import("./src/config/locate.ts");
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
@@ -83,7 +84,8 @@ async function chainFiles(path: string | undefined): Promise<string[]> {
   const read = async (p: string) => {
     seen.push(p);
     try {
-      return await Deno.readTextFile(p);
+      // Regular files only: opening a FIFO would wait for a writer.
+      return await readRegularText(p, 1 << 20);
     } catch {
       return undefined;
     }

@@ -28,6 +28,11 @@ import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
 
+/** The limits shipped for the simulated facility (`configs/safety_limits.toml`). */
+const SHIPPED_LIMITS = decodeURIComponent(
+  new URL("../../configs/safety_limits.toml", import.meta.url).pathname,
+);
+
 /** The plan service and the approver in force (each mode sets its own). */
 export interface PlanPath {
   service: PlanService;
@@ -69,10 +74,12 @@ export async function createPlanPath(
 ): Promise<PlanPath> {
   const { config } = loaded;
   const limitsPath = resolvePath(config.safety.limits_file, loaded.baseDir, io);
-  const { limits, hash: limitsHash } = await readLimits(
-    limitsPath,
-    nameMatchingFor(cs.kind, { tangoHost: config.tango.tango_host }),
-  );
+  // The shipped limits are the simulated facility's: on a real one they open nothing.
+  const simulatorsOwn = cs.kind !== "simulator" && limitsPath === SHIPPED_LIMITS;
+  const matching = nameMatchingFor(cs.kind, { tangoHost: config.tango.tango_host });
+  const { limits, hash: limitsHash } = simulatorsOwn
+    ? { limits: new LimitsTable({}, matching), hash: "" }
+    : await readLimits(limitsPath, matching);
   const exposed = keysExposedBy(stateDir, sandboxRoots(loaded, stateDir, io));
   if (exposed) throw new CliError(`config error: ${exposed}`, Exit.USAGE);
   const auditDir = `${stateDir}/audit`;
@@ -104,7 +111,10 @@ export async function createPlanPath(
       maxScanPoints: config.safety.max_scan_points,
       maxPlanSeconds: config.safety.max_plan_seconds,
       // As the config's directory sees it: beside the config, its name; inherited, its whole path.
-      limitsSource: limitsPath.startsWith(`${loaded.baseDir}/`)
+      limitsSource: simulatorsOwn
+        ? `${limitsPath} (the simulated facility's limits, which open nothing on ${cs.kind}: ` +
+          "name this facility's own in [safety] limits_file)"
+        : limitsPath.startsWith(`${loaded.baseDir}/`)
         ? limitsPath.slice(loaded.baseDir.length + 1)
         : limitsPath,
     },

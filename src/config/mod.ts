@@ -61,9 +61,28 @@ function mergedConfig(chain: Layer[]): { config: Config; origins: Map<string, st
   if (chain.length === 0) return { config: ConfigSchema.parse({}), origins: new Map() };
   const { raw, origins } = mergeChain(chain);
   const whole = ConfigSchema.safeParse(raw);
-  if (whole.success) return { config: whole.data, origins };
+  if (whole.success) return { config: simulatorsOwn(whole.data, origins), origins };
   for (const layer of [...chain].reverse()) validateConfig(layer.raw, layer.text, layer.shown);
   return { config: validateConfig(raw, undefined, chain.at(-1)?.shown ?? "config"), origins };
+}
+
+/**
+ * The shipped defaults' display catalogue is the simulated facility's
+ * screens: a facility on EPICS or TANGO that does not name its own gets
+ * none, not the simulator's (its limits are set aside in the same way when
+ * the plan path is built).
+ */
+function simulatorsOwn(config: Config, origins: Map<string, string>): Config {
+  const shipped = defaultConfigPath();
+  const from = origins.get("displays");
+  if (config.facility.adapter === "simulator" || !shipped || !from?.startsWith(`${shipped}:`)) {
+    return config;
+  }
+  origins.set(
+    "displays",
+    `${from}, the simulated facility's screens: none on ${config.facility.adapter}`,
+  );
+  return { ...config, displays: [] };
 }
 
 /** SHA-256 of the file's bytes for one file; of the files' hashes, in order, for a chain. */
@@ -171,9 +190,9 @@ export function resolveModel(config: Config, name = config.llm.default): Resolve
 export function missingModelSetup(m: ResolvedModel, _env: LoadOptions["env"]): string | undefined {
   // No public endpoint is assumed: a console talks to the model its facility chose.
   if (!m.baseUrl) {
-    return `no model endpoint is configured: set [llm] base_url in the config file or OPENAI_BASE_URL ` +
-      `(e.g. http://127.0.0.1:11434/v1 for Ollama, https://api.openai.com/v1 for OpenAI with ` +
-      `${m.apiKeyEnv}); to see it work without a model first, run deno task demo`;
+    return `no model endpoint is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for ` +
+      `Ollama) or [llm] base_url in the config file (https://api.openai.com/v1 for OpenAI, with its ` +
+      `key in ${m.apiKeyEnv}); to see it work without a model first, run deno task demo`;
   }
   return undefined;
 }

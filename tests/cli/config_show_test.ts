@@ -31,7 +31,10 @@ Deno.test("config show's output is a config that loads to the same configuration
   const text = lines.map(([t, c]) => `${t}${c ?? ""}`).join("\n");
   for (const [t, c] of lines) assert.ok(`${t}${c ?? ""}`.length <= 80 || c === undefined, t);
   assert.match(text, new RegExp(`^agent_md = "${dir.path}/FACILITY.md"  # site.toml:2$`, "m"));
-  assert.match(text, /^base_url = "http:\/\/127\.0\.0\.1:9\/v1" {2}# environment OPENAI_BASE_URL$/m);
+  assert.match(
+    text,
+    /^base_url = "http:\/\/127\.0\.0\.1:9\/v1" {2}# environment OPENAI_BASE_URL$/m,
+  );
   assert.match(text, new RegExp(`^fast = "small"  # ${user}:3$`, "m"));
   assert.match(text, new RegExp(`^seed = 1  # ${ROOT}/configs/default\\.toml:\\d+$`, "m"));
   // Read back on its own, it is the same configuration.

@@ -87,3 +87,16 @@ Deno.test("columns whose words cannot stand side by side become one record per r
   wide.push(row);
   assert.match(wide.toString(), /^┌/);
 });
+
+Deno.test("into a pipe (no width limit) a spanning cell stays on one line and no stray border is drawn", () => {
+  const t = fitTable(["Device", "Points", "Min"], style(false), Infinity);
+  t.push(["A", "1", "2"]);
+  t.push(["SR:DCCT:CURRENT", {
+    content: "archiver at http://x: the response exceeded 1 MiB",
+    colSpan: 2,
+  }]);
+  const lines = t.toString().split("\n");
+  assert.ok(lines.some((l) => l.includes("archiver at http://x: the response exceeded 1 MiB")));
+  assert.ok(!lines.some((l) => /^[┴┬┼]+$/.test(l)), lines.join("\n"));
+  assert.equal(new Set(lines.map((l) => l.length)).size, 1, "every line as wide as the table");
+});

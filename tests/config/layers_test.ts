@@ -17,7 +17,7 @@ async function write(path: string, text: string): Promise<string> {
   return path;
 }
 
-Deno.test("a facility config of three lines keeps the shipped limits, AGENT.md, scripts and catalogue", async () => {
+Deno.test("a facility config of three lines keeps the shipped limits, AGENT.md and scripts", async () => {
   await using dir = await tempDir();
   const path = await write(
     `${dir.path}/etc/facility.toml`,
@@ -29,7 +29,12 @@ Deno.test("a facility config of three lines keeps the shipped limits, AGENT.md, 
   assert.equal(c.safety.limits_file, `${ROOT}/configs/safety_limits.toml`);
   assert.equal(c.agent.agent_md, `${ROOT}/AGENT.md`);
   assert.equal(c.sandbox.scripts_dir, `${ROOT}/scripts`);
-  assert.equal(c.displays[0]?.file, `${ROOT}/configs/displays/orbit.bob`);
+  // The shipped catalogue is the simulated facility's screens: none on EPICS.
+  assert.deepEqual(c.displays, []);
+  assert.match(
+    loaded.origins.get("displays") ?? "",
+    /the simulated facility's screens: none on epics$/,
+  );
   // `~` is left for the home directory of whoever runs it.
   assert.equal(c.state.dir, "~/.local/state/accel-agent");
   assert.equal(c.epics.pvws_url, "http://pvws.ctrl.example:8080/pvws");
@@ -69,6 +74,13 @@ Deno.test("a user's config extends the site's, which extends the defaults; paths
   assert.equal(loaded.origins.get("sandbox.data_dirs"), `${user}:5`);
   assert.equal(loaded.origins.get("llm.models.fast"), "../../site/accel.toml:7");
   assert.equal(loaded.baseDir, `${dir.path}/home/op`);
+});
+
+Deno.test("a config for the simulator keeps the shipped display catalogue, resolved where it is", async () => {
+  await using dir = await tempDir();
+  const path = await write(`${dir.path}/sim.toml`, "[simulator]\nseed = 3\n");
+  const { config } = await loadConfig({ path, env: env(), cwd: dir.path });
+  assert.equal(config.displays[0]?.file, `${ROOT}/configs/displays/orbit.bob`);
 });
 
 Deno.test("the config's hash changes when any file of the chain changes", async () => {

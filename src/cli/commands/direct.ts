@@ -19,7 +19,7 @@ import {
   type StopSignal,
 } from "../../app/io.ts";
 import { type Style, style } from "../term/style.ts";
-import { type FitTable, fitTable } from "../term/fit_table.ts";
+import { type FitTable, fitTable, tableWidth } from "../term/fit_table.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import type { RankedDevice } from "../../index/query.ts";
 import { type ToolResults, wholeResult } from "../../tools/results.ts";
@@ -134,7 +134,7 @@ function renderGet(result: ToolResults["get_parameter"], io: Io, s: Style): void
   const t = table(
     ["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"],
     s,
-    io.columns(),
+    tableWidth(io),
   );
   for (const r of result.readings) {
     const value = typeof r.value === "object" && r.value !== null
@@ -159,7 +159,7 @@ function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): v
     io.out(s.dim(`understood: ${one(result.understood.join(" · "))}\n`));
   }
   const head = ["Device", "Units", "Writable", "Description", ...(ranked ? ["Score", "Why"] : [])];
-  const t = table(head, s, io.columns());
+  const t = table(head, s, tableWidth(io));
   for (const d of devices) {
     t.push([
       one(d.name),
@@ -195,7 +195,7 @@ function renderSearch(result: ToolResults["search_device"], io: Io, s: Style): v
 function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
   io.out(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}\n`));
   if (result.source === "archive") {
-    const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s, io.columns());
+    const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s, tableWidth(io));
     for (const x of result.series) {
       if ("error" in x) {
         t.push([one(x.device), { colSpan: 6, content: s.red(one(x.error)) }]);

@@ -65,6 +65,11 @@ export interface FitTable {
   toString(): string;
 }
 
+/** The width a table may take: the terminal's; into a pipe or a file, no limit (lines stay whole for grep). */
+export function tableWidth(io: { stdoutIsTerminal: boolean; columns(): number }): number {
+  return io.stdoutIsTerminal ? io.columns() : Infinity;
+}
+
 /** A table of `head` columns drawn at most `width` columns wide; see the module's description. */
 export function fitTable(head: string[], s: Style, width: number): FitTable {
   const rows: (string | FitCell)[][] = [];
@@ -80,6 +85,22 @@ export function fitTable(head: string[], s: Style, width: number): FitTable {
           if (colSpan === 1 && col < head.length) {
             natural[col] = Math.max(natural[col] as number, widestLine(content));
             words[col] = Math.max(words[col] as number, widestWord(content));
+          }
+          col += colSpan;
+        }
+      }
+      // A cell spanning columns wider than they are together widens the last of them.
+      for (const row of rows) {
+        let col = 0;
+        for (const cell of row) {
+          const { content, colSpan = 1 } = typeof cell === "string" ? { content: cell } : cell;
+          const last = Math.min(col + colSpan, head.length) - 1;
+          if (colSpan > 1 && last >= col) {
+            const room = (lo: number[]) =>
+              lo.slice(col, last + 1).reduce((a, b) => a + b, 0) + (last - col) * (PAD + 1);
+            natural[last] = (natural[last] as number) +
+              Math.max(0, widestLine(content) - room(natural));
+            words[last] = (words[last] as number) + Math.max(0, widestWord(content) - room(words));
           }
           col += colSpan;
         }
@@ -107,7 +128,8 @@ export function fitTable(head: string[], s: Style, width: number): FitTable {
           return colSpan > 1 ? { content: text, colSpan } : text;
         }));
       }
-      return table.toString();
+      // cli-table3 draws a lone junction line above a spanning cell when rows have no separators.
+      return table.toString().split("\n").filter((l) => !/^[┴┬┼]+$/.test(l)).join("\n");
     },
   };
 }
