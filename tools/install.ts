@@ -89,7 +89,9 @@ export function launcherScript(
     ...(denoDir
       ? [`DENO_DIR="\${DENO_DIR:-${denoDir.replaceAll(/["$`\\]/g, "\\$&")}}"`, "export DENO_DIR"]
       : []),
-    `exec ${sh(deno)} run --quiet ${flags.join(" ")} ${sh(`${root}/launch.ts`)} "$@"`,
+    `exec ${sh(deno)} run ${["--quiet", ...flags.filter((f) => f !== "--quiet")].join(" ")} ${
+      sh(`${root}/launch.ts`)
+    } "$@"`,
     "",
   ].join("\n");
 }
