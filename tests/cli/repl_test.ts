@@ -9,6 +9,7 @@ import { startRepl } from "../support/repl_session.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 import { tempDir } from "../support/temp.ts";
 import { SCAN_PLAN } from "../../demo/session.ts";
+import { phaseAtOperatingPoint } from "../support/sim_phase.ts";
 
 Deno.test({
   name:
@@ -102,6 +103,7 @@ Deno.test({
     // The scan the demo replays: the energy read at each phase, rolled back in max_step steps.
     const scanPlan = SCAN_PLAN;
     const scan = SCAN_PLAN.actions[0] as { stop: number; steps: number };
+    await phaseAtOperatingPoint();
     await using llm = await startScriptedLlm({
       scenario: {
         turns: [

@@ -14,6 +14,7 @@ import { FakeTango } from "../support/facility/fake_tango.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
 import { ROOT } from "../support/run_agent.ts";
 import { runAsUser } from "../support/user_grants.ts";
+import { phaseAtOperatingPoint } from "../support/sim_phase.ts";
 import { tempDir } from "../support/temp.ts";
 
 const EXAMPLES = `${ROOT}/configs/examples`;
@@ -44,6 +45,7 @@ Deno.test("every example config and plan file loads", async () => {
 });
 
 Deno.test("the simulated facility's example plans pass preflight with the shipped config", async () => {
+  await phaseAtOperatingPoint();
   for (const plan of ["linac-steering-trim.toml", "rf-phase-scan.json"]) {
     const r = await runAsUser(["plan", "show", `${EXAMPLES}/plans/${plan}`, "--json"]);
     ok(r, plan);

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { HAS_TMUX, TmuxSession } from "../support/tmux.ts";
 import { childEnv, ROOT } from "../support/run_agent.ts";
 import { tempDir } from "../support/temp.ts";
+import { phaseAtOperatingPoint } from "../support/sim_phase.ts";
 
 const CEILING = 90_000;
 
@@ -15,6 +16,8 @@ Deno.test({
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     await using home = await tempDir();
+    // The replayed scan starts at the operating point: not while the crews' routine scan runs.
+    await phaseAtOperatingPoint();
     const deno = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
     const task = String(deno.tasks.demo).split(" ");
     assert.equal(task[0], "deno");
