@@ -44,6 +44,9 @@ const { computeGrants, fallbackGrants, GrantError, grantFlags } = await import(
 );
 const { loadConfig } = await import("./src/config/mod.ts");
 const { errorJson, wantsJson } = await import("./src/cli/term/json_error.ts");
+const { readChain } = await import("./src/config/layers.ts");
+const { readRegularText } = await import("./src/util/bounded_read.ts");
+const { configFile, defaultConfigPath } = await import("./src/config/locate.ts");
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const asked = wantsJson(Deno.args);
@@ -75,6 +78,23 @@ function configArg(args: string[]): string | undefined {
   return undefined;
 }
 
+/** The config files of the chain the program will read, as far as they can be read. */
+async function chainFiles(path: string | undefined): Promise<string[]> {
+  const seen: string[] = [];
+  const read = async (p: string) => {
+    seen.push(p);
+    try {
+      // Regular files only: opening a FIFO would wait for a writer.
+      return await readRegularText(p, 1 << 20);
+    } catch {
+      return undefined;
+    }
+  };
+  const start = configFile({ path, env: { get: env }, cwd });
+  await readChain(start, defaultConfigPath(), read, env("HOME") ?? cwd).catch(() => {});
+  return seen;
+}
+
 const env = (n: string) => Deno.env.get(n);
 const cwd = Deno.cwd();
 let flags: string[];
@@ -104,14 +124,17 @@ try {
     }
     Deno.exit(2);
   }
-  // A bad config: main.ts reports it in its one-line (or JSON) form, reading only the file.
-  flags = grantFlags(fallbackGrants(configArg(Deno.args) ?? env("ACCEL_AGENT_CONFIG"), cwd));
+  // A bad config: main.ts reports it in its one-line (or JSON) form, reading only the files of
+  // its chain (as far as the launcher got: the file, what it extends, the shipped defaults).
+  const named = configArg(Deno.args) ?? env("ACCEL_AGENT_CONFIG");
+  flags = grantFlags(fallbackGrants(named, cwd, await chainFiles(named)));
 }
 
 if (early) await stopped(early, "before the program started");
 
 const child = program.child = new Deno.Command(Deno.execPath(), {
-  args: ["run", ...flags, MAIN, ...Deno.args],
+  // --quiet: Deno's own notices (a module downloaded into a cold cache) are not the program's output.
+  args: ["run", "--quiet", ...flags, MAIN, ...Deno.args],
   stdin: "inherit",
   stdout: "inherit",
   stderr: "inherit",

@@ -61,7 +61,7 @@ export function runGrantPaths(path: string): string[] {
 }
 
 /** Why no runtime can be had, or undefined when `deno compile` will find one. */
-async function runtimeProblem(): Promise<string | undefined> {
+export async function runtimeProblem(): Promise<string | undefined> {
   const local = Deno.env.get("DENORT_BIN");
   if (local) {
     try {

@@ -109,6 +109,9 @@ export async function createApp(
   };
   let session = new Session(crypto.randomUUID(), Date.now());
   const resolve = (p: string) => resolvePath(p, loaded.baseDir, io);
+  // A file as the prompt names it: beside the config, by its relative path; inherited, by its own.
+  const shown = (p: string) =>
+    p.startsWith(`${loaded.baseDir}/`) ? p.slice(loaded.baseDir.length + 1) : p;
   const hookCommand = (h: HookSpec) => resolveHook(h, loaded.baseDir, io.env("HOME") ?? io.cwd);
   const hooks = config.hooks.before_tool.length + config.hooks.after_tool.length > 0
     ? commandHooks(
@@ -163,7 +166,10 @@ export async function createApp(
       }
       names = names.sort();
       for (const n of names) {
-        files.push({ path: `${dir}/${n}`, text: await promptFile(`${abs}/${n}`, "context_dirs") });
+        files.push({
+          path: shown(`${abs}/${n}`),
+          text: await promptFile(`${abs}/${n}`, "context_dirs"),
+        });
       }
     }
     return files;
@@ -178,7 +184,7 @@ export async function createApp(
     if (!config.agent.agent_md) return undefined;
     try {
       return {
-        path: config.agent.agent_md,
+        path: shown(resolve(config.agent.agent_md)),
         text: await promptFile(resolve(config.agent.agent_md), "agent_md"),
       };
     } catch (e) {
@@ -318,7 +324,7 @@ export async function createApp(
     },
     async close() {
       await features.close();
-      await Promise.all([cs.close(), sandbox.runner.close()]);
+      await Promise.all([cs.close(), sandbox.runner.close(), plans.close()]);
     },
   };
   if (opts.resume !== undefined) await app.resume(opts.resume || undefined);

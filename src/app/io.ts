@@ -42,6 +42,10 @@ function isIoError(e: unknown): boolean {
   return e instanceof Error && /\(os error 5\)|EIO|Input\/output error/i.test(e.message);
 }
 
+/** A colour or style escape (SGR), as `cli/term/style.ts` writes them. */
+// deno-lint-ignore no-control-regex
+const SGR = /\x1b\[[0-9;]*m/g;
+
 /** The real terminal. `color` follows the flag, NO_COLOR and whether stdout is a terminal. */
 export function denoIo(opts: { noColor: boolean; colorSetting?: "auto" | "always" | "never" }): Io {
   const env = (name: string) => {
@@ -55,12 +59,15 @@ export function denoIo(opts: { noColor: boolean; colorSetting?: "auto" | "always
   const setting = opts.colorSetting ?? "auto";
   const color = !opts.noColor && env("NO_COLOR") === undefined &&
     (setting === "always" || (setting === "auto" && stdoutIsTerminal));
+  const stderrIsTerminal = Deno.stderr.isTerminal();
+  // Colour follows stdout; stderr redirected to a file gets none unless "always" asks for it.
+  const plainErr = color && setting !== "always" && !stderrIsTerminal;
   return {
     out: (t) => writeAll(Deno.stdout, t),
-    err: (t) => writeAll(Deno.stderr, t),
+    err: (t) => writeAll(Deno.stderr, plainErr ? t.replace(SGR, "") : t),
     stdinIsTerminal: Deno.stdin.isTerminal(),
     stdoutIsTerminal,
-    stderrIsTerminal: Deno.stderr.isTerminal(),
+    stderrIsTerminal,
     color,
     columns: () => {
       try {

@@ -9,7 +9,13 @@
  */
 import { loadConfig, type LoadedConfig } from "../config/mod.ts";
 import type { Io } from "./io.ts";
-import { isWritableSetting, type NamedPath, namedPaths } from "../config/paths.ts";
+import {
+  isCreatedSetting,
+  isWritableSetting,
+  type NamedPath,
+  namedPaths,
+  settingKey,
+} from "../config/paths.ts";
 import { errorMessage } from "../util/errors.ts";
 
 /** The path an OS or permission error is about, from Deno's message, if it names one. */
@@ -63,9 +69,12 @@ export function describePathProblem(
 }
 
 /**
- * Checks that each path the configuration names and that exists can be
- * read (a directory listed, a file opened), so a wrong setting is one line
- * at start, not a failure half-way through a run. Returns the problem, if any.
+ * Checks that each path the configuration names exists (unless the program
+ * makes it: the state, work and cache directories) and can be read (a
+ * directory listed, a file opened), so a wrong setting is one line at
+ * start, naming the setting, the path and the file that set it — not a
+ * default silently lost, or a failure half-way through a run. Returns the
+ * problem, if any.
  */
 export function unreadableConfiguredPath(loaded: LoadedConfig, home: string): string | undefined {
   for (const n of namedPaths(loaded.config, loaded.baseDir, home)) {
@@ -75,7 +84,13 @@ export function unreadableConfiguredPath(loaded: LoadedConfig, home: string): st
       // Only a regular file is opened: a FIFO would wait for a writer.
       else if (info.isFile) Deno.openSync(n.path, { read: true }).close();
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) continue;
+      if (e instanceof Deno.errors.NotFound) {
+        if (isCreatedSetting(n.setting)) continue;
+        const from = loaded.origins?.get(settingKey(n.setting));
+        return `${n.setting} ${n.path} does not exist${
+          from ? ` (set in ${from})` : ""
+        }; create it or change ${n.setting}`;
+      }
       const line = describePathProblem(e, loaded, home);
       if (line) return line;
       if (!reason(e)) continue;

@@ -25,9 +25,8 @@ import type { Config } from "../config/schema.ts";
 import { launcherPrograms } from "../displays/catalogue.ts";
 import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
 import { EDITOR_ENV, editorCommand } from "./editor.ts";
-
-/** Where api.openai.com is, for models with no base URL of their own. */
-const OPENAI_DEFAULT = "https://api.openai.com/v1";
+import { siteCollectorsSync } from "../safety/site.ts";
+import { collectorHost } from "../safety/forward_config.ts";
 
 /**
  * The only system information read: the host name, for the audit log, and
@@ -89,6 +88,12 @@ export interface Grants {
   sys: string[];
   run: string[];
   net: string[];
+  /**
+   * Programs the configuration names by a bare name that is not on this
+   * console's PATH: left out of `run` (Deno would say so on every start, and
+   * could not start them anyway), each with the setting that names it.
+   */
+  notFound?: { program: string; setting: string }[];
 }
 
 /** What the grants are computed from besides the configuration. */
@@ -130,7 +135,7 @@ export function hostPort(url: string): string | undefined {
 
 /** Every URL the configuration may make the program contact, model first. */
 export function configuredUrls(config: Config): string[] {
-  const urls = [config.llm.base_url || OPENAI_DEFAULT];
+  const urls = [config.llm.base_url];
   for (const entry of Object.values(config.llm.models)) {
     if (typeof entry !== "string" && entry.base_url) urls.push(entry.base_url);
   }
@@ -198,8 +203,19 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     }
     return path;
   };
-  const site = ctx.env("ACCEL_AGENT_SITE_FILE")?.trim();
   const editor = grantedEditor(config, ctx);
+  const programs = onPath([
+    ...launcherPrograms(config, loaded.baseDir, home).map((p) => ({
+      program: check(p, "[launchers]"),
+      setting: "[launchers]",
+    })),
+    ...hookPrograms(config, loaded.baseDir, home).map((p) => ({ program: p, setting: "[hooks]" })),
+    // The editor of a logbook draft's text (only its program).
+    ...(editor
+      ? [{ program: check(editor.program, "[elog] editor"), setting: "[elog] editor" }]
+      : []),
+  ], ctx.env("PATH"));
+  const site = ctx.env("ACCEL_AGENT_SITE_FILE")?.trim();
   const pyodide = config.sandbox.pyodide_dir
     ? resolveConfigPath(config.sandbox.pyodide_dir, loaded.baseDir, home)
     : (ctx.pyodideDir ?? pinnedPyodideDir());
@@ -208,7 +224,9 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   const scans = named.filter((p) => p.setting === "[state] dir")
     .map((p) => ({ path: `${p.path}/scans`, setting: p.setting }));
   const read = [
+    // The config file and each one it inherits from (a site config, the shipped defaults).
     ...(loaded.path ? [{ path: loaded.path, setting: "--config" }] : []),
+    ...(loaded.layers ?? []).map((l) => ({ path: l.path, setting: "extends" })),
     ...named,
     ...scans,
     ...OWN_FILES.map((path) => ({ path, setting: "the program's own files" })),
@@ -239,15 +257,15 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     ]),
     sys: [...SYS],
     // This runtime (the sandbox), the launchers of the kinds of display the catalogue holds,
-    // the facility's hook programs ([[hooks.*]] command) and the logbook draft's editor.
-    run: unique([
-      ...(ctx.run ?? [Deno.execPath()]),
-      ...launcherPrograms(config, loaded.baseDir, home).map((p) => check(p, "[launchers]")),
-      ...hookPrograms(config, loaded.baseDir, home),
-      // The editor of a logbook draft's text (only its program).
-      ...(editor ? [check(editor.program, "[elog] editor")] : []),
+    // the facility's hook programs ([[hooks.*]] command) and the logbook draft's editor,
+    // those named bare only when found.
+    run: unique([...(ctx.run ?? [Deno.execPath()]), ...programs.found]),
+    // The hosts of the model endpoints and facility services, and the site's log collectors.
+    net: unique([
+      ...netHosts(config),
+      ...siteCollectorsSync(ctx.env).flatMap((c) => collectorHost(c.target) ?? []),
     ]),
-    net: netHosts(config),
+    ...(programs.missing.length ? { notFound: programs.missing } : {}),
   };
 }
 
@@ -266,6 +284,44 @@ function grantedEditor(
 }
 
 /**
+ * Programs split into those to grant (a path, or a bare name found on
+ * `path`) and bare names found nowhere on it. The program itself, under the
+ * launcher's grants, may neither read PATH nor its directories: it takes the
+ * launcher's finding from the run grant it was given.
+ */
+export function onPath(
+  programs: { program: string; setting: string }[],
+  path: string | undefined,
+): { found: string[]; missing: { program: string; setting: string }[] } {
+  const found: string[] = [];
+  const missing: { program: string; setting: string }[] = [];
+  for (const p of programs) {
+    if (p.program.includes("/") || onPathHere(p.program, path)) found.push(p.program);
+    else if (!missing.some((m) => m.program === p.program)) missing.push(p);
+  }
+  return { found, missing };
+}
+
+function onPathHere(program: string, path: string | undefined): boolean {
+  const granted = () =>
+    Deno.permissions.querySync({ name: "run", command: program }).state === "granted";
+  if (path === undefined) return granted();
+  try {
+    return path.split(":").filter((d) => d.startsWith("/")).some((d) => {
+      try {
+        const info = Deno.statSync(`${d}/${program}`);
+        return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+      } catch (e) {
+        if (e instanceof Deno.errors.NotCapable) throw e;
+        return false;
+      }
+    });
+  } catch {
+    return granted();
+  }
+}
+
+/**
  * The facility's hook programs ([[hooks.*]] command), and the program that
  * stops a hook's process group past its timeout (the runtime may signal
  * only its own children under scoped run grants).
@@ -281,12 +337,17 @@ function hookPrograms(config: LoadedConfig["config"], baseDir: string, home: str
 
 /**
  * The grants of a program whose configuration cannot be loaded: enough to
- * read the file and say what is wrong with it, nothing else.
+ * read the file, the files it inherits from (`chain`: those the launcher
+ * got to; the shipped defaults always) and say what is wrong, nothing else.
  */
-export function fallbackGrants(configPath: string | undefined, cwd: string): Grants {
-  const file = configPath ? [resolveConfigPath(configPath, cwd, cwd)] : [DEFAULT_CONFIG];
+export function fallbackGrants(
+  configPath: string | undefined,
+  cwd: string,
+  chain: string[] = [],
+): Grants {
+  const file = configPath ? [resolveConfigPath(configPath, cwd, cwd)] : [];
   return {
-    read: unique([...file, ...OWN_FILES]).filter((p) => !p.includes(",")),
+    read: unique([...file, DEFAULT_CONFIG, ...chain, ...OWN_FILES]).filter((p) => !p.includes(",")),
     write: [],
     env: [...BASE_ENV],
     sys: [],

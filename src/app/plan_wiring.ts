@@ -12,6 +12,7 @@ import { RunJournal } from "../plan/run_journal.ts";
 import { type Approver, DeferringApprover } from "../safety/approval.ts";
 import { ApprovalTokens } from "../safety/approval_token.ts";
 import { AuditLog, type SafetyState } from "../safety/audit.ts";
+import { AuditForwarder } from "../safety/audit_forward.ts";
 import { keysDir, keysExposedBy, loadKey } from "../safety/keys.ts";
 import {
   LIMITS_FIX,
@@ -30,6 +31,11 @@ import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
 import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 import type { ElogService } from "../elog/mod.ts";
+
+/** The limits shipped for the simulated facility (`configs/safety_limits.toml`). */
+const SHIPPED_LIMITS = decodeURIComponent(
+  new URL("../../configs/safety_limits.toml", import.meta.url).pathname,
+);
 
 /** The plan service and the approver in force (each mode sets its own). */
 export interface PlanPath {
@@ -59,6 +65,10 @@ export interface PlanPath {
   elog(): Promise<ElogService>;
   /** The drafts' service if something opened it already (no plan ended: no drafts). */
   elogIfOpen(): ElogService | undefined;
+  /** The off-console copy of the audit, when the site file names collectors. */
+  forwarder?: AuditForwarder;
+  /** Gives the audit's forwarding a bounded moment to send what this process appended. */
+  close(): Promise<void>;
 }
 
 /** `~` is the home directory; a relative path is relative to the config file. */
@@ -75,20 +85,24 @@ export async function createPlanPath(
 ): Promise<PlanPath> {
   const { config } = loaded;
   const limitsPath = resolvePath(config.safety.limits_file, loaded.baseDir, io);
-  const { limits, hash: limitsHash } = await readLimits(
-    limitsPath,
-    nameMatchingFor(cs.kind, { tangoHost: config.tango.tango_host }),
-  );
+  // The shipped limits are the simulated facility's: on a real one they open nothing.
+  const simulatorsOwn = cs.kind !== "simulator" && limitsPath === SHIPPED_LIMITS;
+  const matching = nameMatchingFor(cs.kind, { tangoHost: config.tango.tango_host });
+  const { limits, hash: limitsHash } = simulatorsOwn
+    ? { limits: new LimitsTable({}, matching), hash: "" }
+    : await readLimits(limitsPath, matching);
   const exposed = keysExposedBy(stateDir, sandboxRoots(loaded, stateDir, io));
   if (exposed) throw new CliError(`config error: ${exposed}`, Exit.USAGE);
   const auditDir = `${stateDir}/audit`;
   const plansDir = `${stateDir}/plans`;
   const scansDir = `${stateDir}/scans`;
+  const forwarder = await auditForwarder(config, stateDir, auditDir, io);
   // The head lives beside the audit directory: removing the directory does not remove it.
   const audit = new AuditLog(auditDir, Date.now, {
     key: () => loadKey(stateDir, "audit"),
     headPath: `${stateDir}/audit.head`,
     onRecovered: (m) => io.err(`accel-agent: ${m}\n`),
+    ...(forwarder ? { onAppended: (_: unknown, seq: number) => forwarder.appended(seq) } : {}),
   });
   // Read before every proposal and every write of a running plan: the site files and the config's own switch.
   const safety = async (): Promise<SafetyState> => {
@@ -125,7 +139,13 @@ export async function createPlanPath(
       writesEnabled: config.safety.writes_enabled,
       maxScanPoints: config.safety.max_scan_points,
       maxPlanSeconds: config.safety.max_plan_seconds,
-      limitsSource: config.safety.limits_file,
+      // As the config's directory sees it: beside the config, its name; inherited, its whole path.
+      limitsSource: simulatorsOwn
+        ? `${limitsPath} (the simulated facility's limits, which open nothing on ${cs.kind}: ` +
+          "name this facility's own in [safety] limits_file)"
+        : limitsPath.startsWith(`${loaded.baseDir}/`)
+        ? limitsPath.slice(loaded.baseDir.length + 1)
+        : limitsPath,
     },
     audit,
     safety,
@@ -154,6 +174,8 @@ export async function createPlanPath(
     audit,
     elog,
     elogIfOpen: () => opened,
+    ...(forwarder ? { forwarder } : {}),
+    close: async () => await forwarder?.close(),
     async auditKey() {
       try {
         await Deno.stat(`${keysDir(stateDir)}/audit.key`);
@@ -163,6 +185,27 @@ export async function createPlanPath(
       return await loadKey(stateDir, "audit");
     },
   };
+}
+
+/**
+ * The forwarder to the log collectors the site files name, if any. The
+ * sim-eval profile's attempts (simulated, auto-approved) stay on the console.
+ */
+async function auditForwarder(
+  config: LoadedConfig["config"],
+  stateDir: string,
+  auditDir: string,
+  io: Io,
+): Promise<AuditForwarder | undefined> {
+  if (config.profile.name === "sim-eval") return undefined;
+  const collectors = (await readSiteSwitches(io.env)).flatMap((s) => s.collectors ?? []);
+  if (!collectors.length) return undefined;
+  return new AuditForwarder({
+    stateDir,
+    auditDir,
+    collectors,
+    report: (m) => io.err(`accel-agent: ${m}\n`),
+  });
 }
 
 /** The limits file's table and the SHA-256 of its bytes ("" when there is no file: nothing is writable). */

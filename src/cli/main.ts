@@ -8,8 +8,8 @@
  */
 import { glanceConfig } from "../config/glance.ts";
 import { evalArgs } from "./args/eval_args.ts";
-import { parseInvocation, USAGE } from "./args/args.ts";
-import { commandHelp } from "./args/help.ts";
+import { parseInvocation } from "./args/args.ts";
+import { commandHelp, globalHelp, HELP_COLUMNS } from "./args/help.ts";
 import { VERSION } from "../version.ts";
 import { CliError, Exit } from "../app/exit.ts";
 import { denoIo, type EarlyStop, type Io, SIGNAL_EXIT } from "../app/io.ts";
@@ -56,7 +56,8 @@ export async function main(args: string[], signals?: EarlyStop): Promise<number>
     config = inv.config;
     if (inv.command.kind === "help") {
       const name = inv.command.command;
-      const help = name === undefined ? USAGE : commandHelp(name);
+      const columns = io.stdoutIsTerminal ? io.columns() : HELP_COLUMNS;
+      const help = name === undefined ? globalHelp(columns) : commandHelp(name, columns);
       if (help === undefined) {
         throw new CliError(`no command "${name}"; see accel-agent --help`, Exit.USAGE);
       }
@@ -69,6 +70,9 @@ export async function main(args: string[], signals?: EarlyStop): Promise<number>
     }
     if (inv.command.kind === "permissions") {
       return await (await import("./commands/permissions.ts")).runPermissions(inv, io);
+    }
+    if (inv.command.kind === "config_show") {
+      return await (await import("./commands/config_show.ts")).runConfigShow(inv, io);
     }
     // The REPL's prompt comes up at once; the config's schema and the rest load behind it.
     let early: { erase(): void } | undefined;

@@ -17,9 +17,9 @@
  *
  * @module
  */
-import { configFile } from "../config/locate.ts";
+import { configFile, defaultConfigPath } from "../config/locate.ts";
+import { chainHash, isTable, mergeChain, readChain, type Table } from "../config/layers.ts";
 import { resolveConfigPath } from "../config/paths.ts";
-import { sha256Hex } from "../util/hash.ts";
 import { terminalJson } from "../util/untrusted_text.ts";
 import { denoIo } from "../app/io.ts";
 import { searchModeOf } from "../index/mode.ts";
@@ -105,13 +105,13 @@ export function quickArgs(args: readonly string[]): QuickArgs | undefined {
 }
 
 /**
- * The state directory a configuration's text names, found without the TOML
- * parser: a `dir = "…"` under `[state]`. A wrong guess only finds no ticket
- * (the ticket names the directory and the configuration's hash).
+ * The state directory the merged configuration names (its relative paths
+ * already made absolute against the file that set them). A wrong guess only
+ * finds no ticket (the ticket names the directory and the configuration's hash).
  */
-function stateDirOf(text: string, baseDir: string, home: string): string {
-  const section = /^\s*\[state\]\s*$([\s\S]*?)(?=^\s*\[|(?![\s\S]))/m.exec(text)?.[1] ?? "";
-  const dir = /^\s*dir\s*=\s*"([^"\\]*)"\s*(?:#.*)?$/m.exec(section)?.[1];
+function stateDirOf(raw: Table, baseDir: string, home: string): string {
+  const state = raw.state;
+  const dir = isTable(state) && typeof state.dir === "string" ? state.dir : undefined;
   return resolveConfigPath(dir ?? "~/.local/state/accel-agent", baseDir, home);
 }
 
@@ -139,20 +139,30 @@ export async function quickSearch(args: readonly string[]): Promise<number | und
   const home = env("HOME") ?? cwd;
   const file = configFile({ path: q.config, env: { get: env }, cwd });
   if (!file) return undefined;
-  let text: string;
+  // The configuration as the full load reads it: the file, and the files it extends.
+  let chain;
   try {
-    // As the full load reads it: a regular file, at most 1 MiB.
-    text = readPlainTextSync(file.path, 1 << 20);
+    const read = (path: string) => {
+      try {
+        return Promise.resolve(readPlainTextSync(path, 1 << 20));
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return Promise.resolve(undefined);
+        throw e;
+      }
+    };
+    chain = await readChain(file, defaultConfigPath(), read, home);
   } catch {
     return undefined;
   }
-  const baseDir = file.path.slice(0, file.path.lastIndexOf("/")) || "/";
-  const stateDir = stateDirOf(text, baseDir, home);
+  const top = chain.at(-1);
+  if (top === undefined) return undefined;
+  const baseDir = top.path.slice(0, top.path.lastIndexOf("/")) || "/";
+  const stateDir = stateDirOf(mergeChain(chain).raw, baseDir, home);
   const ticket = readTicket(stateDir);
   if (ticket === undefined) return undefined;
-  const configHash = await sha256Hex(text);
+  const configHash = await chainHash(chain.map((l) => l.text));
   if (
-    ticket.config !== file.path || ticket.configHash !== configHash ||
+    ticket.config !== top.path || ticket.configHash !== configHash ||
     ticket.home !== home || ticket.stateDir !== stateDir
   ) return undefined;
   for (const [path, mtime, size] of ticket.stamps) {
@@ -175,7 +185,14 @@ export async function quickSearch(args: readonly string[]): Promise<number | und
     const result = informalResult(page);
     const io = denoIo({ noColor: q.noColor, colorSetting: ticket.color });
     if (q.json) io.out(`${terminalJson(result)}\n`);
-    else renderSearch(result, io);
+    else {
+      renderSearch(result, {
+        color: io.color,
+        out: (text) => io.out(text),
+        err: (text) => io.err(text),
+        ...(io.stdoutIsTerminal ? { columns: io.columns() } : {}),
+      });
+    }
     return 0;
   } catch {
     // A cache found damaged while read: the full path rebuilds it.

@@ -8,9 +8,9 @@
  *
  * @module
  */
-import { parse } from "smol-toml";
 import { glanceRegularText } from "../util/glance_read.ts";
-import { configFile, type LoadOptions, nonEmpty } from "./locate.ts";
+import { configFile, defaultConfigPath, type LoadOptions, nonEmpty } from "./locate.ts";
+import { mergeChain, readChain, type Table } from "./layers.ts";
 
 /** What the early prompt needs to know. */
 export interface ConfigGlance {
@@ -19,23 +19,29 @@ export interface ConfigGlance {
   modelReady: boolean;
 }
 
-type Table = Record<string, unknown>;
 const table = (v: unknown): Table | undefined =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? v as Table : undefined;
 const text = (v: unknown): string | undefined => typeof v === "string" ? v : undefined;
 
-/** The glance, or undefined when the file cannot be read or parsed (the full load says why). */
+/** The glance, or undefined when the files cannot be read or parsed (the full load says why). */
 export async function glanceConfig(
   opts: LoadOptions & { model?: string },
 ): Promise<ConfigGlance | undefined> {
   const file = configFile(opts);
   let raw: Table = {};
-  if (file) {
-    try {
-      raw = parse(await glanceRegularText(file.path, 1 << 20, { shown: file.shown }));
-    } catch (e) {
-      if (file.explicit || !(e instanceof Deno.errors.NotFound)) return undefined;
-    }
+  try {
+    const read = async (path: string, shown: string) => {
+      try {
+        return await glanceRegularText(path, 1 << 20, { shown });
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return undefined;
+        throw e;
+      }
+    };
+    const home = opts.env.get("HOME") ?? opts.cwd;
+    raw = mergeChain(await readChain(file, defaultConfigPath(), read, home)).raw;
+  } catch {
+    return undefined;
   }
   const color = text(table(raw.ui)?.color) ?? "auto";
   if (color !== "auto" && color !== "always" && color !== "never") return undefined;
@@ -45,6 +51,5 @@ export async function glanceConfig(
   const entry = table(table(llm.models)?.[name]);
   const baseUrl = text(entry?.base_url) ?? nonEmpty(opts.env.get("OPENAI_BASE_URL")) ??
     text(llm.base_url) ?? "";
-  const keyEnv = text(entry?.api_key_env) ?? text(llm.api_key_env) ?? "OPENAI_API_KEY";
-  return { color, modelReady: baseUrl !== "" || !!opts.env.get(keyEnv) };
+  return { color, modelReady: baseUrl !== "" };
 }

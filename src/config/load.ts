@@ -9,6 +9,7 @@ import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { type Config, ConfigSchema } from "./schema.ts";
 import { valueAt } from "../util/misc.ts";
+import { keyLines } from "./layers.ts";
 
 /** A configuration problem the operator must fix; the CLI exits 2 on it. */
 export class ConfigError extends Error {
@@ -24,6 +25,10 @@ export interface LoadedConfig {
   baseDir: string;
   /** SHA-256 of the file's bytes (or of "" for defaults), for the audit log. */
   hash: string;
+  /** Every file of the chain, the shipped defaults first and the file named last. */
+  layers: { path: string; shown: string }[];
+  /** Where each value was set, by dotted key (`file:line`, `environment NAME`); others are built in. */
+  origins: Map<string, string>;
 }
 
 /** Parses and validates TOML text. `source` names the file in messages. */
@@ -38,13 +43,21 @@ export function parseConfig(text: string, source: string): Config {
     }
     throw e;
   }
+  return validateConfig(raw, text, source);
+}
+
+/**
+ * Validates parsed TOML against the schema; a problem is one line naming
+ * `source`, the line of the key in `text` (when known), the key and what is expected.
+ */
+export function validateConfig(raw: unknown, text: string | undefined, source: string): Config {
   const result = ConfigSchema.safeParse(raw);
   if (result.success) return result.data;
   const issues = result.error.issues;
   const first = issues[0];
   if (!first) throw new ConfigError(`${source}: invalid configuration`);
   const path = first.path.map(String);
-  const line = locateKey(
+  const line = text === undefined ? undefined : locateKey(
     text,
     first.code === "unrecognized_keys" ? [...path, first.keys[0] ?? ""] : path,
   );
@@ -103,27 +116,10 @@ function describeValue(v: unknown): string {
 
 /**
  * Finds the 1-based line where a dotted key is defined in TOML text: a
- * `key =` line inside the right `[table]`, or the table header itself.
- * Returns undefined when it cannot tell (inline tables, dotted keys).
+ * `key =` line inside the right `[table]`, a dotted `a.b = ` line, or the
+ * table header itself. Returns undefined when it cannot tell (inline tables).
  */
 export function locateKey(text: string, path: readonly string[]): number | undefined {
   if (path.length === 0) return undefined;
-  const lines = text.split("\n");
-  let table: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] ?? "").trim();
-    const header = /^\[\s*([^\]]+?)\s*\]$/.exec(line);
-    if (header) {
-      table = (header[1] ?? "").split(".").map((s) => s.trim().replace(/^"|"$/g, ""));
-      if (sameKey(table, path)) return i + 1;
-      continue;
-    }
-    const assign = /^("?)([A-Za-z0-9_-]+)\1\s*=/.exec(line);
-    if (assign && sameKey([...table, assign[2] ?? ""], path)) return i + 1;
-  }
-  return undefined;
-}
-
-function sameKey(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((s, i) => s === b[i]);
+  return keyLines(text).get(path.join("."));
 }

@@ -30,6 +30,13 @@ export function configFile(
   return { path, shown: path, explicit: false };
 }
 
+/** The shipped defaults' path, when the program runs from files (undefined when embedded elsewhere). */
+export function defaultConfigPath(): string | undefined {
+  return DEFAULT_CONFIG_URL.protocol === "file:"
+    ? decodeURIComponent(DEFAULT_CONFIG_URL.pathname)
+    : undefined;
+}
+
 /** The text trimmed, or undefined when it is empty or blank. */
 export function nonEmpty(s: string | undefined): string | undefined {
   return s && s.trim() ? s.trim() : undefined;

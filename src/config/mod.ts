@@ -1,17 +1,19 @@
 /**
  * Finding, reading and overriding the configuration.
  *
- * Precedence: `--config FILE` > `ACCEL_AGENT_CONFIG` > `configs/default.toml`
- * beside the program > built-in defaults; then `OPENAI_BASE_URL` and
+ * The file read: `--config FILE` > `ACCEL_AGENT_CONFIG` > `configs/default.toml`
+ * beside the program. A file holds what it changes: it is merged onto the
+ * config its `extends` names, else onto the shipped `configs/default.toml`,
+ * whose unset keys take the built-in defaults. Then `OPENAI_BASE_URL` and
  * `ACCEL_AGENT_MODEL` override the model settings.
  *
  * @module
  */
 import { type Config, ConfigSchema, type ModelEntry } from "./schema.ts";
-import { sha256Hex } from "../util/hash.ts";
-import { ConfigError, type LoadedConfig, parseConfig } from "./load.ts";
+import { ConfigError, type LoadedConfig, validateConfig } from "./load.ts";
+import { chainHash, type Layer, LayerError, mergeChain, readChain } from "./layers.ts";
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
-import { configFile, type LoadOptions, nonEmpty } from "./locate.ts";
+import { configFile, defaultConfigPath, type LoadOptions, nonEmpty } from "./locate.ts";
 
 export { ConfigError, parseConfig } from "./load.ts";
 export type { LoadedConfig } from "./load.ts";
@@ -19,33 +21,73 @@ export type { Config } from "./schema.ts";
 
 export { DEFAULT_CONFIG_URL, type LoadOptions } from "./locate.ts";
 
-/** Reads the configuration the options point at and applies environment overrides. */
+/**
+ * Reads the configuration the options point at — the file named, merged onto
+ * the site config it extends or the shipped defaults (see `layers.ts`) — and
+ * applies environment overrides.
+ */
 export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const file = configFile(opts);
-  let text: string | undefined;
-  let path: string | undefined;
-  if (file?.explicit) {
-    path = file.path;
-    text = await readText(path, file.shown);
-    if (text === undefined) {
-      throw new ConfigError(
-        `${file.shown}: config file not found; pass an existing file to --config`,
-      );
-    }
-  } else if (file) {
-    path = file.path;
-    text = await readText(path, path);
-    if (text === undefined) path = undefined;
+  const home = opts.env.get("HOME") ?? opts.cwd;
+  let chain;
+  try {
+    chain = await readChain(file, defaultConfigPath(), readText, home);
+  } catch (e) {
+    if (e instanceof LayerError) throw new ConfigError(e.message);
+    throw e;
   }
-  const config = text === undefined ? ConfigSchema.parse({}) : parseConfig(text, path ?? "config");
-  applyEnv(config, opts.env);
+  const top = chain.at(-1);
+  const { config, origins } = mergedConfig(chain);
+  applyEnv(config, opts.env, origins);
+  const path = top?.path;
   const baseDir = path ? path.slice(0, path.lastIndexOf("/")) || "/" : opts.cwd;
-  return { config, path, baseDir, hash: await sha256Hex(text ?? "") };
+  return {
+    config,
+    path,
+    baseDir,
+    hash: await chainHash(chain.map((l) => l.text)),
+    layers: chain.map(({ path, shown }) => ({ path, shown })),
+    origins,
+  };
+}
+
+/**
+ * The chain merged and validated. A problem is reported against the file
+ * and line that holds it: each file is checked on its own when the merged
+ * whole does not pass.
+ */
+function mergedConfig(chain: Layer[]): { config: Config; origins: Map<string, string> } {
+  if (chain.length === 0) return { config: ConfigSchema.parse({}), origins: new Map() };
+  const { raw, origins } = mergeChain(chain);
+  const whole = ConfigSchema.safeParse(raw);
+  if (whole.success) return { config: simulatorsOwn(whole.data, origins), origins };
+  for (const layer of [...chain].reverse()) validateConfig(layer.raw, layer.text, layer.shown);
+  return { config: validateConfig(raw, undefined, chain.at(-1)?.shown ?? "config"), origins };
+}
+
+/**
+ * The shipped defaults' display catalogue is the simulated facility's
+ * screens: a facility on EPICS or TANGO that does not name its own gets
+ * none, not the simulator's (its limits are set aside in the same way when
+ * the plan path is built).
+ */
+function simulatorsOwn(config: Config, origins: Map<string, string>): Config {
+  const shipped = defaultConfigPath();
+  const from = origins.get("displays");
+  if (config.facility.adapter === "simulator" || !shipped || !from?.startsWith(`${shipped}:`)) {
+    return config;
+  }
+  origins.set(
+    "displays",
+    `${from}, the simulated facility's screens: none on ${config.facility.adapter}`,
+  );
+  return { ...config, displays: [] };
 }
 
 /** The largest config file read; a bigger one is refused (default.toml is a few KiB). */
 export const MAX_CONFIG_BYTES = 1 << 20;
 
+/** A config file's text, or undefined when it does not exist; anything else is a ConfigError. */
 async function readText(path: string, shown: string): Promise<string | undefined> {
   try {
     return await readRegularText(path, MAX_CONFIG_BYTES, shown);
@@ -67,14 +109,25 @@ async function readText(path: string, shown: string): Promise<string | undefined
   }
 }
 
-/** Environment overrides for the model endpoint and the model. */
-export function applyEnv(config: Config, env: LoadOptions["env"]): void {
+/** Environment overrides for the model endpoint and the model, noted in `origins` when given. */
+export function applyEnv(
+  config: Config,
+  env: LoadOptions["env"],
+  origins?: Map<string, string>,
+): void {
   const baseUrl = nonEmpty(env.get("OPENAI_BASE_URL"));
-  if (baseUrl) config.llm.base_url = baseUrl;
+  if (baseUrl) {
+    config.llm.base_url = baseUrl;
+    origins?.set("llm.base_url", "environment OPENAI_BASE_URL");
+  }
   const model = nonEmpty(env.get("ACCEL_AGENT_MODEL"));
   if (model) {
-    if (!(model in config.llm.models)) config.llm.models[model] = model;
+    if (!(model in config.llm.models)) {
+      config.llm.models[model] = model;
+      origins?.set(`llm.models.${model}`, "environment ACCEL_AGENT_MODEL");
+    }
     config.llm.default = model;
+    origins?.set("llm.default", "environment ACCEL_AGENT_MODEL");
   }
 }
 
@@ -126,11 +179,12 @@ export function resolveModel(config: Config, name = config.llm.default): Resolve
  * Why the model cannot be called, or undefined when it can: the sentence
  * tells the operator exactly what to set.
  */
-export function missingModelSetup(m: ResolvedModel, env: LoadOptions["env"]): string | undefined {
-  if (!m.baseUrl && !env.get(m.apiKeyEnv)) {
-    return `no model endpoint is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) ` +
-      `or ${m.apiKeyEnv} for api.openai.com, or [llm] base_url in the config file; ` +
-      "to see it work without a model first, run deno task demo";
+export function missingModelSetup(m: ResolvedModel, _env: LoadOptions["env"]): string | undefined {
+  // No public endpoint is assumed: a console talks to the model its facility chose.
+  if (!m.baseUrl) {
+    return `no model endpoint is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for ` +
+      `Ollama) or [llm] base_url in the config file (https://api.openai.com/v1 for OpenAI, with its ` +
+      `key in ${m.apiKeyEnv}); to see it work without a model first, run deno task demo`;
   }
   return undefined;
 }

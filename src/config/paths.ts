@@ -19,6 +19,12 @@ export interface NamedPath {
   setting: string;
 }
 
+/** The dotted key of a setting (`[sandbox] data_dirs` → `sandbox.data_dirs`), as origins name it. */
+export function settingKey(setting: string): string {
+  const m = /^\[([^\]]+)\] (.+)$/.exec(setting);
+  return m ? `${m[1]}.${m[2]}` : setting;
+}
+
 /** Settings the program writes besides those {@link isWritableSetting} finds by name. */
 const WRITABLE_SETTINGS: readonly string[] = [
   "[state] dir",
@@ -34,6 +40,15 @@ const WRITABLE_SETTINGS: readonly string[] = [
  */
 export function isWritableSetting(setting: string): boolean {
   return WRITABLE_SETTINGS.includes(setting) || /\] (cache|work|state)_dir$/.test(setting);
+}
+
+/**
+ * Whether the program makes the directory a setting names when it is not
+ * there (`[state] dir`, any `cache_dir`, `work_dir` or `state_dir`); every
+ * other path must exist when named.
+ */
+export function isCreatedSetting(setting: string): boolean {
+  return setting === "[state] dir" || /\] (cache|work|state)_dir$/.test(setting);
 }
 
 const PATH_KEY = /^(dir|.+_dir|.+_dirs|.+_file|.+_md)$/;

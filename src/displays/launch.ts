@@ -45,7 +45,8 @@ function spawnFailure(program: string, e: unknown): string {
     return `cannot start ${program}: not found; install it or set the launcher's command in [launchers]`;
   }
   if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-    return `cannot start ${program}: not in the run grant; it must be the configured launcher of a kind the catalogue uses`;
+    return `cannot start ${program}: not in the run grant; it must be the configured launcher of a kind the catalogue uses, ` +
+      "found on PATH when the program started (accel-agent permissions lists those left out)";
   }
   return `cannot start ${program}: ${errorMessage(e)}`;
 }

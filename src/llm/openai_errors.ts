@@ -90,7 +90,7 @@ export function notAnswered(baseUrl: string, response: Response, expected: strin
   return new LlmError(
     "stream",
     `model endpoint at ${
-      baseUrl || "api.openai.com"
+      baseUrl || "(none configured)"
     } answered ${what} (status ${response.status}) where ${expected} was expected; check [llm] base_url`,
   );
 }

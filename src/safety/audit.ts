@@ -85,6 +85,8 @@ export interface AuditLogOptions {
   fs?: AppendFs;
   /** Told, in one line, when a torn last line was cut off. */
   onRecovered?: (message: string) => void;
+  /** Told of each entry once it is on disk, with its place in the chain (1 for the first). */
+  onAppended?: (entry: AuditEntry, seq: number) => void;
 }
 
 export class AuditLog {
@@ -158,6 +160,7 @@ export class AuditLog {
       new TextEncoder().encode(`${JSON.stringify(entry)}\n`),
       () => this.#writeHead({ entries: entries + 1, lastHash: hash }, key),
     );
+    this.opts.onAppended?.(entry, entries + 1);
     return entry;
   }
 

@@ -17,6 +17,12 @@
 import { parse } from "smol-toml";
 import { errorMessage } from "../util/errors.ts";
 import { readRegularText } from "../util/bounded_read.ts";
+import { readPlainTextSync } from "../util/glance_read.ts";
+import { forwardConfigs } from "./forward_config.ts";
+import type { ForwardConfig } from "./audit_forward.ts";
+
+/** The keys a site file may hold. */
+const SITE_KEYS = ["writes_enabled", "reason", "audit_forward"];
 
 /** Where the facility puts its site file. */
 export const SITE_FILE = "/etc/accel-agent/site.toml";
@@ -33,6 +39,8 @@ export interface SiteSwitch {
   writesEnabled: boolean;
   /** Why the file could not be used (writes are then off). */
   error?: string;
+  /** The log collectors its `[audit_forward]` names (see forward_config.ts). */
+  collectors?: ForwardConfig[];
 }
 
 /**
@@ -61,13 +69,17 @@ async function readSite(file: string, required: boolean): Promise<SiteSwitch | u
   } catch (e) {
     return off(file, `not valid TOML (${firstLine(e)})`);
   }
-  const keys = Object.keys(raw).filter((k) => k !== "writes_enabled" && k !== "reason");
-  if (keys.length) return off(file, `unknown key ${keys[0]} (writes_enabled, reason)`);
+  const keys = Object.keys(raw).filter((k) => !SITE_KEYS.includes(k));
+  if (keys.length) return off(file, `unknown key ${keys[0]} (${SITE_KEYS.join(", ")})`);
   const w = raw.writes_enabled ?? true;
   if (typeof w !== "boolean") return off(file, "writes_enabled must be true or false");
+  // A facility that asked for an off-console copy and got it wrong writes nothing until it is fixed.
+  const collectors = forwardConfigs(raw.audit_forward);
+  if (typeof collectors === "string") return off(file, collectors);
   return {
     file,
     writesEnabled: w,
+    ...(collectors.length ? { collectors } : {}),
     ...(typeof raw.reason === "string" && !w
       ? { error: `writes_enabled = false: ${raw.reason}` }
       : {}),
@@ -127,6 +139,23 @@ async function readBounded(path: string, max: number, what: string): Promise<Bou
 
 function firstLine(e: unknown): string {
   return errorMessage(e).split("\n")[0] ?? "";
+}
+
+/**
+ * The collectors every readable site file names, read synchronously (for
+ * the network grant). A file that cannot be read or is not valid gives
+ * none here (the kill switch counts it as off).
+ */
+export function siteCollectorsSync(env: (name: string) => string | undefined): ForwardConfig[] {
+  const files = [SITE_FILE, env(SITE_FILE_ENV)?.trim()].filter((f): f is string => !!f);
+  return files.flatMap((file) => {
+    try {
+      const found = forwardConfigs(parse(readPlainTextSync(file, MAX_SITE_BYTES)).audit_forward);
+      return typeof found === "string" ? [] : found;
+    } catch {
+      return [];
+    }
+  });
 }
 
 function off(file: string, error: string): SiteSwitch {

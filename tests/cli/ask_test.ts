@@ -137,7 +137,8 @@ Deno.test("ask without a model endpoint exits 2 saying what to set", async () =>
   assert.equal(r.code, 2);
   assert.match(
     r.stderr,
-    /no model endpoint is configured: set OPENAI_BASE_URL .* or OPENAI_API_KEY/,
+    // No public endpoint is assumed: a key alone names none.
+    /no model endpoint is configured: set OPENAI_BASE_URL .* or \[llm\] base_url .*OPENAI_API_KEY/,
   );
   assert.equal(r.stderr.trim().split("\n").length, 1);
 });

@@ -9,6 +9,7 @@ import { startRepl } from "../support/repl_session.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 import { tempDir } from "../support/temp.ts";
 import { SCAN_PLAN } from "../../demo/session.ts";
+import { phaseAtOperatingPoint } from "../support/sim_phase.ts";
 
 Deno.test({
   name:
@@ -99,8 +100,10 @@ Deno.test({
   async fn() {
     await using homeDir = await tempDir();
     const home = homeDir.path;
-    // The scan the demo replays: five phases, the energy read at each, rolled back in two steps.
+    // The scan the demo replays: the energy read at each phase, rolled back in max_step steps.
     const scanPlan = SCAN_PLAN;
+    const scan = SCAN_PLAN.actions[0] as { stop: number; steps: number };
+    await phaseAtOperatingPoint();
     await using llm = await startScriptedLlm({
       scenario: {
         turns: [
@@ -113,16 +116,16 @@ Deno.test({
       },
     });
     await using term = await startRepl(llm.url, home);
-    await term.type("scan the RF phase from -4 to -8 deg");
+    await term.type(`scan the RF phase from -4 to ${scan.stop} deg`);
     await term.send("Enter");
     let screen = await term.waitFor(/Run this plan\?[\s\S]*all: run it as shown/);
     assert.match(screen, /RF phase scan around the operating point/);
-    assert.match(screen, /RF:PHASE:SETPT\s+│ -4 → -4 … -8 deg/);
-    assert.match(screen, /5 points, dwell 0\.3 s/);
+    assert.match(screen, new RegExp(`RF:PHASE:SETPT\\s+│ -4 → -4 … ${scan.stop} deg`));
+    assert.match(screen, new RegExp(`${scan.steps} points, dwell 0\\.3 s`));
     assert.match(screen, /plan hash [0-9a-f]{64}/);
     await term.send("Up");
     await term.send("Enter");
-    screen = await term.waitFor(/\[█+░*\] \d\/5/);
+    screen = await term.waitFor(new RegExp(`\\[█+░*\\] \\d\\/${scan.steps}`));
     screen = await term.waitFor(/Scan done: \S+scan-[0-9a-f]{12}-0-\S+\.csv[\s\S]*Logbook entry:/);
     assert.match(screen, /plan [0-9a-f]{12} approved/);
     await term.send("Enter"); // post the plan's logbook draft

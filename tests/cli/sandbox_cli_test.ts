@@ -255,5 +255,10 @@ Deno.test("a data directory that does not exist is a configuration error naming 
   await Deno.writeTextFile(`${dir}/c.toml`, '[sandbox]\ndata_dirs = ["missing"]\n');
   const r = await runAgent(["exec", "-", "--config", `${dir}/c.toml`], { stdin: "print(1)" });
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, "accel-agent: [sandbox] data_dirs: missing is not a readable directory\n");
+  // Said at start, as for every path the config names, with the file and line that set it.
+  assert.equal(
+    r.stderr,
+    `accel-agent: config error: [sandbox] data_dirs ${dir}/missing does not exist ` +
+      `(set in ${dir}/c.toml:2); create it or change [sandbox] data_dirs\n`,
+  );
 });

@@ -31,6 +31,7 @@ const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
   "cli/repl/line_input.ts: stream.write(": "hands typed-ahead keys to the line editor's input",
   "sandbox/sandbox_process.ts: writer.write(": "sends a message to the sandbox process's stdin",
   "tools/hooks.ts: writer.write(": "gives a facility hook program its JSON on stdin",
+  "safety/audit_deliver.ts: conn.write(": "sends audit records to the site's log collector",
   "sandbox/python_prelude.ts: sys.stderr.write(": "Python code run inside the sandbox",
 };
 

@@ -104,7 +104,12 @@ export class AttackUser implements AsyncDisposable {
   async #config(limits: Partial<Record<keyof typeof AMPLE, number>>): Promise<string> {
     const table = { ...AMPLE, ...limits };
     // The model's tool calls (ask) get ample time; the sandbox's own limits are the table's.
-    const config = `${await Deno.readTextFile(this.user.configPath)}\n` +
+    // The copy lives elsewhere: the limits file it names stays the set-up's.
+    const base = (await Deno.readTextFile(this.user.configPath)).replace(
+      'limits_file = "limits.toml"',
+      `limits_file = ${JSON.stringify(`${this.dir}/limits.toml`)}`,
+    );
+    const config = `${base}\n` +
       `[agent]\ntool_timeout_s = 3600\n[sandbox]\n` +
       `data_dirs = [${JSON.stringify(this.dataDir)}]\n` +
       `scripts_dir = ${JSON.stringify(`${this.dir}/scripts`)}\n` +

@@ -2,8 +2,9 @@
  * The replay endpoint for `accel-agent eval --replay URL`: answers each
  * attempt at `URL/<task>/<attempt>/v1` from the task file's scripted
  * transcript (the solving one, or the wrong ones in turn), each attempt
- * served by its own scripted server (real HTTP + SSE). Test support, kept
- * out of the program:
+ * served by its own scripted server (real HTTP + SSE). A transcript played
+ * to its end starts again for the next request, so one server serves any
+ * number of `eval --replay` runs. Test support, kept out of the program:
  *
  * ```sh
  * deno run -A tests/support/scripted_eval_server.ts solving|wrong [--tasks-dir DIR]… [--port N]
@@ -39,9 +40,12 @@ export function startScriptedEval(
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const servers = new Map<string, Promise<ScriptedLlm>>();
   const started: ScriptedLlm[] = [];
-  const serverFor = (taskId: string, attempt: number) => {
+  const all: Promise<ScriptedLlm>[] = [];
+  const serverFor = async (taskId: string, attempt: number) => {
     const key = `${taskId}/${attempt}`;
     let s = servers.get(key);
+    // A transcript played to its end serves the next run of the same attempt from its start.
+    if (s && (await s).remaining() === 0) s = undefined;
     if (!s) {
       const task = byId.get(taskId);
       const scripted = task?.scripted;
@@ -52,8 +56,9 @@ export function startScriptedEval(
       s = startScriptedLlm({ scenario: parseScenario(json, `${taskId}:${variant}`) });
       s.then((llm) => started.push(llm), () => {});
       servers.set(key, s);
+      all.push(s);
     }
-    return s;
+    return await s;
   };
   const ready = Promise.withResolvers<void>();
   const server = Deno.serve({
@@ -81,7 +86,7 @@ export function startScriptedEval(
   const close = () =>
     closed ??= (async () => {
       await server.shutdown();
-      await Promise.all([...servers.values()].map(async (s) => (await s).close()));
+      await Promise.all(all.map(async (s) => (await s).close()));
     })();
   return ready.promise.then(() => ({
     url: `http://127.0.0.1:${server.addr.port}`,

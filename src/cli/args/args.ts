@@ -8,7 +8,6 @@
  */
 import { UsageError } from "../../app/exit.ts";
 import { type Command, COMMANDS, commandSpec } from "./commands_table.ts";
-import { globalHelp } from "./help.ts";
 import { type Flag, GLOBAL_FLAGS, list, str, type Values } from "./table.ts";
 
 export type { Command } from "./commands_table.ts";
@@ -25,9 +24,6 @@ export interface Invocation {
   /** `--profile NAME`, overriding `[profile] name`. */
   profile?: string;
 }
-
-/** The global help (kept under this name for callers that print it). */
-export const USAGE = globalHelp();
 
 /** Every flag of every command by long name; a name means one thing everywhere. */
 function allFlags(): Map<string, Flag> {

@@ -35,6 +35,7 @@ export type Command =
   | { kind: "plan_recover"; run?: string; dismiss: boolean; elog?: "post" | "skip" }
   | { kind: "audit_verify"; file?: string }
   | { kind: "permissions" }
+  | { kind: "config_show" }
   | { kind: "index"; action: "stats" | "refresh" }
   | { kind: "help"; command?: string }
   | { kind: "version" }

@@ -220,6 +220,17 @@ export const COMMANDS: readonly CommandSpec<Command>[] = [
     },
   },
   {
+    name: "config",
+    usage: [["config show", "the configuration in force, each value with the file that set it"]],
+    flags: [],
+    build(rest) {
+      if (rest.length !== 1 || rest[0] !== "show") {
+        throw new UsageError("config takes show, e.g. accel-agent config show");
+      }
+      return { kind: "config_show" };
+    },
+  },
+  {
     name: "exec",
     usage: [["exec FILE|-", "run Python in the sandbox (no model needed)"]],
     flags: [{

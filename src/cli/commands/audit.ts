@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AuditError, AuditLog, chainBreakText, readHead } from "../../safety/audit.ts";
+import { AuditError, AuditLog, chainBreakText, GENESIS, readHead } from "../../safety/audit.ts";
 import {
   type UnfinishedRun,
   unfinishedRuns,
@@ -38,6 +38,8 @@ export async function runAuditVerify(
     unfinished = await unfinishedRuns(files);
     const headPath = app.plans.audit.headPath;
     if (files.length === 0 && (await readHead(headPath)) === undefined) {
+      // A console where nothing was ever recorded: nothing is broken, and a script may go on.
+      if (file === undefined) return noAuditYet(dir, json, io);
       fail(io, json, "error", `no audit files in ${dir}`, Exit.FAILURE);
     }
     const key = await app.plans.auditKey();
@@ -78,5 +80,28 @@ export async function runAuditVerify(
       );
     }
   }
+  return Exit.OK;
+}
+
+/** `audit verify` where no entry and no head record exist yet: said, exit 0. */
+function noAuditYet(dir: string, json: boolean, io: Io): number {
+  const note = `no audit yet: nothing has been recorded in ${dir}`;
+  if (json) {
+    io.out(
+      `${
+        terminalJson({
+          ok: true,
+          entries: 0,
+          files: 0,
+          lastHash: GENESIS,
+          keyed: 0,
+          unkeyed: 0,
+          head: "absent",
+          notes: [note],
+          unfinished: [],
+        })
+      }\n`,
+    );
+  } else io.out(`${untrusted(note)}\n`);
   return Exit.OK;
 }

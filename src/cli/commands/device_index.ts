@@ -18,8 +18,10 @@ export async function runIndex(
 ): Promise<number> {
   const service = app.devices;
   if (!service) {
+    // Only EPICS without a name service has none: the gateway cannot list its PVs.
     throw new CliError(
-      `the ${app.cs.kind} backend offers no device index; search with * ? patterns`,
+      `the device index has no source: set [epics] channelfinder_url (or archiver_url) ` +
+        "for one; until then search with * ? patterns",
       Exit.FAILURE,
     );
   }

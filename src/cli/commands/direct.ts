@@ -8,7 +8,6 @@
  *
  * @module
  */
-import Table from "cli-table3";
 import type { App } from "../../app/app.ts";
 import type { Command } from "../args/args.ts";
 import { CliError, Exit } from "../../app/exit.ts";
@@ -20,9 +19,10 @@ import {
   type StopSignal,
 } from "../../app/io.ts";
 import { type Style, style } from "../term/style.ts";
+import { type FitTable, fitTable, tableWidth } from "../term/fit_table.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { type ToolResults, wholeResult } from "../../tools/results.ts";
-import { renderSearch } from "./search_render.ts";
+import { renderSearch, type SearchOut } from "./search_render.ts";
 import {
   FACILITY_FILE,
   facilityDigest,
@@ -68,7 +68,7 @@ export async function runDirect(app: App, cmd: Direct, json: boolean, io: Io): P
   } else {
     const s = style(io.color);
     if ("readings" in result) renderGet(result, io, s);
-    else if ("mode" in result) renderSearch(result, io);
+    else if ("mode" in result) renderSearch(result, searchOut(io));
     else renderLogs(result, io, s);
   }
   // Only a search by words is answered from the cache next time: only it leaves a ticket.
@@ -128,13 +128,9 @@ function errorText(result: unknown): string {
   return typeof e === "string" ? e : "the command failed";
 }
 
-function table(head: string[], s: Style): Table.Table {
-  return new Table({
-    head: head.map((h) => s.bold(h)),
-    style: { head: [], border: [] },
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-    wordWrap: true,
-  });
+/** A table as wide as the terminal at most, cells wrapped between words. */
+function table(head: string[], s: Style, width: number): FitTable {
+  return fitTable(head, s, width);
 }
 
 function severity(sev: unknown, s: Style): string {
@@ -145,7 +141,11 @@ function severity(sev: unknown, s: Style): string {
 }
 
 function renderGet(result: ToolResults["get_parameter"], io: Io, s: Style): void {
-  const t = table(["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"], s);
+  const t = table(
+    ["Device", "Value", "Units", "Severity", "Status", "Time (UTC)"],
+    s,
+    tableWidth(io),
+  );
   for (const r of result.readings) {
     const value = typeof r.value === "object" && r.value !== null
       ? terminalJson(r.value).replace(/\s+/g, "")
@@ -165,7 +165,7 @@ function renderGet(result: ToolResults["get_parameter"], io: Io, s: Style): void
 function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
   io.out(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}\n`));
   if (result.source === "archive") {
-    const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s);
+    const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s, tableWidth(io));
     for (const x of result.series) {
       if ("error" in x) {
         t.push([one(x.device), { colSpan: 6, content: s.red(one(x.error)) }]);
@@ -239,4 +239,14 @@ async function leaveTicket(app: App, io: Io): Promise<void> {
 async function facilityIdentity(): Promise<{ facility: string; facilityStamp?: Stamp }> {
   const stamp = stampOf(FACILITY_FILE);
   return { facility: await facilityDigest(), ...(stamp ? { facilityStamp: stamp } : {}) };
+}
+
+/** Where a search is printed: the terminal's width when stdout is one. */
+export function searchOut(io: Io): SearchOut {
+  return {
+    color: io.color,
+    out: (text) => io.out(text),
+    err: (text) => io.err(text),
+    columns: tableWidth(io),
+  };
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import Table from "cli-table3";
+import { fitTable, tableWidth } from "../term/fit_table.ts";
 import { analyse } from "../../sandbox/analysis.ts";
 import { type SandboxRunResult, shapeRun } from "../../tools/sandbox_result.ts";
 import type { ListScriptsResult } from "../../tools/list_scripts.ts";
@@ -110,12 +110,7 @@ function renderList(r: ListScriptsResult, io: Io): void {
   const scripts = r.scripts;
   if (!scripts.length) return io.out("no scripts\n");
   const s = style(io.color);
-  const t = new Table({
-    head: [s.bold("Script"), s.bold("Description")],
-    style: { head: [], border: [] },
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-    wordWrap: true,
-  });
+  const t = fitTable(["Script", "Description"], s, tableWidth(io));
   for (const x of scripts) t.push([untrusted(x.name), untrusted(x.description)]);
   io.out(`${t.toString()}\n`);
 }

@@ -10,6 +10,8 @@
  * @module
  */
 import { type Style, style } from "../term/style.ts";
+import { fitWidths } from "../term/fit_widths.ts";
+import { visibleWidth, widestLine, widestWord, wrapText } from "../../util/text_wrap.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
 import type { PatternDevice, SearchDeviceResult } from "../../tools/search_words.ts";
 import type { RankedDevice } from "../../index/query.ts";
@@ -17,6 +19,8 @@ import type { RankedDevice } from "../../index/query.ts";
 /** Where the answer is written. */
 export interface SearchOut {
   color: boolean;
+  /** The terminal's width when output goes to one; none: lines stay whole (for grep). */
+  columns?: number;
   out(text: string): void;
   err(text: string): void;
 }
@@ -24,38 +28,33 @@ export interface SearchOut {
 /** One line of a service's text, as a cell shows it. */
 const one = (x: unknown): string => untrusted(String(x ?? ""));
 
-/** Columns a code point takes on a terminal: 0 for a combining mark, 2 for a wide one. */
-function columns(cp: number): number {
-  if (cp >= 0x300 && cp <= 0x36f) return 0;
-  const wide = (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd);
-  return wide ? 2 : 1;
-}
-
-/** The width of a cell's text on a terminal. */
-export function textWidth(text: string): number {
-  let w = 0;
-  for (const ch of text) w += columns(ch.codePointAt(0) ?? 0);
-  return w;
-}
-
-/** A box table: the header row, then the rows, each cell padded by one space. */
-export function boxTable(head: string[], rows: string[][], s: Style): string {
-  const widths = head.map((h, i) =>
-    Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? "")))
+/**
+ * A box table no wider than `width` (Infinity: each column as wide as its
+ * widest cell): the header row, then the rows, each cell padded by one
+ * space; cells wrap between words when the columns must give way.
+ */
+export function boxTable(head: string[], rows: string[][], s: Style, width = Infinity): string {
+  const natural = head.map((h, i) =>
+    Math.max(visibleWidth(h), ...rows.map((r) => widestLine(r[i] ?? "")))
   );
+  const words = head.map((h, i) =>
+    Math.max(widestWord(h), ...rows.map((r) => widestWord(r[i] ?? "")))
+  );
+  const widths = Number.isFinite(width) ? fitWidths(natural, words, width) : natural;
   const line = (l: string, m: string, r: string) =>
     `${l}${widths.map((w) => "─".repeat(w + 2)).join(m)}${r}`;
-  const row = (cells: string[], bold = false) =>
-    `│${
-      cells.map((c, i) => {
-        const pad = " ".repeat((widths[i] ?? 0) - textWidth(c));
-        return ` ${bold ? s.bold(c) : c}${pad} `;
-      }).join("│")
-    }│`;
+  const row = (cells: string[], bold = false) => {
+    const wrapped = cells.map((c, i) => wrapText(c, widths[i] ?? 1));
+    const height = Math.max(1, ...wrapped.map((w) => w.length));
+    return Array.from({ length: height }, (_, k) =>
+      `│${
+        wrapped.map((lines, i) => {
+          const c = lines[k] ?? "";
+          const pad = " ".repeat(Math.max(0, (widths[i] ?? 0) - visibleWidth(c)));
+          return ` ${bold ? s.bold(c) : c}${pad} `;
+        }).join("│")
+      }│`).join("\n");
+  };
   return [line("┌", "┬", "┐"), row(head, true), ...rows.map((r) => row(r)), line("└", "┴", "┘")]
     .join("\n");
 }
@@ -86,6 +85,7 @@ export function renderSearch(result: SearchDeviceResult, io: SearchOut): void {
         ...(ranked ? [one(d.score), one((d.matched ?? []).join(", "))] : []),
       ]),
       s,
+      io.columns ?? Infinity,
     );
   if (devices.length) io.out(`${table(devices)}\n`);
   const { offset, total } = result;

@@ -11,6 +11,7 @@ import { planIdOf } from "../../safety/approval.ts";
 import type { Io } from "../../app/io.ts";
 import { style } from "../term/style.ts";
 import { untrusted } from "../../util/untrusted_text.ts";
+import { hanging, wrapText } from "../../util/text_wrap.ts";
 import { costText } from "./cost.ts";
 import { runSessionSlash, SESSION_SLASH_HELP, skillsLine } from "./slash_sessions.ts";
 import { runSafetySlash, SAFETY_SLASH_HELP } from "./slash_safety.ts";
@@ -46,13 +47,18 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
   const arg = rest.join(" ");
   switch (cmd) {
     case "/help":
-      for (const [c, d] of SLASH_HELP) io.out(`  ${s.bold(c.padEnd(18))} ${d}\n`);
-      io.out(s.dim(
-        "  Ctrl-C cancels the answer in progress; the conversation is kept.\n" +
-          "  Tab completes commands and device names; a line ending in \\ continues on the next;\n" +
-          "  a pasted block is one message; what you type during an answer goes to the model\n" +
-          "  at its next step.\n",
-      ));
+      for (const [c, d] of SLASH_HELP) {
+        for (const l of hanging(`  ${s.bold(c)}`, d, 21, io.columns())) io.out(`${l}\n`);
+      }
+      for (
+        const l of wrapText(
+          "Ctrl-C cancels the answer in progress; the conversation is kept. " +
+            "Tab completes commands and device names; a line ending in \\ continues on the next; " +
+            "a pasted block is one message; what you type during an answer goes to the model " +
+            "at its next step.",
+          io.columns() - 2,
+        )
+      ) io.out(s.dim(`  ${l}\n`));
       return;
     case "/quit":
     case "/exit":
@@ -69,11 +75,9 @@ export async function runSlash(line: string, app: App, io: Io): Promise<"quit" |
     }
     case "/tools":
       for (const t of app.tools.list()) {
-        io.out(
-          `  ${s.bold(untrusted(t.name))}${t.readOnly ? s.dim(" (read-only)") : ""}\n    ${
-            untrusted(t.description, { multiline: true })
-          }\n`,
-        );
+        io.out(`  ${s.bold(untrusted(t.name))}${t.readOnly ? s.dim(" (read-only)") : ""}\n`);
+        const text = untrusted(t.description, { multiline: true });
+        for (const l of wrapText(text, io.columns() - 4)) io.out(`    ${l}\n`);
       }
       return;
     case "/cost":

@@ -336,7 +336,8 @@ function change(
   units = "",
 ): string {
   const u = units ? ` ${cell(units)}` : "";
-  const d = delta === undefined ? "" : ` (Δ ${delta >= 0 ? "+" : ""}${round6(delta)})`;
+  // "(Δ+1)" in one piece: a wrapped cell never leaves "(Δ" on a line without its value.
+  const d = delta === undefined ? "" : ` (Δ${delta >= 0 ? "+" : ""}${round6(delta)})`;
   return `${show(from)} → ${cell(to)}${u}${d}`;
 }
 
