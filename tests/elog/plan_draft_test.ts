@@ -182,3 +182,38 @@ Deno.test("a scan's draft names the scan and its data file", async () => {
   assert.ok(body.includes(`data \`${name}\` (attached)`), body);
   assert.match(body, /`RF:PHASE:SETPT` from .* in 3 points, reading `DIAG:ENERGY:MEAS`/);
 });
+
+Deno.test("a scan stopped part-way is said to have stopped, with the last point sent; the writes after it are not listed", async () => {
+  const runs: FinishedRun[] = [];
+  // The scan's third point is refused by the gateway.
+  await using f = await fixture({
+    faults: { failOnWrite: 3 },
+    onFinished: (r) => Promise.resolve(void runs.push(r)),
+  });
+  const phase = await valueOf(f.cs, "RF:PHASE:SETPT") as number;
+  const h1 = await valueOf(f.cs, "LINAC:COR:H01:SETPT") as number;
+  const outcome = await f.service.propose(
+    {
+      description: "phase scan, then a trim",
+      actions: [{
+        type: "scan",
+        writeDevice: "RF:PHASE:SETPT",
+        start: phase,
+        stop: phase - 2,
+        steps: 5,
+        readDevices: ["DIAG:ENERGY:MEAS"],
+        dwellSeconds: 0.1,
+      }, { type: "write", device: "LINAC:COR:H01:SETPT", value: h1 + 0.1, reason: "trim" }],
+    },
+    new ApproveAll(),
+    new AbortController().signal,
+  );
+  assertExecuted(outcome, "failed");
+  const facts = planFacts(runs[0] as FinishedRun);
+  assert.deepEqual(facts.scans.map((s) => s.completed), [false]);
+  assert.deepEqual(facts.writes.map((w) => w.device), ["RF:PHASE:SETPT"]);
+  const body = planBody(facts, notes);
+  assert.match(body, /in 5 points, .*\(stopped before its end\)/);
+  assert.match(body, /1 device written/);
+  assert.doesNotMatch(body, /\| `LINAC:COR:H01:SETPT`/);
+});
