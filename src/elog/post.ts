@@ -4,16 +4,27 @@
  * logbook (a lost reply, a process killed mid-post) is first looked up there
  * by its id; the attempt is recorded on disk before anything is sent, so a
  * post the program does not live to see is still looked up next time. The
- * audit records the entry's id, or that the draft was skipped.
+ * audit records the entry's id, or that the draft was skipped, once: a
+ * draft not known to be in the audit (a process killed between the two) is
+ * looked up there before it is recorded.
  *
  * @module
  */
 import { type Logbook, UncertainPostError } from "../adapters/logbook.ts";
 import type { AuditLog } from "../safety/audit.ts";
+import { readAuditFile } from "../safety/audit_chain.ts";
+import { readJson } from "../util/json_file.ts";
+import { z } from "zod";
 import { errorMessage } from "../util/errors.ts";
 import { readAttachments } from "./attachments.ts";
 import type { Draft } from "./draft.ts";
 import type { DraftStore } from "./store.ts";
+
+/** What the audit's record of a post or a skip holds (`audited` writes it). */
+const LogbookRecord = z.looseObject({
+  decision: z.string(),
+  results: z.looseObject({ draft: z.string(), entry: z.string().optional() }),
+});
 
 export interface PostDeps {
   store: DraftStore;
@@ -52,7 +63,8 @@ export async function postDraft(
     const d = await deps.store.load(id);
     const where = deps.logbook.where;
     if (d.status === "posted" && d.entry) {
-      const auditError = d.audited === false ? await audited(deps, d, decidedBy) : undefined;
+      // Not known to be in the audit (a process killed before it said so): recorded now, once.
+      const auditError = d.audited === true ? undefined : await audited(deps, d, decidedBy, true);
       return {
         status: "posted",
         draft: d,
@@ -130,6 +142,10 @@ export async function skipDraft(
       }
     }
     if (d.status === "posted" && d.entry) return { draft: d, postedAs: d.entry.id };
+    if (d.status === "skipped") {
+      const auditError = d.audited === true ? undefined : await audited(deps, d, decidedBy, true);
+      return { draft: await deps.store.load(id), ...(auditError ? { auditError } : {}) };
+    }
     d = { ...d, status: "skipped", skipped_at: new Date(deps.now()).toISOString() };
     await deps.store.save(d);
     const auditError = await audited(deps, d, decidedBy);
@@ -173,9 +189,22 @@ async function kept(
   return { status: "kept", draft: next, error };
 }
 
-/** Appends the audit record of a post or a skip; the error's text when it cannot. */
-async function audited(deps: PostDeps, d: Draft, decidedBy: string): Promise<string | undefined> {
+/**
+ * Appends the audit record of a post or a skip; the error's text when it
+ * cannot. `lookFirst`: the record may be there already (a process killed
+ * after writing it, before the draft said so), and is then not written again.
+ */
+async function audited(
+  deps: PostDeps,
+  d: Draft,
+  decidedBy: string,
+  lookFirst = false,
+): Promise<string | undefined> {
   const isPost = d.status === "posted";
+  if (lookFirst && await inAudit(deps.audit, d).catch(() => false)) {
+    await deps.store.save({ ...d, audited: true }).catch(() => {});
+    return undefined;
+  }
   try {
     await deps.audit.append({
       ...deps.identity,
@@ -200,4 +229,23 @@ async function audited(deps: PostDeps, d: Draft, decidedBy: string): Promise<str
   }
   await deps.store.save({ ...d, audited: true }).catch(() => {});
   return undefined;
+}
+
+/** Whether the audit holds the record of this draft's post (of its entry) or skip. */
+async function inAudit(audit: AuditLog, d: Draft): Promise<boolean> {
+  const decision = d.status === "posted" ? "elog_posted" : "elog_skipped";
+  const needle = `"draft":${JSON.stringify(d.id)}`;
+  for (const file of (await audit.files()).reverse()) {
+    const text = await readAuditFile(file);
+    if (!text.includes(needle)) continue;
+    for (const line of text.split("\n")) {
+      if (!line.includes(needle) || !line.includes(decision)) continue;
+      const read = readJson(LogbookRecord, line);
+      if (!read.ok || read.value.decision !== decision || read.value.results.draft !== d.id) {
+        continue;
+      }
+      if (decision === "elog_skipped" || read.value.results.entry === d.entry?.id) return true;
+    }
+  }
+  return false;
 }

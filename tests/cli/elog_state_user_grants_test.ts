@@ -1,0 +1,122 @@
+/**
+ * Posting a logbook draft when a process was killed at a step of an earlier
+ * post, or the state directory was damaged, as an operator's scripts run
+ * the program (through the launcher, with the config's grants) on the fake
+ * EPICS facility: the entry is in Olog once, the audit records it once, and
+ * each damage is said in one line.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { UserSetup } from "../support/user_grants.ts";
+import { auditEntries } from "../support/audit_entries.ts";
+import { OlogLogbook } from "../../src/adapters/epics/olog_post.ts";
+
+const LIMITS = `[limits."SR:COR:H01:SETPT"]
+min = -2
+max = 2
+max_step = 0.5
+tolerance = 0.001
+`;
+
+const CREDENTIALS = { OLOG_USER: "olog-user", OLOG_PASSWORD: "olog-secret" };
+
+const PLAN = {
+  description: "Trim H01",
+  actions: [{ type: "write", device: "SR:COR:H01:SETPT", value: 0.6, reason: "center the orbit" }],
+};
+
+async function setup(): Promise<UserSetup> {
+  return await UserSetup.start({
+    limits: LIMITS,
+    epicsConfig: { username_env: "OLOG_USER", password_env: "OLOG_PASSWORD" },
+  });
+}
+
+/** Runs the plan, keeping its draft (no --elog, no terminal); the draft's id and path. */
+async function keptDraft(user: UserSetup): Promise<{ id: string; path: string }> {
+  const file = await user.plan(PLAN);
+  const token = await user.token(file);
+  const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
+    env: CREDENTIALS,
+  });
+  assert.equal(ran.code, 0, ran.stderr);
+  const out = JSON.parse(ran.stdout);
+  assert.equal(out.elog.status, "pending");
+  return { id: out.elog.draft.id, path: out.elog.draft.path };
+}
+
+const elogRecords = async (user: UserSetup) =>
+  (await auditEntries(user.stateDir)).filter((e) => String(e.decision).startsWith("elog_"));
+
+Deno.test("killed after Olog took the entry and the draft was marked posted, before the audit: the next post records it once, sending nothing", async () => {
+  await using user = await setup();
+  const { id, path } = await keptDraft(user);
+  const draft = JSON.parse(await Deno.readTextFile(path));
+  // What the killed process left: the entry in Olog, the draft saved as posted, no audit record.
+  const olog = new OlogLogbook({
+    base: user.epics.config().match(/olog_url = "([^"]+)"/)?.[1] as string,
+    authorization: `Basic ${btoa("olog-user:olog-secret")}`,
+    timeoutMs: 30_000,
+    maxBytes: 1 << 20,
+  });
+  const entry = await olog.post({
+    draftId: id,
+    title: draft.title,
+    body: draft.body,
+    level: draft.level,
+    logbooks: draft.logbooks,
+    tags: draft.tags,
+    devices: draft.devices,
+    author: draft.author,
+    attachments: [],
+  });
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      ...draft,
+      status: "posted",
+      attempts: 1,
+      entry: { id: entry.id, where: olog.where, posted_at: new Date().toISOString() },
+    }),
+  );
+  assert.deepEqual(await elogRecords(user), []);
+
+  const after = await user.run(["elog", "post", id], { env: CREDENTIALS });
+  assert.equal(after.code, 0, after.stderr);
+  assert.match(after.stdout, /already in Olog at .* as entry \d+ \(nothing was sent again\)/);
+  const again = await user.run(["elog", "post", id], { env: CREDENTIALS });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(user.epics.ologService.received.length, 1, "sent once, by the killed process");
+  const records = await elogRecords(user);
+  assert.deepEqual(records.map((e) => [e.decision, e.results.draft, e.results.entry]), [
+    ["elog_posted", id, entry.id],
+  ]);
+});
+
+Deno.test("killed after the audit recorded the post, before the draft said so: the next post adds no second record", async () => {
+  await using user = await setup();
+  const { id, path } = await keptDraft(user);
+  const posted = await user.run(["elog", "post", id], { env: CREDENTIALS });
+  assert.equal(posted.code, 0, posted.stderr);
+  // What the killed process left: the audit record written, the draft not yet marked audited.
+  const { audited: _, ...draft } = JSON.parse(await Deno.readTextFile(path));
+  await Deno.writeTextFile(path, JSON.stringify(draft));
+  const again = await user.run(["elog", "post", id], { env: CREDENTIALS });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /already in Olog at .* as entry \d+ \(nothing was sent again\)/);
+  assert.equal((await elogRecords(user)).length, 1);
+  assert.equal(JSON.parse(await Deno.readTextFile(path)).audited, true);
+
+  // A draft skipped twice is recorded skipped once.
+  const other = await keptDraft(user);
+  for (let i = 0; i < 2; i++) {
+    const skipped = await user.run(["elog", "skip", other.id]);
+    assert.equal(skipped.code, 0, skipped.stderr);
+  }
+  assert.deepEqual((await elogRecords(user)).map((e) => [e.decision, e.results.draft]), [
+    ["elog_posted", id],
+    ["elog_skipped", other.id],
+  ]);
+  assert.equal(user.epics.ologService.received.length, 1);
+});
