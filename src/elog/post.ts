@@ -80,10 +80,12 @@ export async function postDraft(
       try {
         found = await deps.logbook.find(d.id, signal);
       } catch (e) {
+        // Still uncertain: the earlier post may be there.
         return await kept(
           deps,
           d,
           `cannot check whether an earlier post reached ${where}: ${errorMessage(e)}`,
+          true,
         );
       }
       if (found) return await posted(deps, d, found, decidedBy, true, []);

@@ -46,22 +46,21 @@ async function keptDraft(user: UserSetup): Promise<{ id: string; path: string }>
   return { id: out.elog.draft.id, path: out.elog.draft.path };
 }
 
-const elogRecords = async (user: UserSetup) =>
-  (await auditEntries(user.stateDir)).filter((e) => String(e.decision).startsWith("elog_"));
-
-Deno.test("killed after Olog took the entry and the draft was marked posted, before the audit: the next post records it once, sending nothing", async () => {
-  await using user = await setup();
-  const { id, path } = await keptDraft(user);
-  const draft = JSON.parse(await Deno.readTextFile(path));
-  // What the killed process left: the entry in Olog, the draft saved as posted, no audit record.
-  const olog = new OlogLogbook({
+/** A client of the fake facility's Olog, as another process of the program would post. */
+function ologClient(user: UserSetup): OlogLogbook {
+  return new OlogLogbook({
     base: user.epics.config().match(/olog_url = "([^"]+)"/)?.[1] as string,
     authorization: `Basic ${btoa("olog-user:olog-secret")}`,
     timeoutMs: 30_000,
     maxBytes: 1 << 20,
   });
-  const entry = await olog.post({
-    draftId: id,
+}
+
+/** Posts draft file `path` to the fake Olog, as a process that was then killed did; the entry id. */
+async function postBehind(user: UserSetup, path: string): Promise<string> {
+  const draft = JSON.parse(await Deno.readTextFile(path));
+  const entry = await ologClient(user).post({
+    draftId: draft.id,
     title: draft.title,
     body: draft.body,
     level: draft.level,
@@ -71,13 +70,25 @@ Deno.test("killed after Olog took the entry and the draft was marked posted, bef
     author: draft.author,
     attachments: [],
   });
+  return entry.id;
+}
+
+const elogRecords = async (user: UserSetup) =>
+  (await auditEntries(user.stateDir)).filter((e) => String(e.decision).startsWith("elog_"));
+
+Deno.test("killed after Olog took the entry and the draft was marked posted, before the audit: the next post records it once, sending nothing", async () => {
+  await using user = await setup();
+  const { id, path } = await keptDraft(user);
+  // What the killed process left: the entry in Olog, the draft saved as posted, no audit record.
+  const entry = { id: await postBehind(user, path) };
+  const draft = JSON.parse(await Deno.readTextFile(path));
   await Deno.writeTextFile(
     path,
     JSON.stringify({
       ...draft,
       status: "posted",
       attempts: 1,
-      entry: { id: entry.id, where: olog.where, posted_at: new Date().toISOString() },
+      entry: { id: entry.id, where: ologClient(user).where, posted_at: new Date().toISOString() },
     }),
   );
   assert.deepEqual(await elogRecords(user), []);
@@ -119,4 +130,36 @@ Deno.test("killed after the audit recorded the post, before the draft said so: t
     ["elog_skipped", other.id],
   ]);
   assert.equal(user.epics.ologService.received.length, 1);
+});
+
+Deno.test("an Olog whose search answers with an entry id that is no id (escapes, a megabyte): the draft stays whole and is not marked posted", async () => {
+  await using user = await setup();
+  const { id, path } = await keptDraft(user);
+  // A post whose reply was lost: the next post asks Olog first.
+  const draft = JSON.parse(await Deno.readTextFile(path));
+  await Deno.writeTextFile(path, JSON.stringify({ ...draft, status: "posting", attempts: 1 }));
+  const hit = (entryId: string) => ({
+    id: entryId,
+    properties: [{ name: "AccelAgent", attributes: [{ name: "draft", value: id }] }],
+  });
+  for (const bad of ["7\x1b]0;owned\x07", `8${"9".repeat(1_000_000)}x`, "-3"]) {
+    user.epics.olog.faults.respond = (url) =>
+      url.pathname === "/Olog/logs/search"
+        ? Response.json({ hitCount: 1, logs: [hit(bad)] })
+        : undefined;
+    const post = await user.run(["elog", "post", id], { env: CREDENTIALS });
+    assert.equal(post.code, 1, post.stderr);
+    assert.equal(post.stdout.trim().split("\n").length, 1, post.stdout);
+    assert.match(
+      post.stdout,
+      /not posted: cannot check whether an earlier post reached Olog at .*: .*an entry id that is not a number/,
+    );
+    assert.ok(!post.stdout.includes("\x1b"), "no raw escape reaches the terminal");
+    const listed = await user.run(["elog", "list", "--json"]);
+    const [kept] = JSON.parse(listed.stdout).drafts;
+    assert.equal(kept.status, "posting", `${JSON.stringify(bad).slice(0, 20)}: ${listed.stdout}`);
+    assert.equal(kept.entry, null);
+  }
+  assert.equal(user.epics.ologService.received.length, 0, "nothing sent while Olog may hold it");
+  delete user.epics.olog.faults.respond;
 });
