@@ -135,18 +135,26 @@ export async function skipDraft(
 ): Promise<{ draft: Draft; postedAs?: string; auditError?: string }> {
   return await deps.store.locked(id, async () => {
     let d = await deps.store.load(id);
-    if (d.status === "posting") {
-      // It may be in the logbook already: then it was posted, not skipped.
-      const found = await deps.logbook.find(d.id, signal).catch(() => undefined);
-      if (found) {
-        const r = await posted(deps, d, found, decidedBy, true, []);
-        return { draft: r.draft, postedAs: found };
-      }
-    }
     if (d.status === "posted" && d.entry) return { draft: d, postedAs: d.entry.id };
     if (d.status === "skipped") {
       const auditError = d.audited === true ? undefined : await audited(deps, d, decidedBy, true);
       return { draft: await deps.store.load(id), ...(auditError ? { auditError } : {}) };
+    }
+    if (d.attempts > 0) {
+      // An earlier post may be in the logbook: then it was posted, not skipped.
+      let found: string | undefined;
+      try {
+        found = await deps.logbook.find(d.id, signal);
+      } catch (e) {
+        throw new Error(
+          `cannot check whether an earlier post of draft ${d.id} reached ${deps.logbook.where} ` +
+            `(${errorMessage(e)}); it is left as it is: skip it again once the logbook answers`,
+        );
+      }
+      if (found) {
+        const r = await posted(deps, d, found, decidedBy, true, []);
+        return { draft: r.draft, postedAs: found };
+      }
     }
     d = { ...d, status: "skipped", skipped_at: new Date(deps.now()).toISOString() };
     await deps.store.save(d);

@@ -163,3 +163,35 @@ Deno.test("an Olog whose search answers with an entry id that is no id (escapes,
   assert.equal(user.epics.ologService.received.length, 0, "nothing sent while Olog may hold it");
   delete user.epics.olog.faults.respond;
 });
+
+Deno.test("a draft whose post may have reached Olog is not skipped while Olog cannot be asked; once it answers, the skip says it is posted", async () => {
+  await using user = await setup();
+  const { id, path } = await keptDraft(user);
+  // A post whose reply was lost: Olog holds the entry, the draft says a post was started.
+  const entryId = await postBehind(user, path);
+  const draft = JSON.parse(await Deno.readTextFile(path));
+  await Deno.writeTextFile(path, JSON.stringify({ ...draft, status: "posting", attempts: 1 }));
+  user.epics.olog.faults.respond = (url) =>
+    url.pathname === "/Olog/logs/search" ? new Response("busy", { status: 503 }) : undefined;
+  const skip = await user.run(["elog", "skip", id]);
+  assert.equal(skip.code, 1, skip.stdout);
+  assert.equal(skip.stderr.trim().split("\n").length, 1, skip.stderr);
+  assert.match(
+    skip.stderr,
+    /cannot check whether an earlier post of draft [0-9a-f-]{36} reached Olog at .* \(.*HTTP 503.*\); it is left as it is/,
+  );
+  assert.deepEqual(await elogRecords(user), [], "not recorded as skipped");
+  assert.equal(JSON.parse(await Deno.readTextFile(path)).status, "posting");
+
+  delete user.epics.olog.faults.respond;
+  const again = await user.run(["elog", "skip", id]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(
+    again.stdout,
+    new RegExp(`is in the logbook already as entry ${entryId}; it was not skipped`),
+  );
+  assert.deepEqual((await elogRecords(user)).map((e) => [e.decision, e.results.entry]), [
+    ["elog_posted", entryId],
+  ]);
+  assert.equal(user.epics.ologService.received.length, 1);
+});
