@@ -195,3 +195,29 @@ Deno.test("a draft whose post may have reached Olog is not skipped while Olog ca
   ]);
   assert.equal(user.epics.ologService.received.length, 1);
 });
+
+Deno.test("a lock file swapped for a FIFO (the draft's, the local logbook's) is named in one line; nothing waits on it", async () => {
+  await using user = await setup();
+  const { id } = await keptDraft(user);
+  const lock = `${user.stateDir}/elog/drafts/${id}.lock`;
+  await Deno.remove(lock).catch(() => {});
+  new Deno.Command("mkfifo", { args: [lock] }).outputSync();
+  const post = await user.run(["elog", "post", id], { env: CREDENTIALS, ceilingMs: 90_000 });
+  assert.notEqual(post.code, 0);
+  assert.equal(post.stderr.trim().split("\n").length, 1, post.stderr);
+  assert.match(post.stderr, /\.lock: is a FIFO \(named pipe\), not a regular file; remove it/);
+  assert.equal(user.epics.ologService.received.length, 0);
+
+  // A facility without Olog posts to a local logbook file, locked the same way.
+  await using local = await UserSetup.start({ limits: LIMITS, epicsConfig: { olog_url: "" } });
+  const kept = await keptDraft(local);
+  await Deno.mkdir(`${local.stateDir}/elog`, { recursive: true });
+  new Deno.Command("mkfifo", { args: [`${local.stateDir}/elog/logbook.jsonl.lock`] }).outputSync();
+  const refused = await local.run(["elog", "post", kept.id], { ceilingMs: 90_000 });
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    refused.stdout,
+    /not posted: cannot write the local logbook .*logbook\.jsonl: .*\.lock: is a FIFO \(named pipe\), not a regular file; remove it.*; the draft is kept/,
+  );
+  assert.equal(JSON.parse(await Deno.readTextFile(kept.path)).status, "pending");
+});
