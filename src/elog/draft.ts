@@ -35,6 +35,11 @@ export const DraftSchema = z.object({
   devices: z.array(text(256)).max(10_000),
   /** Files sent with the entry: under the scans or work directory only. */
   attachments: z.array(text(4096)).max(20),
+  /**
+   * Each attachment's SHA-256 when the draft was made: a file changed since
+   * (or not readable then) is not sent.
+   */
+  attachment_sha256: z.record(text(4096), z.string().regex(/^[0-9a-f]{64}$/)).optional(),
   author: text(200),
   plan_hash: text(64).optional(),
   run: text(64).optional(),

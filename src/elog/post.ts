@@ -94,6 +94,7 @@ export async function postDraft(
       d.attachments,
       deps.attachmentRoots,
       deps.attachmentMaxBytes,
+      d.attachment_sha256 ?? {},
     );
     // Recorded before it is sent: a post that reaches the logbook is then always looked up.
     const sending: Draft = { ...d, status: "posting", attempts: d.attempts + 1 };

@@ -9,6 +9,7 @@
  */
 import type { FinishedRun } from "../plan/service.ts";
 import { errorMessage } from "../util/errors.ts";
+import { attachmentDigests } from "./attachments.ts";
 import type { Draft } from "./draft.ts";
 import { type PlanFacts, planFacts } from "./plan_facts.ts";
 import { planBody, planTitle } from "./plan_body.ts";
@@ -70,6 +71,7 @@ export class ElogService {
         tags: this.opts.tags,
         devices: facts.writes.map((w) => w.device),
         attachments,
+        attachment_sha256: await this.#digests(attachments),
         author: this.deps.identity.operator,
         plan_hash: facts.planHash,
         run: facts.run,
@@ -111,9 +113,12 @@ export class ElogService {
     const summary = notes.modelSummary?.trim()
       ? capped(notes.modelSummary, this.opts.summaryChars)
       : undefined;
+    const known = d.attachment_sha256 ?? {};
+    const added = attachments.filter((p) => !(p in known));
     const next: Draft = {
       ...d,
       attachments,
+      attachment_sha256: { ...known, ...await this.#digests(added) },
       ...(question ? { question } : {}),
       ...(summary ? { model_summary: summary } : {}),
     };
@@ -217,6 +222,11 @@ export class ElogService {
       host: this.deps.identity.host,
       attachments,
     };
+  }
+
+  async #digests(paths: string[]): Promise<Record<string, string>> {
+    const d = this.deps;
+    return await attachmentDigests(paths, d.attachmentRoots, d.attachmentMaxBytes);
   }
 
   async #save(d: Draft): Promise<void> {

@@ -88,3 +88,58 @@ Deno.test("a plan stopped by a refused write lists only the devices it reached, 
     ["actions[1]", false],
   ]);
 });
+
+Deno.test("a scan's data file changed after the draft was made is left out of the entry with one line; the one as the scan wrote it goes", async () => {
+  await using user = await setup();
+  const file = await user.plan({
+    description: "Scan H01",
+    actions: [{
+      type: "scan",
+      writeDevice: "SR:COR:H01:SETPT",
+      start: 0.5,
+      stop: 0.6,
+      steps: 3,
+      readDevices: ["SR:DCCT:CURRENT"],
+      dwellSeconds: 0,
+    }],
+  });
+  const runScan = async () => {
+    const token = await user.token(file);
+    const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
+      env: CREDENTIALS,
+    });
+    const out = JSON.parse(ran.stdout);
+    assert.equal(out.status, "completed", ran.stderr);
+    const [csv] = out.elog.draft.attachments as string[];
+    assert.match(csv ?? "", /\/scans\/scan-[0-9a-f]{12}-0-.*\.csv$/);
+    return { id: out.elog.draft.id as string, csv: csv as string };
+  };
+  const edited = await runScan();
+  const asWritten = await Deno.readTextFile(edited.csv);
+  // Someone "corrects" the data after the draft was made.
+  await Deno.writeTextFile(edited.csv, asWritten.replace(/301\.5/g, "350"));
+  const post = await user.run(["elog", "post", edited.id], { env: CREDENTIALS });
+  assert.equal(post.code, 0, post.stderr);
+  const name = edited.csv.slice(edited.csv.lastIndexOf("/") + 1);
+  assert.match(
+    post.stdout,
+    new RegExp(
+      `^  ! .*${
+        name.replaceAll(".", "\\.")
+      }: not attached \\(it changed after the draft was made\\)$`,
+      "m",
+    ),
+  );
+  const olog = user.epics.ologService;
+  assert.deepEqual(olog.received[0]?.files, []);
+
+  // The same run's file as the scan wrote it goes with the entry.
+  const intact = await runScan();
+  const fine = await user.run(["elog", "post", intact.id], { env: CREDENTIALS });
+  assert.equal(fine.code, 0, fine.stderr);
+  assert.doesNotMatch(fine.stdout, /not attached/);
+  assert.deepEqual(
+    olog.received[1]?.files.map((f) => f.text),
+    [await Deno.readTextFile(intact.csv)],
+  );
+});
