@@ -100,7 +100,8 @@ function outcomeLine(f: PlanFacts): string {
   }
 }
 
-function writesTable(rows: WrittenRow[]): string[] {
+/** The devices table: a row per device written (the first 200), then an empty line. */
+export function writesTable(rows: WrittenRow[]): string[] {
   if (!rows.length) return ["No device was written.", ""];
   const out = [
     "| Device | Before | Written | After | Checked by | Put back |",

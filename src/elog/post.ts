@@ -17,6 +17,9 @@ import { readJson } from "../util/json_file.ts";
 import { z } from "zod";
 import { errorMessage } from "../util/errors.ts";
 import { readAttachments } from "./attachments.ts";
+import { tableProblem } from "./table_check.ts";
+import { inline } from "./text.ts";
+import { sha256Hex } from "../util/hash.ts";
 import type { Draft } from "./draft.ts";
 import type { DraftStore } from "./store.ts";
 
@@ -96,6 +99,9 @@ export async function postDraft(
       deps.attachmentMaxBytes,
       d.attachment_sha256 ?? {},
     );
+    // The numbers are the audit's: a table that differs is not sent.
+    const problem = await tableProblem(deps.audit, d);
+    if (problem) return await kept(deps, d, problem, d.status === "posting");
     // Recorded before it is sent: a post that reaches the logbook is then always looked up.
     const sending: Draft = { ...d, status: "posting", attempts: d.attempts + 1 };
     delete sending.last_error;
@@ -104,7 +110,7 @@ export async function postDraft(
       const entry = await deps.logbook.post({
         draftId: d.id,
         title: d.title,
-        body: d.body,
+        body: await postedBody(d, deps.identity.operator),
         level: d.level,
         logbooks: d.logbooks,
         tags: d.tags,
@@ -125,6 +131,13 @@ export async function postDraft(
       return await kept(deps, sending, errorMessage(e), e instanceof UncertainPostError);
     }
   });
+}
+
+/** The text posted: the draft's, headed by a line saying so when it is not as the program made it. */
+async function postedBody(d: Draft, operator: string): Promise<string> {
+  if (!d.edited && d.made_sha256 === await sha256Hex(d.body)) return d.body;
+  const table = d.kind === "plan" ? "; the devices table is as the audit records it" : "";
+  return `*Edited by ${inline(operator, 100)} before it was posted${table}.*\n\n${d.body}`;
 }
 
 /** Marks draft `id` skipped (audited); a draft already posted stays posted. */

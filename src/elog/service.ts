@@ -16,6 +16,8 @@ import { planBody, planTitle } from "./plan_body.ts";
 import { type PostDeps, postDraft, type PostResult, skipDraft } from "./post.ts";
 import { shiftBody, type ShiftFacts, shiftTitle } from "./shift.ts";
 import { capped } from "./text.ts";
+import { tableProblem } from "./table_check.ts";
+import { sha256Hex } from "../util/hash.ts";
 
 export interface ElogOptions {
   logbooks: string[];
@@ -58,6 +60,7 @@ export class ElogService {
       const facts = planFacts(run);
       const id = crypto.randomUUID();
       const attachments = facts.csvFiles.filter((f) => f.startsWith(`${this.opts.scansDir}/`));
+      const body = planBody(facts, this.#annotations(attachments));
       const draft: Draft = {
         version: 1,
         id,
@@ -65,7 +68,8 @@ export class ElogService {
         created_at: new Date(this.deps.now()).toISOString(),
         status: "pending",
         title: planTitle(facts),
-        body: planBody(facts, this.#annotations(attachments)),
+        body,
+        made_sha256: await sha256Hex(body),
         level: facts.outcome === "completed" ? this.opts.level : this.opts.problemLevel,
         logbooks: this.opts.logbooks,
         tags: this.opts.tags,
@@ -128,6 +132,7 @@ export class ElogService {
         question,
         modelSummary: summary,
       });
+      next.made_sha256 = await sha256Hex(next.body);
     }
     await this.#save(next);
     return next;
@@ -144,6 +149,9 @@ export class ElogService {
           `(${this.opts.maxChars}); the draft is left as it was`,
       );
     }
+    // The numbers are the audit's: an edit that changes the devices table is not taken.
+    const problem = await tableProblem(this.deps.audit, { ...d, body });
+    if (problem) throw new Error(`${problem}; the draft is left as it was`);
     const next: Draft = { ...d, body, edited: true };
     await this.#save(next);
     return next;
@@ -151,6 +159,11 @@ export class ElogService {
 
   /** Makes and saves a shift summary's draft. */
   async shift(facts: ShiftFacts, prose?: string): Promise<Draft> {
+    const body = shiftBody(facts, {
+      prose: prose?.trim() ? capped(prose, this.opts.summaryChars) : undefined,
+      maxChars: this.opts.maxChars,
+      summaryChars: this.opts.summaryChars,
+    });
     const draft: Draft = {
       version: 1,
       id: crypto.randomUUID(),
@@ -158,11 +171,8 @@ export class ElogService {
       created_at: new Date(this.deps.now()).toISOString(),
       status: "pending",
       title: shiftTitle(facts),
-      body: shiftBody(facts, {
-        prose: prose?.trim() ? capped(prose, this.opts.summaryChars) : undefined,
-        maxChars: this.opts.maxChars,
-        summaryChars: this.opts.summaryChars,
-      }),
+      body,
+      made_sha256: await sha256Hex(body),
       level: this.opts.level,
       logbooks: this.opts.logbooks,
       tags: this.opts.tags,

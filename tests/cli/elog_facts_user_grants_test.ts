@@ -143,3 +143,102 @@ Deno.test("a scan's data file changed after the draft was made is left out of th
     [await Deno.readTextFile(intact.csv)],
   );
 });
+
+/** Runs a one-write plan under `user`, keeping its draft; the draft's id and file. */
+async function trimmed(user: UserSetup, value = 0.6): Promise<{ id: string; path: string }> {
+  const file = await user.plan({
+    description: "Trim H01",
+    actions: [{ type: "write", device: "SR:COR:H01:SETPT", value, reason: "center the orbit" }],
+  }, `trim-${value}.json`);
+  const token = await user.token(file);
+  const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
+    env: CREDENTIALS,
+  });
+  const out = JSON.parse(ran.stdout);
+  assert.equal(out.status, "completed", ran.stderr);
+  return { id: out.elog.draft.id, path: out.elog.draft.path };
+}
+
+/** Rewrites the draft file at `path` as `change` says (as an editor or a script would). */
+async function handEdit(path: string, change: (d: Record<string, unknown>) => void) {
+  const d = JSON.parse(await Deno.readTextFile(path));
+  change(d);
+  await Deno.writeTextFile(path, JSON.stringify(d, null, 2));
+}
+
+Deno.test("a draft whose devices table was changed by hand is refused in one line, whatever its facts say; its prose may change and is posted marked as edited", async () => {
+  await using user = await setup();
+  const olog = user.epics.ologService;
+  const row = "| `SR:COR:H01:SETPT` | 0.5 | 0.6 | 0.6 |";
+  const forged = "| `SR:COR:H01:SETPT` | 0.5 | 0.6 | 0.61 |";
+  const numbers = await trimmed(user);
+  let line = "";
+  await handEdit(numbers.path, (d) => {
+    line = String(d.body).split("\n").find((l) => l.startsWith(row)) ?? "";
+    assert.ok(line, String(d.body));
+    d.body = String(d.body).replace(row, forged);
+    // The facts in the file are changed to agree: the audit is what counts.
+    (d.facts as { writes: { after: number }[] }).writes[0]!.after = 0.61;
+  });
+  const refused = await user.run(["elog", "post", numbers.id], { env: CREDENTIALS });
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(refused.stdout.trim().split("\n").length, 1, refused.stdout);
+  assert.match(
+    refused.stdout,
+    /not posted: the devices table differs from the audit's record of run [0-9a-f-]{36} \(the row of `SR:COR:H01:SETPT`\): edit only the text around it, or skip the draft; the draft is kept/,
+  );
+  // Rows taken out, or added, are refused the same way.
+  await handEdit(numbers.path, (d) => (d.body = String(d.body).replace(`${forged}\n`, "")));
+  const cut = await user.run(["elog", "post", numbers.id], { env: CREDENTIALS });
+  assert.match(
+    cut.stdout,
+    /differs from the audit's record of run .* \(the row of `SR:COR:H01:SETPT`\)/,
+  );
+  await handEdit(numbers.path, (d) => {
+    d.body = String(d.body).replace(
+      "| --- | --- | --- | --- | --- | --- |\n",
+      `| --- | --- | --- | --- | --- | --- |\n| \`SR:COR:H09:SETPT\` | 1 | 2 | 2 | x | no |\n${line}\n`,
+    );
+  });
+  const added = await user.run(["elog", "post", numbers.id], { env: CREDENTIALS });
+  assert.match(
+    added.stdout,
+    /differs from the audit's record of run .* \(rows were added or moved\)/,
+  );
+  assert.equal(olog.received.length, 0, "nothing sent");
+
+  // Prose only: posted, marked as edited, the table as the audit holds it.
+  const prose = await trimmed(user, 0.7);
+  await handEdit(prose.path, (d) => {
+    d.body = String(d.body).replace("**Plan:** Trim H01", "**Plan:** Trim H01 (the orbit drifted)");
+  });
+  const posted = await user.run(["elog", "post", prose.id], { env: CREDENTIALS });
+  assert.equal(posted.code, 0, posted.stdout);
+  const text = String(olog.created[0]?.description);
+  assert.match(
+    text,
+    /^\*Edited by \S+ before it was posted; the devices table is as the audit records it\.\*\n\n\*\*Outcome:\*\*/,
+  );
+  assert.match(text, /\*\*Plan:\*\* Trim H01 \(the orbit drifted\)/);
+  assert.ok(text.includes("| `SR:COR:H01:SETPT` | 0.6 | 0.7 | 0.7 |"), text);
+
+  // Untouched: posted as it was made, with no mark.
+  const plain = await trimmed(user, 0.6);
+  const fine = await user.run(["elog", "post", plain.id], { env: CREDENTIALS });
+  assert.equal(fine.code, 0, fine.stdout);
+  assert.match(String(olog.created[1]?.description), /^\*\*Outcome:\*\* completed/);
+});
+
+Deno.test("a draft made under another state directory is not posted: its run is not in this audit", async () => {
+  await using user = await setup();
+  await using other = await setup();
+  const foreign = await trimmed(other);
+  const post = await user.run(["elog", "post", foreign.path], { env: CREDENTIALS });
+  assert.equal(post.code, 1, post.stderr);
+  assert.match(
+    post.stdout,
+    /not posted: run [0-9a-f-]{36} is not in the audit log in .*\/state\/audit: a draft made under another state directory is posted with that directory's config; the draft is kept/,
+  );
+  assert.equal(user.epics.ologService.received.length, 0);
+  assert.equal(other.epics.ologService.received.length, 0);
+});
