@@ -40,7 +40,8 @@ export async function tableProblem(
   }
   const lines = writesTable(rows);
   while (lines.at(-1) === "") lines.pop();
-  if (d.body.includes(lines.join("\n"))) return undefined;
+  // Whole: a blank line before and after it, else a line next to it would be one of its rows.
+  if (`\n\n${d.body}\n\n`.includes(`\n\n${lines.join("\n")}\n\n`)) return undefined;
   const body = new Set(d.body.split("\n"));
   const missing = lines.findIndex((l) => l && !body.has(l));
   const what = missing < 0

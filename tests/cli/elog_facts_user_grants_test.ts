@@ -205,6 +205,16 @@ Deno.test("a draft whose devices table was changed by hand is refused in one lin
     added.stdout,
     /differs from the audit's record of run .* \(rows were added or moved\)/,
   );
+  // A row right under the last one would be the table's too.
+  await handEdit(numbers.path, (d) => {
+    d.body = String(d.body).replace("| `SR:COR:H09:SETPT` | 1 | 2 | 2 | x | no |\n", "")
+      .replace(`${line}\n`, `${line}\n| \`SR:COR:H09:SETPT\` | 1 | 2 | 2 | x | no |\n`);
+  });
+  const under = await user.run(["elog", "post", numbers.id], { env: CREDENTIALS });
+  assert.match(
+    under.stdout,
+    /differs from the audit's record of run .* \(rows were added or moved\)/,
+  );
   assert.equal(olog.received.length, 0, "nothing sent");
 
   // Prose only: posted, marked as edited, the table as the audit holds it.
