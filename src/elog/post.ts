@@ -52,6 +52,8 @@ export type PostResult =
     refused: string[];
     /** Set when the audit could not record the post. */
     auditError?: string;
+    /** Posted before, by the draft's record: why the logbook could not confirm it now. */
+    unconfirmed?: string;
   }
   | { status: "kept"; draft: Draft; error: string };
 
@@ -66,17 +68,7 @@ export async function postDraft(
     const d = await deps.store.load(id);
     const where = deps.logbook.where;
     if (d.status === "posted" && d.entry) {
-      // Not known to be in the audit (a process killed before it said so): recorded now, once.
-      const auditError = d.audited === true ? undefined : await audited(deps, d, decidedBy, true);
-      return {
-        status: "posted",
-        draft: d,
-        entryId: d.entry.id,
-        where,
-        already: true,
-        refused: [],
-        auditError,
-      };
+      return await postedBefore(deps, d, d.entry, decidedBy, signal);
     }
     if (d.attempts > 0) {
       let found: string | undefined;
@@ -131,6 +123,54 @@ export async function postDraft(
       return await kept(deps, sending, errorMessage(e), e instanceof UncertainPostError);
     }
   });
+}
+
+/**
+ * A draft that says it was posted: believed when the logbook holds it as
+ * that entry (and only then recorded in the audit, when a killed process
+ * did not), said as the draft's record when the logbook cannot be asked,
+ * refused when the logbook holds no such entry. Nothing is sent.
+ */
+async function postedBefore(
+  deps: PostDeps,
+  d: Draft,
+  entry: NonNullable<Draft["entry"]>,
+  decidedBy: string,
+  signal?: AbortSignal,
+): Promise<PostResult> {
+  const where = deps.logbook.where;
+  let found: string | undefined;
+  let unconfirmed: string | undefined;
+  try {
+    found = await deps.logbook.find(d.id, signal);
+  } catch (e) {
+    unconfirmed = errorMessage(e);
+  }
+  if (unconfirmed === undefined && found !== entry.id) {
+    const holds = found === undefined ? "no entry" : `entry ${found}`;
+    return {
+      status: "kept",
+      draft: d,
+      error: `the draft says it was posted to ${entry.where} as entry ${entry.id}, but ${where} ` +
+        `holds ${holds} of it; nothing was sent`,
+    };
+  }
+  // Not known to be in the audit (a process killed before it said so): recorded once confirmed.
+  const auditError = d.audited === true
+    ? undefined
+    : unconfirmed === undefined
+    ? await audited(deps, d, decidedBy, true)
+    : "not recorded in the audit yet: the logbook could not confirm it";
+  return {
+    status: "posted",
+    draft: d,
+    entryId: entry.id,
+    where,
+    already: true,
+    refused: [],
+    auditError,
+    ...(unconfirmed === undefined ? {} : { unconfirmed }),
+  };
 }
 
 /** The text posted: the draft's, headed by a line saying so when it is not as the program made it. */

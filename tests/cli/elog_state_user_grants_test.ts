@@ -221,3 +221,40 @@ Deno.test("a lock file swapped for a FIFO (the draft's, the local logbook's) is 
   );
   assert.equal(JSON.parse(await Deno.readTextFile(kept.path)).status, "pending");
 });
+
+Deno.test("a draft edited to say it was posted is not believed: Olog is asked, nothing is recorded in the audit, nothing is sent", async () => {
+  await using user = await setup();
+  const { id, path } = await keptDraft(user);
+  const draft = JSON.parse(await Deno.readTextFile(path));
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      ...draft,
+      status: "posted",
+      entry: { id: "999", where: ologClient(user).where, posted_at: new Date().toISOString() },
+    }),
+  );
+  const post = await user.run(["elog", "post", id], { env: CREDENTIALS });
+  assert.equal(post.code, 1, post.stdout);
+  assert.equal(post.stdout.trim().split("\n").length, 1, post.stdout);
+  assert.match(
+    post.stdout,
+    /not posted: the draft says it was posted to Olog at .* as entry 999, but Olog at .* holds no entry of it; nothing was sent/,
+  );
+  assert.deepEqual(await elogRecords(user), []);
+  assert.equal(user.epics.ologService.received.length, 0);
+
+  // Olog down: the draft's record is said as the draft's, not as Olog's.
+  const real = await keptDraft(user);
+  const posted = await user.run(["elog", "post", real.id], { env: CREDENTIALS });
+  assert.equal(posted.code, 0, posted.stdout);
+  user.epics.olog.faults.fail500 = true;
+  const down = await user.run(["elog", "post", real.id], { env: CREDENTIALS });
+  assert.equal(down.code, 0, down.stdout);
+  assert.match(
+    down.stdout,
+    /posted to Olog at .* as entry \d+, as the draft records it \(the logbook could not be asked: .*HTTP 500.*\); nothing was sent again/,
+  );
+  user.epics.olog.faults.fail500 = false;
+  assert.equal(user.epics.ologService.received.length, 1);
+});
