@@ -258,3 +258,24 @@ Deno.test("a draft edited to say it was posted is not believed: Olog is asked, n
   user.epics.olog.faults.fail500 = false;
   assert.equal(user.epics.ologService.received.length, 1);
 });
+
+Deno.test("a local logbook with a damaged line gives the next entry an id of its own, not one an entry holds", async () => {
+  await using user = await UserSetup.start({ limits: LIMITS, epicsConfig: { olog_url: "" } });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { id } = await keptDraft(user);
+    const post = await user.run(["elog", "post", id]);
+    assert.equal(post.code, 0, post.stdout);
+    ids.push(/as entry (\S+)/.exec(post.stdout)?.[1] ?? "");
+  }
+  assert.deepEqual(ids, ["local-1", "local-2", "local-3"]);
+  const book = `${user.stateDir}/elog/logbook.jsonl`;
+  const lines = (await Deno.readTextFile(book)).split("\n");
+  lines[1] = `${lines[1]?.slice(0, 40)}…`; // an edit that broke the middle line
+  await Deno.writeTextFile(book, lines.join("\n"));
+  const { id } = await keptDraft(user);
+  const post = await user.run(["elog", "post", id]);
+  assert.equal(post.code, 0, post.stdout);
+  const fourth = /as entry (\S+)/.exec(post.stdout)?.[1];
+  assert.ok(fourth && !ids.includes(fourth), `${fourth} is an id the logbook holds`);
+});
