@@ -81,3 +81,55 @@ Deno.test({
     assert.match(entry.text, /The orbit drifted after the RF trip\.\n$/);
   },
 });
+
+Deno.test({
+  name:
+    "a link planted where the editor's file goes is not written through: the file it points to is left as it is",
+  ignore: !HAS_TMUX && !Deno.env.get("CI"),
+  async fn() {
+    await using tmp = await tempDir();
+    const state = `${tmp.path}/state`;
+    const config = `${tmp.path}/config.toml`;
+    await Deno.writeTextFile(
+      config,
+      `[state]\ndir = ${JSON.stringify(state)}\n\n[safety]\nlimits_file = ${
+        JSON.stringify(`${ROOT}/configs/safety_limits.toml`)
+      }\n`,
+    );
+    const victim = `${tmp.path}/victim.txt`;
+    await Deno.writeTextFile(victim, "the operator's notes\n");
+    const got = await runAsUser(["--config", config, "get", DEVICE, "--json"]);
+    const v = JSON.parse(got.stdout).readings[0].value as number;
+    const plan = `${tmp.path}/trim.json`;
+    await Deno.writeTextFile(
+      plan,
+      JSON.stringify({
+        description: "terminal trim",
+        actions: [{ type: "write", device: DEVICE, value: v + 0.05, reason: "trim" }],
+      }),
+    );
+    await using term = await TmuxSession.start(
+      [Deno.execPath(), "run", ...LAUNCHER_FLAGS, `${ROOT}/launch.ts`, "--config", config]
+        .concat(["plan", "run", plan]),
+      childEnv({ HOME: tmp.path, EDITOR: "true" }),
+      ROOT,
+    );
+    await term.waitFor(/Run this plan\? \(y\/N\)\s*$/m);
+    await term.type("y");
+    await term.send("Enter");
+    await term.waitFor(/plan [0-9a-f]{12} completed[\s\S]*Logbook entry:/);
+    const drafts = `${state}/elog/drafts`;
+    const [name] = [...Deno.readDirSync(drafts)].map((e) => e.name).filter((n) =>
+      n.endsWith(".json")
+    );
+    await Deno.symlink(victim, `${drafts}/${name?.replace(/\.json$/, ".edit.md")}`);
+    await term.send("Down");
+    await term.send("Enter"); // edit
+    await term.waitFor(/the text is unchanged[\s\S]*Logbook entry:/);
+    await term.send("Down");
+    await term.send("Down");
+    await term.send("Enter"); // skip
+    await term.waitFor(/skipped \(recorded in the audit\)\n\[exit 0\]/);
+    assert.equal(await Deno.readTextFile(victim), "the operator's notes\n");
+  },
+});

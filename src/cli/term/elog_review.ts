@@ -134,7 +134,9 @@ async function editText(
   maxChars: number,
 ): Promise<string | undefined> {
   const file = draftPath.replace(/\.json$/, ".edit.md");
-  await Deno.writeTextFile(file, d.body, { mode: 0o600 });
+  // A new file: whatever is at its name (a link left there) is removed, never written through.
+  await Deno.remove(file).catch(() => {});
+  await Deno.writeTextFile(file, d.body, { createNew: true, mode: 0o600 });
   try {
     const [program, ...args] = editor;
     let status: Deno.CommandStatus;
