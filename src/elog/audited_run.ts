@@ -58,8 +58,11 @@ export async function auditedRun(audit: AuditLog, run: string): Promise<AuditedR
   const found: Record<string, unknown>[] = [];
   try {
     const key = await audit.opts.key?.();
-    for (const file of await audit.files()) {
+    // Newest day first, up to the day the run started: its records are in order from there.
+    for (const file of (await audit.files()).reverse()) {
+      if (found.some((e) => e.status === "started")) break;
       const lines = (await readAuditFile(file)).split("\n");
+      const day: Record<string, unknown>[] = [];
       for (const [i, line] of lines.entries()) {
         if (!line.includes(needle)) continue;
         const checked = await checkEntryLine(line);
@@ -79,8 +82,9 @@ export async function auditedRun(audit: AuditLog, run: string): Promise<AuditedR
             why: `its audit record ${file}:${i + 1} carries no MAC the audit key made`,
           };
         }
-        found.push(entry as unknown as Record<string, unknown>);
+        day.push(entry as unknown as Record<string, unknown>);
       }
+      found.unshift(...day);
     }
   } catch (e) {
     return { ok: false, why: `the audit log in ${audit.dir} cannot be read (${errorMessage(e)})` };
