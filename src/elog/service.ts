@@ -138,10 +138,24 @@ export class ElogService {
     return next;
   }
 
-  /** Replaces a pending draft's text with the operator's edit. */
+  /**
+   * Replaces a pending draft's text with the operator's edit, under the
+   * draft's lock (a post in another process is not overwritten).
+   */
   async edit(id: string, body: string): Promise<Draft> {
+    if (this.#unsaved.has(id)) return await this.#edit(id, body);
+    return await this.deps.store.locked(id, () => this.#edit(id, body));
+  }
+
+  async #edit(id: string, body: string): Promise<Draft> {
     const d = await this.load(id);
     if (d.status === "posted") throw new Error(`draft ${id} is posted already; it cannot change`);
+    if (d.status === "posting") {
+      throw new Error(
+        `a post of draft ${id} may have reached ${this.where}; post it again to find out ` +
+          "before changing it; the draft is left as it was",
+      );
+    }
     if (!body.trim()) throw new Error("the edited text is empty; the draft is left as it was");
     if (body.length > this.opts.maxChars) {
       throw new Error(

@@ -111,3 +111,24 @@ Deno.test("a draft that cannot be saved is said once and never posted (a lost re
   );
   await assert.rejects(() => Deno.stat(`${tmp.path}/logbook.jsonl`));
 });
+
+Deno.test("an edit is not taken while a post of the draft may have reached the logbook, nor once it is posted", async () => {
+  await using tmp = await tempDir();
+  await using done = await finishedRun();
+  const elog = service(tmp.path, done.audit);
+  await elog.planFinished(done.run);
+  const [id] = elog.takeNew();
+  const d = await elog.load(id as string);
+  const text = `${d.body}A note.\n`;
+  // A post whose reply was lost: the entry may be in the logbook with the text as it was.
+  await elog.deps.store.save({ ...d, status: "posting", attempts: 1 });
+  await assert.rejects(
+    () => elog.edit(id as string, text),
+    /a post of draft .* may have reached .*; post it again to find out before changing it; the draft is left as it was/,
+  );
+  assert.equal((await elog.load(id as string)).body, d.body);
+  await elog.deps.store.save({ ...d, status: "pending", attempts: 1 });
+  const r = await elog.post(id as string, "operator: test");
+  assert.equal(r.status, "posted");
+  await assert.rejects(() => elog.edit(id as string, text), /is posted already; it cannot change/);
+});
