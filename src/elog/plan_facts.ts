@@ -108,12 +108,18 @@ export function planFacts(r: FinishedRun): PlanFacts {
   }
   for (const rs of e.restores) {
     const x = row(rs.device);
+    if (!rs.ok) {
+      // Whether the original reached the wire is not known: what was last known written and read stays.
+      x.restored = "restore failed";
+      if (rs.readback !== null) x.after = rs.readback;
+      if (rs.error) x.note = rs.error;
+      continue;
+    }
     x.written = rs.to;
     x.after = rs.readback;
     if (rs.readbackDevice !== undefined) x.readbackDevice = rs.readbackDevice;
-    x.restored = rs.ok ? "restored" : "restore failed";
-    if (rs.ok) x.check = rs.readbackDevice ? "confirmed" : "accepted";
-    else x.note = rs.error;
+    x.restored = "restored";
+    x.check = rs.readbackDevice ? "confirmed" : "accepted";
   }
   return {
     kind: "plan",
