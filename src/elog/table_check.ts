@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { AuditLog } from "../safety/audit.ts";
 import { auditedRun } from "./audited_run.ts";
 import type { Draft } from "./draft.ts";
-import { writesTable } from "./plan_body.ts";
+import { MAX_ROWS, writesTable } from "./plan_body.ts";
 import { planFacts, type WrittenRow } from "./plan_facts.ts";
 
 /** The facts a draft kept of a run whose outcome is not in the audit. */
@@ -38,17 +38,37 @@ export async function tableProblem(
     if (!kept.success) return `the audit log holds no outcome of run ${d.run}`;
     rows = kept.data.writes as unknown as WrittenRow[];
   }
-  const lines = writesTable(rows);
-  while (lines.at(-1) === "") lines.pop();
-  // Whole: a blank line before and after it, else a line next to it would be one of its rows.
-  if (`\n\n${d.body}\n\n`.includes(`\n\n${lines.join("\n")}\n\n`)) return undefined;
-  const body = new Set(d.body.split("\n"));
-  const missing = lines.findIndex((l) => l && !body.has(l));
-  const what = missing < 0
-    ? "rows were added or moved"
-    : rows[missing - 2] && lines[missing]?.startsWith("| `")
-    ? `the row of \`${rows[missing - 2]?.device}\``
-    : `the line "${lines[missing]}"`;
+  const what = tableMismatch(d.body, rows);
+  if (what === undefined) return undefined;
   return `the devices table differs from the audit's record of run ${d.run} (${what}): ` +
     "edit only the text around it, or skip the draft";
+}
+
+/**
+ * What is wrong with the devices table in `body` for `rows` (in a few
+ * words), or undefined when it stands there whole: every row, or the first
+ * rows and the line saying how many more (as a text cut to its cap has it),
+ * with a blank line before and after it.
+ */
+export function tableMismatch(body: string, rows: WrittenRow[]): string | undefined {
+  const padded = `\n\n${body}\n\n`;
+  const whole = (limit: number) => {
+    const lines = writesTable(rows, limit);
+    while (lines.at(-1) === "") lines.pop();
+    // A blank line before and after it, else a line next to it would be one of its rows.
+    return padded.includes(`\n\n${lines.join("\n")}\n\n`) ? undefined : lines;
+  };
+  const full = whole(Math.min(rows.length, MAX_ROWS));
+  if (!full) return undefined;
+  const lines = body.split("\n");
+  const at = lines.indexOf(full[0] as string);
+  const shown = at < 0 ? 0 : lines.slice(at + 2).findIndex((l) => !l.startsWith("| "));
+  if (shown >= 0 && shown < rows.length && !whole(shown)) return undefined;
+  const present = new Set(lines);
+  const missing = full.findIndex((l) => l && !present.has(l));
+  return missing < 0
+    ? "rows were added or moved"
+    : rows[missing - 2] && full[missing]?.startsWith("| `")
+    ? `the row of \`${rows[missing - 2]?.device}\``
+    : `the line "${full[missing]}"`;
 }
