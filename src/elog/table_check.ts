@@ -46,29 +46,43 @@ export async function tableProblem(
 
 /**
  * What is wrong with the devices table in `body` for `rows` (in a few
- * words), or undefined when it stands there whole: every row, or the first
- * rows and the line saying how many more (as a text cut to its cap has it),
- * with a blank line before and after it.
+ * words), or undefined when it stands there whole: at the first line that
+ * starts it (a copy further on, in the model's fenced words, does not
+ * count), every row, or the first rows and the line saying how many more
+ * (as a text cut to its cap has it), with a blank line before and after it.
  */
 export function tableMismatch(body: string, rows: WrittenRow[]): string | undefined {
-  const padded = `\n\n${body}\n\n`;
-  const whole = (limit: number) => {
-    const lines = writesTable(rows, limit);
-    while (lines.at(-1) === "") lines.pop();
-    // A blank line before and after it, else a line next to it would be one of its rows.
-    return padded.includes(`\n\n${lines.join("\n")}\n\n`) ? undefined : lines;
-  };
-  const full = whole(Math.min(rows.length, MAX_ROWS));
-  if (!full) return undefined;
   const lines = body.split("\n");
+  const full = writesTable(rows, Math.min(rows.length, MAX_ROWS));
+  while (full.at(-1) === "") full.pop();
   const at = lines.indexOf(full[0] as string);
-  const shown = at < 0 ? 0 : lines.slice(at + 2).findIndex((l) => !l.startsWith("| "));
-  if (shown >= 0 && shown < rows.length && !whole(shown)) return undefined;
-  const present = new Set(lines);
-  const missing = full.findIndex((l) => l && !present.has(l));
-  return missing < 0
-    ? "rows were added or moved"
-    : rows[missing - 2] && full[missing]?.startsWith("| `")
+  // Whole, with a blank line before and after it: a line next to it would be one of its rows.
+  const standsAt = (limit: number) => {
+    const want = writesTable(rows, limit);
+    while (want.at(-1) === "") want.pop();
+    return (at === 0 || lines[at - 1] === "") && (lines[at + want.length] ?? "") === "" &&
+      want.every((l, i) => lines[at + i] === l);
+  };
+  if (at >= 0) {
+    if (standsAt(Math.min(rows.length, MAX_ROWS))) return undefined;
+    const shown = lines.slice(at + 2).findIndex((l) => !l.startsWith("| "));
+    if (full[0]?.startsWith("| ") && shown >= 0 && shown < rows.length && standsAt(shown)) {
+      return undefined;
+    }
+  }
+  // Where it first differs: from where it starts, else the first of its lines not there at all.
+  let missing: number;
+  if (at >= 0) {
+    missing = full.findIndex((l, i) => lines[at + i] !== l);
+    const later = missing < 0 ? -1 : lines.indexOf(full[missing] as string, at + missing);
+    const pushedDown = later > at + missing &&
+      lines.slice(at + missing, later).every((l) => l.startsWith("| "));
+    if (missing < 0 || pushedDown) return "rows were added or moved";
+  } else {
+    const present = new Set(lines);
+    missing = full.findIndex((l) => l && !present.has(l));
+  }
+  return rows[missing - 2] && full[missing]?.startsWith("| `")
     ? `the row of \`${rows[missing - 2]?.device}\``
     : `the line "${full[missing]}"`;
 }

@@ -161,3 +161,19 @@ Deno.test("a table longer than the draft's cap is cut between rows, saying how m
     assert.ok(body.length <= Math.max(maxChars, 6000), `${body.length} characters at ${maxChars}`);
   }
 });
+
+Deno.test("the devices table counts where it stands: a copy of it in the model's fenced words does not stand for a changed one", () => {
+  const body = planBody(FACTS, NOTES);
+  assert.equal(tableMismatch(body, FACTS.writes), undefined);
+  const table = body.slice(body.indexOf("| Device |"), body.indexOf("\n\n**Reasons"));
+  const copied = planBody(FACTS, { ...NOTES, modelSummary: `Here it is:\n\n${table}\n\nDone.` });
+  assert.equal(tableMismatch(copied, FACTS.writes), undefined);
+  const changed = copied.replace("| 0.5 | 0.6 | 0.6001 |", "| 0.5 | 0.6 | 0.7 |");
+  assert.equal(changed.split("0.6001").length, 2, "the copy in the summary still holds the number");
+  assert.equal(tableMismatch(changed, FACTS.writes), "the row of `SR:COR:H01:SETPT`");
+  assert.equal(
+    tableMismatch(planBody({ ...FACTS, writes: [] }, NOTES), []),
+    undefined,
+    "no device written: the line says so",
+  );
+});
