@@ -279,3 +279,28 @@ Deno.test("a local logbook with a damaged line gives the next entry an id of its
   const fourth = /as entry (\S+)/.exec(post.stdout)?.[1];
   assert.ok(fourth && !ids.includes(fourth), `${fourth} is an id the logbook holds`);
 });
+
+Deno.test("a draft file whose id is already among the drafts, with other content, is refused in one line; the copy as it is posts", async () => {
+  await using user = await setup();
+  const { id, path } = await keptDraft(user);
+  const copy = `${user.dir}/copy.json`;
+  const draft = JSON.parse(await Deno.readTextFile(path));
+  await Deno.writeTextFile(
+    copy,
+    JSON.stringify({ ...draft, title: "Plan completed: Trim H01 (mine)" }),
+  );
+  const post = await user.run(["elog", "post", copy], { env: CREDENTIALS });
+  assert.equal(post.code, 2, post.stdout);
+  assert.equal(post.stderr.trim().split("\n").length, 1, post.stderr);
+  assert.match(
+    post.stderr,
+    new RegExp(
+      `copy\\.json holds draft ${id}, which is among the drafts already with other content; post that one by its id \\(accel-agent elog post ${id}\\) or remove one of them`,
+    ),
+  );
+  assert.equal(user.epics.ologService.received.length, 0);
+  await Deno.writeTextFile(copy, await Deno.readTextFile(path));
+  const same = await user.run(["elog", "post", copy], { env: CREDENTIALS });
+  assert.equal(same.code, 0, same.stdout);
+  assert.equal(user.epics.ologService.received.length, 1);
+});
