@@ -14,6 +14,7 @@ import type { Logbook, LogbookEntry, PostedEntry } from "./logbook.ts";
 import { appendWhole, cutTornTail, realAppendFs } from "../util/whole_append.ts";
 import { readRegularText } from "../util/bounded_read.ts";
 import { errorMessage } from "../util/errors.ts";
+import { withLockFile } from "../util/lock_file.ts";
 
 /** The largest logbook file read (64 MiB): past it, reads and posts fail, naming the file. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -63,15 +64,17 @@ export class FileLogbook implements Logbook {
   }
 
   async find(draftId: string): Promise<string | undefined> {
-    return (await this.#read()).find((e) => e.draft === draftId)?.id;
+    return (await this.#read()).entries.find((e) => e.draft === draftId)?.id;
   }
 
   async post(entry: LogbookEntry): Promise<PostedEntry> {
     return await this.#locked(async () => {
-      const entries = await this.#read();
+      const { entries, lines } = await this.#read();
       const already = entries.find((e) => e.draft === entry.draftId);
       if (already) return { id: already.id };
-      const id = `${this.#prefix}${entries.length + 1}`;
+      // Past every line and every id: a damaged line still holds its entry's number.
+      const numbers = entries.map((e) => Number(e.id.slice(this.#prefix.length)) || 0);
+      const id = `${this.#prefix}${Math.max(lines, ...numbers) + 1}`;
       const attachments = await this.#keep(id, entry);
       const stored: Stored = {
         id,
@@ -97,7 +100,7 @@ export class FileLogbook implements Logbook {
 
   /** Every entry, as the e-log shows them (oldest first); damaged lines are left out. */
   async entries(): Promise<LogEntry[]> {
-    return (await this.#read()).map((e) => ({
+    return (await this.#read()).entries.map((e) => ({
       source: "elog" as const,
       id: e.id,
       time: e.time,
@@ -111,17 +114,20 @@ export class FileLogbook implements Logbook {
     }));
   }
 
-  async #read(): Promise<Stored[]> {
+  /** The entries that can be read, and how many lines the file holds. */
+  async #read(): Promise<{ entries: Stored[]; lines: number }> {
     let text: string;
     try {
       text = await readRegularText(this.path, MAX_FILE_BYTES);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return [];
+      if (e instanceof Deno.errors.NotFound) return { entries: [], lines: 0 };
       throw new Error(`cannot read ${this.where}: ${errorMessage(e)}`);
     }
     const out: Stored[] = [];
+    let lines = 0;
     for (const line of text.split("\n")) {
       if (!line.trim()) continue;
+      lines++;
       try {
         const parsed = StoredSchema.safeParse(JSON.parse(line));
         if (parsed.success) out.push(parsed.data);
@@ -129,7 +135,7 @@ export class FileLogbook implements Logbook {
         // A damaged line is not an entry; the others still are.
       }
     }
-    return out;
+    return { entries: out, lines };
   }
 
   /** Copies the attachments beside the logbook; returns what the entry records of them. */
@@ -149,17 +155,13 @@ export class FileLogbook implements Logbook {
   async #locked<T>(body: () => Promise<T>): Promise<T> {
     try {
       await Deno.mkdir(dirOf(this.path), { recursive: true, mode: 0o700 });
-      const lock = await Deno.open(`${this.path}.lock`, { create: true, write: true, mode: 0o600 });
-      try {
-        await lock.lock(true);
+      return await withLockFile(`${this.path}.lock`, async () => {
         // An append that did not finish left a torn line: cut it off (kept aside) first.
         await cutTornTail(this.path).catch((e) => {
           if (!(e instanceof Deno.errors.NotFound)) throw e;
         });
         return await body();
-      } finally {
-        lock.close();
-      }
+      });
     } catch (e) {
       throw new Error(`cannot write ${this.where}: ${errorMessage(e)}`);
     }

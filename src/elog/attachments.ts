@@ -1,13 +1,17 @@
 /**
  * Files sent with an entry come from the scans and work directories only:
  * each path is canonicalised (symlinks resolved) and must still lie inside
- * one of them, must be a regular file, and is read up to a byte cap. A
- * file that fails any of this is left out and named, never sent.
+ * one of them, must be a regular file, and is read up to a byte cap. Its
+ * SHA-256 is taken when the draft is made, and a file whose bytes differ
+ * when it is posted (changed, replaced, a hard link to something else) is
+ * not sent: the entry's data are the run's. A file that fails any of this
+ * is left out and named, never sent.
  *
  * @module
  */
 import type { LogbookAttachment } from "../adapters/logbook.ts";
 import { errorMessage } from "../util/errors.ts";
+import { sha256Hex } from "../util/hash.ts";
 
 const TYPES: Record<string, string> = {
   csv: "text/csv",
@@ -17,24 +21,58 @@ const TYPES: Record<string, string> = {
   txt: "text/plain",
 };
 
-/** The attachments that may go, and one line for each that may not. */
+/**
+ * The attachments that may go, and one line for each that may not. With
+ * `sha256` (the draft's), a file must hold the bytes it held then.
+ */
 export async function readAttachments(
   paths: string[],
   roots: string[],
   maxBytes: number,
+  sha256?: Record<string, string>,
 ): Promise<{ files: LogbookAttachment[]; refused: string[] }> {
-  const real = (await Promise.all(roots.map((r) => Deno.realPath(r).catch(() => undefined))))
-    .filter((r): r is string => r !== undefined);
+  const real = await realRoots(roots);
   const files: LogbookAttachment[] = [];
   const refused: string[] = [];
   for (const path of paths) {
     try {
-      files.push(await readOne(path, real, maxBytes));
+      const file = await readOne(path, real, maxBytes);
+      if (sha256) {
+        const then = sha256[path];
+        if (then === undefined) throw new Error("it could not be read when the draft was made");
+        if (await sha256Hex(file.bytes) !== then) {
+          throw new Error("it changed after the draft was made");
+        }
+      }
+      files.push(file);
     } catch (e) {
       refused.push(`${path}: not attached (${errorMessage(e)})`);
     }
   }
   return { files, refused };
+}
+
+/** The SHA-256 of each attachment that may go now (the others are left out, and refused when posted). */
+export async function attachmentDigests(
+  paths: string[],
+  roots: string[],
+  maxBytes: number,
+): Promise<Record<string, string>> {
+  const real = await realRoots(roots);
+  const out: Record<string, string> = {};
+  for (const path of paths) {
+    try {
+      out[path] = await sha256Hex((await readOne(path, real, maxBytes)).bytes);
+    } catch {
+      // Said when the draft is posted.
+    }
+  }
+  return out;
+}
+
+async function realRoots(roots: string[]): Promise<string[]> {
+  return (await Promise.all(roots.map((r) => Deno.realPath(r).catch(() => undefined))))
+    .filter((r): r is string => r !== undefined);
 }
 
 async function readOne(path: string, roots: string[], maxBytes: number) {

@@ -35,6 +35,11 @@ export const DraftSchema = z.object({
   devices: z.array(text(256)).max(10_000),
   /** Files sent with the entry: under the scans or work directory only. */
   attachments: z.array(text(4096)).max(20),
+  /**
+   * Each attachment's SHA-256 when the draft was made: a file changed since
+   * (or not readable then) is not sent.
+   */
+  attachment_sha256: z.record(text(4096), z.string().regex(/^[0-9a-f]{64}$/)).optional(),
   author: text(200),
   plan_hash: text(64).optional(),
   run: text(64).optional(),
@@ -46,6 +51,11 @@ export const DraftSchema = z.object({
   model_summary: text(100_000).optional(),
   /** True once the operator changed the text in the editor. */
   edited: z.boolean(),
+  /**
+   * The SHA-256 of the text as the program made it: a text that differs was
+   * edited (in the editor or in the file) and is posted marked as edited.
+   */
+  made_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   /** What the text was made from, for scripts (numbers from the executor, never the model). */
   facts: z.unknown(),
   /** Posts started (each is recorded before it is sent). */

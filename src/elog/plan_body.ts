@@ -12,7 +12,7 @@ import { capped, code, fenced, inline, titleText, valueCell } from "./text.ts";
 import type { PlanFacts, WrittenRow } from "./plan_facts.ts";
 
 /** Rows of the devices table and items of each list, at most. */
-const MAX_ROWS = 200;
+export const MAX_ROWS = 200;
 
 /** What a draft adds to the facts: the question and the model's summary. */
 export interface Annotations {
@@ -43,17 +43,18 @@ function outcomeWord(f: PlanFacts): string {
 
 /** The entry's text. */
 export function planBody(f: PlanFacts, a: Annotations): string {
-  const out: string[] = [];
-  out.push(`**Outcome:** ${outcomeLine(f)}`, "");
-  out.push(
+  // The facts' share of the cap; never so small that the table cannot start.
+  const budget = Math.max(4000, a.maxChars - Math.min(a.summaryChars, 2000) - 200);
+  const head = [`**Outcome:** ${outcomeLine(f)}`, ""];
+  head.push(
     `**Run by:** ${inline(a.operator, 100)} on ${inline(a.host, 100)}, approved by ${
       inline(f.decidedBy, 100)
     } (${f.decision}), ${f.startedAt} to ${f.finishedAt}`,
     "",
   );
-  if (a.question) out.push(`**Question:** ${inline(a.question, 1000)}`, "");
-  out.push(`**Plan:** ${inline(f.description, 1000)}`, "");
-  out.push(...writesTable(f.writes));
+  if (a.question) head.push(`**Question:** ${inline(a.question, 1000)}`, "");
+  head.push(`**Plan:** ${inline(f.description, 1000)}`);
+  const out: string[] = [];
   const reasons = f.reasons.map((r) =>
     `- ${code(r.device)} = ${valueCell(r.value)}: ${inline(r.reason, 300)}`
   );
@@ -64,18 +65,32 @@ export function planBody(f: PlanFacts, a: Annotations): string {
   if (a.attachments.length) {
     section(out, "Attached", a.attachments.map((p) => `- ${code(baseName(p))}`));
   }
-  out.push(
-    `Plan hash ${code(f.planHash)} · run ${code(f.run)}`,
-    "",
-    `Audit records: ${f.auditIds.map((id) => code(id)).join(", ") || "none"}${
-      f.recorded ? "" : " (the outcome is not in the audit log: it could not be written)"
-    }`,
-  );
-  const facts = capped(out.join("\n"), a.maxChars - Math.min(a.summaryChars, 2000) - 200);
+  const foot = `Plan hash ${code(f.planHash)} · run ${code(f.run)}\n\nAudit records: ${
+    f.auditIds.map((id) => code(id)).join(", ") || "none"
+  }${f.recorded ? "" : " (the outcome is not in the audit log: it could not be written)"}`;
+  // Cut between parts, never inside the table: it is checked against the audit whole.
+  const top = capped(head.join("\n"), Math.floor(budget / 4));
+  const table = tableText(f.writes, budget - top.length - foot.length - 200);
+  const rest = out.join("\n").trim();
+  const middle = rest
+    ? `${capped(rest, Math.max(200, budget - top.length - table.length - foot.length))}\n\n`
+    : "";
+  const facts = `${top}\n\n${table}\n\n${middle}${foot}`;
   if (!a.modelSummary?.trim() || a.summaryChars === 0) return `${facts}\n`;
   return `${facts}\n\n---\n\n**Summary by the model** (its words, not checked against the machine):\n\n${
     fenced(a.modelSummary, a.summaryChars + 100)
   }\n`;
+}
+
+/** The devices table with as many rows as fit in `max` characters (at least its header). */
+function tableText(rows: WrittenRow[], max: number): string {
+  let limit = Math.min(rows.length, MAX_ROWS);
+  let text = writesTable(rows, limit).join("\n").trim();
+  while (limit > 0 && text.length > max) {
+    limit = Math.max(0, Math.min(limit - 1, Math.floor(limit * max / text.length)));
+    text = writesTable(rows, limit).join("\n").trim();
+  }
+  return text;
 }
 
 function outcomeLine(f: PlanFacts): string {
@@ -100,13 +115,17 @@ function outcomeLine(f: PlanFacts): string {
   }
 }
 
-function writesTable(rows: WrittenRow[]): string[] {
+/**
+ * The devices table: a row per device written (the first `limit`), a line
+ * saying how many more there are, then an empty line.
+ */
+export function writesTable(rows: WrittenRow[], limit = MAX_ROWS): string[] {
   if (!rows.length) return ["No device was written.", ""];
   const out = [
     "| Device | Before | Written | After | Checked by | Put back |",
     "| --- | --- | --- | --- | --- | --- |",
   ];
-  for (const r of rows.slice(0, MAX_ROWS)) {
+  for (const r of rows.slice(0, limit)) {
     const by = r.check === "confirmed"
       ? code(r.readbackDevice ?? r.device)
       : r.check === "accepted"
@@ -125,8 +144,8 @@ function writesTable(rows: WrittenRow[]): string[] {
       } | ${by} | ${back} |`,
     );
   }
-  if (rows.length > MAX_ROWS) {
-    out.push("", `… and ${rows.length - MAX_ROWS} more devices: see the audit records below.`);
+  if (rows.length > limit) {
+    out.push("", `… and ${rows.length - limit} more devices: see the audit records below.`);
   }
   out.push("");
   return out;

@@ -9,7 +9,7 @@
  */
 import type { Value } from "../adapters/adapter.ts";
 import type { Action } from "../plan_model/plan.ts";
-import type { Confirmation, ExecutionResult } from "../plan/executor.ts";
+import type { ActionResult, Confirmation, ExecutionResult } from "../plan/executor.ts";
 import type { FinishedRun } from "../plan/service.ts";
 
 /** One device the plan wrote (or tried to). */
@@ -85,41 +85,41 @@ export function planFacts(r: FinishedRun): PlanFacts {
     return x;
   };
   const scans: ScanFact[] = [];
+  // An action that stopped part-way is in the results too (ok false), with the values it sent.
   for (const res of e.results) {
     const a = actionAt(r.plan.actions, res.where, "actions");
-    if (a?.type === "write") checked(row(a.device), a.value, res.confirmation);
-    if (a?.type === "scan") {
-      checked(row(a.writeDevice), a.stop, res.confirmation);
-      scans.push(scanFact(a, indexOf(res.where), true));
-    }
-  }
-  // The action that failed or was stopped may have written before it did.
-  const stopped = e.status === "completed" ? undefined : r.plan.actions[e.results.length];
-  if (stopped?.type === "write" || stopped?.type === "scan") {
-    const device = stopped.type === "write" ? stopped.device : stopped.writeDevice;
-    const x = row(device);
-    x.check = "not confirmed";
-    x.after = null;
-    x.note = e.errors[0];
-    if (stopped.type === "write") x.written = stopped.value;
-    else scans.push(scanFact(stopped, e.results.length, false));
+    if (a?.type !== "write" && a?.type !== "scan") continue;
+    const [device, value] = a.type === "write" ? [a.device, a.value] : [a.writeDevice, a.stop];
+    if (res.ok) checked(row(device), value, res.confirmation);
+    else stopped(row, device, res, e.errors[0]);
+    if (a.type === "scan") scans.push(scanFact(a, indexOf(res.where), res.ok));
   }
   for (const res of e.rollback) {
     const a = actionAt(r.plan.rollback ?? [], res.where, "rollback");
-    if (a?.type === "write") {
-      const x = row(a.device);
-      checked(x, a.value, res.confirmation);
-      x.restored = "rollback";
+    if (a?.type !== "write" && a?.type !== "scan") continue;
+    const [device, value] = a.type === "write" ? [a.device, a.value] : [a.writeDevice, a.stop];
+    if (!res.ok) {
+      stopped(row, device, res, e.errors.find((x) => x.startsWith(res.where)) ?? e.errors[0]);
+      continue;
     }
+    const x = row(device);
+    checked(x, value, res.confirmation);
+    x.restored = "rollback";
   }
   for (const rs of e.restores) {
     const x = row(rs.device);
+    if (!rs.ok) {
+      // Whether the original reached the wire is not known: what was last known written and read stays.
+      x.restored = "restore failed";
+      if (rs.readback !== null) x.after = rs.readback;
+      if (rs.error) x.note = rs.error;
+      continue;
+    }
     x.written = rs.to;
     x.after = rs.readback;
     if (rs.readbackDevice !== undefined) x.readbackDevice = rs.readbackDevice;
-    x.restored = rs.ok ? "restored" : "restore failed";
-    if (rs.ok) x.check = rs.readbackDevice ? "confirmed" : "accepted";
-    else x.note = rs.error;
+    x.restored = "restored";
+    x.check = rs.readbackDevice ? "confirmed" : "accepted";
   }
   return {
     kind: "plan",
@@ -143,6 +143,26 @@ export function planFacts(r: FinishedRun): PlanFacts {
     errors: [...e.errors],
     csvFiles: [...e.csvFiles],
   };
+}
+
+/**
+ * An action that stopped before it ended: its device is in the table only
+ * when a value was sent to it (the last one sent), and nothing confirmed it.
+ */
+function stopped(
+  row: (device: string) => WrittenRow,
+  device: string,
+  res: ActionResult,
+  why: string | undefined,
+): void {
+  const last = res.written?.at(-1);
+  if (last === undefined) return;
+  const x = row(device);
+  x.written = last;
+  x.after = null;
+  x.readbackDevice = null;
+  x.check = "not confirmed";
+  if (why) x.note = why;
 }
 
 function checked(x: WrittenRow, written: Value, c: Confirmation | undefined): void {

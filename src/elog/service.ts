@@ -9,12 +9,15 @@
  */
 import type { FinishedRun } from "../plan/service.ts";
 import { errorMessage } from "../util/errors.ts";
+import { attachmentDigests } from "./attachments.ts";
 import type { Draft } from "./draft.ts";
 import { type PlanFacts, planFacts } from "./plan_facts.ts";
 import { planBody, planTitle } from "./plan_body.ts";
 import { type PostDeps, postDraft, type PostResult, skipDraft } from "./post.ts";
 import { shiftBody, type ShiftFacts, shiftTitle } from "./shift.ts";
 import { capped } from "./text.ts";
+import { tableProblem } from "./table_check.ts";
+import { sha256Hex } from "../util/hash.ts";
 
 export interface ElogOptions {
   logbooks: string[];
@@ -57,6 +60,7 @@ export class ElogService {
       const facts = planFacts(run);
       const id = crypto.randomUUID();
       const attachments = facts.csvFiles.filter((f) => f.startsWith(`${this.opts.scansDir}/`));
+      const body = planBody(facts, this.#annotations(attachments));
       const draft: Draft = {
         version: 1,
         id,
@@ -64,12 +68,14 @@ export class ElogService {
         created_at: new Date(this.deps.now()).toISOString(),
         status: "pending",
         title: planTitle(facts),
-        body: planBody(facts, this.#annotations(attachments)),
+        body,
+        made_sha256: await sha256Hex(body),
         level: facts.outcome === "completed" ? this.opts.level : this.opts.problemLevel,
         logbooks: this.opts.logbooks,
         tags: this.opts.tags,
         devices: facts.writes.map((w) => w.device),
         attachments,
+        attachment_sha256: await this.#digests(attachments),
         author: this.deps.identity.operator,
         plan_hash: facts.planHash,
         run: facts.run,
@@ -111,9 +117,12 @@ export class ElogService {
     const summary = notes.modelSummary?.trim()
       ? capped(notes.modelSummary, this.opts.summaryChars)
       : undefined;
+    const known = d.attachment_sha256 ?? {};
+    const added = attachments.filter((p) => !(p in known));
     const next: Draft = {
       ...d,
       attachments,
+      attachment_sha256: { ...known, ...await this.#digests(added) },
       ...(question ? { question } : {}),
       ...(summary ? { model_summary: summary } : {}),
     };
@@ -123,15 +132,30 @@ export class ElogService {
         question,
         modelSummary: summary,
       });
+      next.made_sha256 = await sha256Hex(next.body);
     }
     await this.#save(next);
     return next;
   }
 
-  /** Replaces a pending draft's text with the operator's edit. */
+  /**
+   * Replaces a pending draft's text with the operator's edit, under the
+   * draft's lock (a post in another process is not overwritten).
+   */
   async edit(id: string, body: string): Promise<Draft> {
+    if (this.#unsaved.has(id)) return await this.#edit(id, body);
+    return await this.deps.store.locked(id, () => this.#edit(id, body));
+  }
+
+  async #edit(id: string, body: string): Promise<Draft> {
     const d = await this.load(id);
     if (d.status === "posted") throw new Error(`draft ${id} is posted already; it cannot change`);
+    if (d.status === "posting") {
+      throw new Error(
+        `a post of draft ${id} may have reached ${this.where}; post it again to find out ` +
+          "before changing it; the draft is left as it was",
+      );
+    }
     if (!body.trim()) throw new Error("the edited text is empty; the draft is left as it was");
     if (body.length > this.opts.maxChars) {
       throw new Error(
@@ -139,6 +163,9 @@ export class ElogService {
           `(${this.opts.maxChars}); the draft is left as it was`,
       );
     }
+    // The numbers are the audit's: an edit that changes the devices table is not taken.
+    const problem = await tableProblem(this.deps.audit, { ...d, body });
+    if (problem) throw new Error(`${problem}; the draft is left as it was`);
     const next: Draft = { ...d, body, edited: true };
     await this.#save(next);
     return next;
@@ -146,6 +173,11 @@ export class ElogService {
 
   /** Makes and saves a shift summary's draft. */
   async shift(facts: ShiftFacts, prose?: string): Promise<Draft> {
+    const body = shiftBody(facts, {
+      prose: prose?.trim() ? capped(prose, this.opts.summaryChars) : undefined,
+      maxChars: this.opts.maxChars,
+      summaryChars: this.opts.summaryChars,
+    });
     const draft: Draft = {
       version: 1,
       id: crypto.randomUUID(),
@@ -153,11 +185,8 @@ export class ElogService {
       created_at: new Date(this.deps.now()).toISOString(),
       status: "pending",
       title: shiftTitle(facts),
-      body: shiftBody(facts, {
-        prose: prose?.trim() ? capped(prose, this.opts.summaryChars) : undefined,
-        maxChars: this.opts.maxChars,
-        summaryChars: this.opts.summaryChars,
-      }),
+      body,
+      made_sha256: await sha256Hex(body),
       level: this.opts.level,
       logbooks: this.opts.logbooks,
       tags: this.opts.tags,
@@ -217,6 +246,11 @@ export class ElogService {
       host: this.deps.identity.host,
       attachments,
     };
+  }
+
+  async #digests(paths: string[]): Promise<Record<string, string>> {
+    const d = this.deps;
+    return await attachmentDigests(paths, d.attachmentRoots, d.attachmentMaxBytes);
   }
 
   async #save(d: Draft): Promise<void> {

@@ -11,6 +11,8 @@ import { type Draft, DRAFT_ID, DraftSchema, MAX_DRAFT_FILE_BYTES } from "./draft
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
 import { readJson } from "../util/json_file.ts";
 import { errorMessage } from "../util/errors.ts";
+import { canonicalJson } from "../util/hash.ts";
+import { withLockFile } from "../util/lock_file.ts";
 
 /** A draft that is not there, or not a draft: one line saying which and what to do. */
 export class DraftError extends Error {
@@ -68,8 +70,16 @@ export class DraftStore {
   async resolve(ref: string): Promise<string> {
     if (ref.includes("/") || ref.endsWith(".json")) {
       const draft = await readDraft(ref);
-      const known = await Deno.stat(this.path(draft.id)).then(() => true, () => false);
+      const here = this.path(draft.id);
+      const known = await Deno.stat(here).then(() => true, () => false);
       if (!known) await this.save(draft);
+      // The same draft with other content: which one is meant is the operator's to say.
+      else if (ref !== here && canonicalJson(await this.load(draft.id)) !== canonicalJson(draft)) {
+        throw new DraftError(
+          `${ref} holds draft ${draft.id}, which is among the drafts already with other content; ` +
+            `post that one by its id (accel-agent elog post ${draft.id}) or remove one of them`,
+        );
+      }
       return draft.id;
     }
     if (DRAFT_ID.test(ref)) return ref;
@@ -92,17 +102,7 @@ export class DraftStore {
   /** Runs `body` holding the draft's lock (other processes wait). */
   async locked<T>(id: string, body: () => Promise<T>): Promise<T> {
     await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const lock = await Deno.open(`${this.dir}/${id}.lock`, {
-      create: true,
-      write: true,
-      mode: 0o600,
-    });
-    try {
-      await lock.lock(true);
-      return await body();
-    } finally {
-      lock.close();
-    }
+    return await withLockFile(`${this.dir}/${id}.lock`, body);
   }
 
   async #ids(): Promise<string[]> {

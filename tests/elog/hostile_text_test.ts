@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { planBody } from "../../src/elog/plan_body.ts";
 import type { PlanFacts } from "../../src/elog/plan_facts.ts";
 import { capped, code, fenced, inline } from "../../src/elog/text.ts";
+import { tableMismatch } from "../../src/elog/table_check.ts";
 
 const FACTS: PlanFacts = {
   kind: "plan",
@@ -131,4 +132,48 @@ Deno.test("a plan of hundreds of writes lists the first 200 devices and says how
   assert.equal(body.split("\n").filter((l) => l.startsWith("| `SR:COR:H")).length, 200);
   assert.match(body, /… and 300 more devices: see the audit records below\./);
   assert.ok(body.length <= NOTES.maxChars, `${body.length}`);
+});
+
+Deno.test("a table longer than the draft's cap is cut between rows, saying how many more, and stays whole: the audit ids still follow", () => {
+  const writes = Array.from({ length: 200 }, (_, i) => ({
+    ...FACTS.writes[0]!,
+    device: `SR:C${String(i).padStart(3, "0")}:CORRECTOR:HORIZONTAL:SETPOINT`,
+    before: -0.05399999999999999,
+    written: -0.15399999999999999,
+    after: -0.15388325465537034,
+    readbackDevice: `SR:C${String(i).padStart(3, "0")}:CORRECTOR:HORIZONTAL:READBACK`,
+    restored: "restored" as const,
+  }));
+  const reasons = writes.map((w) => ({ device: w.device, value: 0, reason: "r".repeat(300) }));
+  for (const maxChars of [2000, 8000, 32_000]) {
+    const facts = { ...FACTS, writes, reasons };
+    const body = planBody(facts, { ...NOTES, maxChars, modelSummary: "fine" });
+    assert.equal(tableMismatch(body, writes), undefined, `max_chars ${maxChars}`);
+    const rows = body.split("\n").filter((l) => l.startsWith("| `SR:C"));
+    assert.ok(rows.length > 0 && rows.length < 200, `${rows.length} rows at ${maxChars}`);
+    assert.match(
+      body,
+      new RegExp(
+        `\\n\\n… and ${200 - rows.length} more devices: see the audit records below\\.\\n`,
+      ),
+    );
+    assert.ok(body.includes(`Audit records: \`${"b".repeat(64)}\``), `audit ids at ${maxChars}`);
+    assert.ok(body.length <= Math.max(maxChars, 6000), `${body.length} characters at ${maxChars}`);
+  }
+});
+
+Deno.test("the devices table counts where it stands: a copy of it in the model's fenced words does not stand for a changed one", () => {
+  const body = planBody(FACTS, NOTES);
+  assert.equal(tableMismatch(body, FACTS.writes), undefined);
+  const table = body.slice(body.indexOf("| Device |"), body.indexOf("\n\n**Reasons"));
+  const copied = planBody(FACTS, { ...NOTES, modelSummary: `Here it is:\n\n${table}\n\nDone.` });
+  assert.equal(tableMismatch(copied, FACTS.writes), undefined);
+  const changed = copied.replace("| 0.5 | 0.6 | 0.6001 |", "| 0.5 | 0.6 | 0.7 |");
+  assert.equal(changed.split("0.6001").length, 2, "the copy in the summary still holds the number");
+  assert.equal(tableMismatch(changed, FACTS.writes), "the row of `SR:COR:H01:SETPT`");
+  assert.equal(
+    tableMismatch(planBody({ ...FACTS, writes: [] }, NOTES), []),
+    undefined,
+    "no device written: the line says so",
+  );
 });

@@ -12,6 +12,7 @@ import type { FinishedRun } from "../../src/plan/service.ts";
 import { planFacts } from "../../src/elog/plan_facts.ts";
 import { planBody, planTitle } from "../../src/elog/plan_body.ts";
 import type { Approver } from "../../src/safety/approval.ts";
+import type { SpyFaults } from "../support/spy_cs.ts";
 
 const notes = {
   maxChars: 32_000,
@@ -181,4 +182,78 @@ Deno.test("a scan's draft names the scan and its data file", async () => {
   const body = planBody(facts, { ...notes, attachments: facts.csvFiles });
   assert.ok(body.includes(`data \`${name}\` (attached)`), body);
   assert.match(body, /`RF:PHASE:SETPT` from .* in 3 points, reading `DIAG:ENERGY:MEAS`/);
+});
+
+Deno.test("a scan stopped part-way is said to have stopped, with the last point sent; the writes after it are not listed", async () => {
+  const runs: FinishedRun[] = [];
+  // The scan's third point is refused by the gateway.
+  await using f = await fixture({
+    faults: { failOnWrite: 3 },
+    onFinished: (r) => Promise.resolve(void runs.push(r)),
+  });
+  const phase = await valueOf(f.cs, "RF:PHASE:SETPT") as number;
+  const h1 = await valueOf(f.cs, "LINAC:COR:H01:SETPT") as number;
+  const outcome = await f.service.propose(
+    {
+      description: "phase scan, then a trim",
+      actions: [{
+        type: "scan",
+        writeDevice: "RF:PHASE:SETPT",
+        start: phase,
+        stop: phase - 2,
+        steps: 5,
+        readDevices: ["DIAG:ENERGY:MEAS"],
+        dwellSeconds: 0.1,
+      }, { type: "write", device: "LINAC:COR:H01:SETPT", value: h1 + 0.1, reason: "trim" }],
+    },
+    new ApproveAll(),
+    new AbortController().signal,
+  );
+  assertExecuted(outcome, "failed");
+  const facts = planFacts(runs[0] as FinishedRun);
+  assert.deepEqual(facts.scans.map((s) => s.completed), [false]);
+  assert.deepEqual(facts.writes.map((w) => w.device), ["RF:PHASE:SETPT"]);
+  const body = planBody(facts, notes);
+  assert.match(body, /in 5 points, .*\(stopped before its end\)/);
+  assert.match(body, /1 device written/);
+  assert.doesNotMatch(body, /\| `LINAC:COR:H01:SETPT`/);
+});
+
+Deno.test("a device whose restore failed shows the last value the plan wrote to it, not the original it could not get back to", async () => {
+  const runs: FinishedRun[] = [];
+  const faults: SpyFaults = { failOnWrite: 2 };
+  // After the first write, H01 cannot be read: its restore cannot even start.
+  faults.afterWrite = (n) => void (n === 1 && (faults.unreadable = "LINAC:COR:H01:SETPT"));
+  await using f = await fixture({
+    faults,
+    restoreTimeoutMs: 300,
+    onFinished: (r) => Promise.resolve(void runs.push(r)),
+  });
+  const h1 = await valueOf(f.cs, "LINAC:COR:H01:SETPT") as number;
+  const h2 = await valueOf(f.cs, "LINAC:COR:H02:SETPT") as number;
+  const outcome = await f.service.propose(
+    {
+      description: "trim, then a refused write",
+      actions: [
+        { type: "write", device: "LINAC:COR:H01:SETPT", value: h1 + 0.1, reason: "a" },
+        { type: "write", device: "LINAC:COR:H02:SETPT", value: h2 + 0.1, reason: "b" },
+      ],
+    },
+    new ApproveAll(),
+    new AbortController().signal,
+  );
+  assertExecuted(outcome, "failed");
+  const run = runs[0] as FinishedRun;
+  const restore = run.execution.restores.find((r) => r.device === "LINAC:COR:H01:SETPT");
+  assert.equal(restore?.ok, false, JSON.stringify(run.execution.restores));
+  const h01 = planFacts(run).writes.find((w) => w.device === "LINAC:COR:H01:SETPT");
+  assert.equal(h01?.restored, "restore failed");
+  assert.equal(h01?.written, h1 + 0.1, "the plan's value is the last one written");
+  assert.equal(
+    h01?.after,
+    run.execution.results[0]?.confirmation?.readback,
+    "as its write read back",
+  );
+  assert.equal(h01?.check, "confirmed");
+  assert.match(planBody(planFacts(run), notes), /\| restore FAILED: /);
 });

@@ -19,23 +19,26 @@ import { FakeOlog } from "../support/facility/fake_olog.ts";
 import { tempDir } from "../support/temp.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 
+/**
+ * A draft as the program saves one. A shift summary's: it names no plan run,
+ * so posting it needs no audit of a run (`tests/cli/elog_facts_user_grants_test.ts`
+ * posts plan drafts against the audit).
+ */
 function draft(over: Partial<Draft> = {}): Draft {
   return {
     version: 1,
     id: crypto.randomUUID(),
-    kind: "plan",
+    kind: "shift",
     created_at: "2026-11-20T12:00:00.000Z",
     status: "pending",
-    title: "Plan completed: trim H01",
-    body: "**Outcome:** completed\n",
+    title: "Shift summary",
+    body: "**Logbook:** 4 entries\n",
     level: "Info",
     logbooks: ["Operations"],
     tags: [],
-    devices: ["SR:COR:H01:SETPT"],
+    devices: [],
     attachments: [],
     author: "tester",
-    plan_hash: "a".repeat(64),
-    run: "run-1",
     audit_ids: [],
     edited: false,
     facts: null,

@@ -15,7 +15,7 @@ import { FileLogbook } from "../../src/adapters/file_logbook.ts";
 import { AuditLog } from "../../src/safety/audit.ts";
 import { tempDir } from "../support/temp.ts";
 
-async function finishedRun(): Promise<{ run: FinishedRun } & AsyncDisposable> {
+async function finishedRun(): Promise<{ run: FinishedRun; audit: string } & AsyncDisposable> {
   const runs: FinishedRun[] = [];
   const f = await fixture({ onFinished: (r) => Promise.resolve(void runs.push(r)) });
   const h1 = await valueOf(f.cs, "LINAC:COR:H01:SETPT") as number;
@@ -32,15 +32,17 @@ async function finishedRun(): Promise<{ run: FinishedRun } & AsyncDisposable> {
   );
   return {
     run: runs[0] as FinishedRun,
+    audit: `${f.dir}/audit`,
     [Symbol.asyncDispose]: async () => await f[Symbol.asyncDispose](),
   };
 }
 
-function service(dir: string, maxChars = 4000) {
+/** The drafts' service under `dir`, over the audit log in `audit` (the run's). */
+function service(dir: string, audit = `${dir}/audit`, maxChars = 4000) {
   return new ElogService({
     store: new DraftStore(`${dir}/drafts`),
     logbook: new FileLogbook(`${dir}/logbook.jsonl`, "file"),
-    audit: new AuditLog(`${dir}/audit`),
+    audit: new AuditLog(audit),
     identity: { operator: "tester", host: "h", configHash: "c" },
     attachmentRoots: [`${dir}/scans`],
     attachmentMaxBytes: 1 << 20,
@@ -59,7 +61,7 @@ function service(dir: string, maxChars = 4000) {
 Deno.test("a draft is saved when the run ends; the turn's notes are added; the operator's edit is kept", async () => {
   await using tmp = await tempDir();
   await using done = await finishedRun();
-  const elog = service(tmp.path);
+  const elog = service(tmp.path, done.audit);
   await elog.planFinished(done.run);
   const [id] = elog.takeNew();
   assert.ok(id);
@@ -77,9 +79,14 @@ Deno.test("a draft is saved when the run ends; the turn's notes are added; the o
   );
   await assert.rejects(() => elog.edit(id, "   \n"), /the edited text is empty/);
   assert.equal((await elog.load(id)).body, noted.body);
-  await elog.edit(id, "My own words.\n");
+  // The devices table is the audit's: an edit without it is refused, one around it is kept.
+  await assert.rejects(
+    () => elog.edit(id, "My own words.\n"),
+    /the devices table differs from the audit's record of run .* \(the line "\| Device \|.*"\): edit only the text around it, or skip the draft; the draft is left as it was/,
+  );
+  await elog.edit(id, `${noted.body}My own words.\n`);
   const again = await elog.annotate(id, { question: "other" });
-  assert.equal(again.body, "My own words.\n", "an edited text is not made again");
+  assert.equal(again.body, `${noted.body}My own words.\n`, "an edited text is not made again");
 });
 
 Deno.test("a draft that cannot be saved is said once and never posted (a lost reply could post it twice)", async () => {
@@ -103,4 +110,25 @@ Deno.test("a draft that cannot be saved is said once and never posted (a lost re
     /it is not posted, so that it can never be posted twice/,
   );
   await assert.rejects(() => Deno.stat(`${tmp.path}/logbook.jsonl`));
+});
+
+Deno.test("an edit is not taken while a post of the draft may have reached the logbook, nor once it is posted", async () => {
+  await using tmp = await tempDir();
+  await using done = await finishedRun();
+  const elog = service(tmp.path, done.audit);
+  await elog.planFinished(done.run);
+  const [id] = elog.takeNew();
+  const d = await elog.load(id as string);
+  const text = `${d.body}A note.\n`;
+  // A post whose reply was lost: the entry may be in the logbook with the text as it was.
+  await elog.deps.store.save({ ...d, status: "posting", attempts: 1 });
+  await assert.rejects(
+    () => elog.edit(id as string, text),
+    /a post of draft .* may have reached .*; post it again to find out before changing it; the draft is left as it was/,
+  );
+  assert.equal((await elog.load(id as string)).body, d.body);
+  await elog.deps.store.save({ ...d, status: "pending", attempts: 1 });
+  const r = await elog.post(id as string, "operator: test");
+  assert.equal(r.status, "posted");
+  await assert.rejects(() => elog.edit(id as string, text), /is posted already; it cannot change/);
 });

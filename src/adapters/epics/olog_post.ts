@@ -42,8 +42,14 @@ export interface OlogPostOptions {
   timers?: Timers;
 }
 
+/** An Olog entry id (a Java long): digits, as a number or a string. */
+const EntryId = z.union([
+  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  z.string().regex(/^\d{1,19}$/),
+]);
+
 /** What a created entry's reply must hold: its id. */
-const CreatedSchema = z.looseObject({ id: z.union([z.number().int(), z.string().regex(/^\d+$/)]) });
+const CreatedSchema = z.looseObject({ id: EntryId });
 
 const FoundSchema = z.array(z.looseObject({
   id: z.union([z.number(), z.string()]).nullish(),
@@ -89,7 +95,12 @@ export class OlogLogbook implements Logbook {
         (p.attributes ?? []).some((a) => a.name === DRAFT_ATTRIBUTE && a.value === draftId)
       )
     );
-    return hit?.id === undefined || hit.id === null ? undefined : String(hit.id);
+    if (hit?.id === undefined || hit.id === null) return undefined;
+    // The id is kept in the draft and the audit: only an id Olog could have given counts.
+    if (!EntryId.safeParse(hit.id).success) {
+      throw new Error(`${this.where} answered the search with an entry id that is not a number`);
+    }
+    return String(hit.id);
   }
 
   async post(entry: LogbookEntry, signal?: AbortSignal): Promise<PostedEntry> {

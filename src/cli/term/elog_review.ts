@@ -41,10 +41,14 @@ export function postText(r: PostResult, io: Io): string {
     return `${s.red("✗")} logbook entry not posted: ${untrusted(r.error)}; the draft is kept: ` +
       `accel-agent elog post ${id}\n`;
   }
-  const lines = [
-    `${s.green("✓")} ${r.already ? "already in" : "posted to"} ${untrusted(r.where)} as entry ${
+  const head = r.unconfirmed !== undefined
+    ? `posted to ${untrusted(r.where)} as entry ${untrusted(r.entryId)}, as the draft records it ` +
+      `(the logbook could not be asked: ${untrusted(r.unconfirmed)}); nothing was sent again`
+    : `${r.already ? "already in" : "posted to"} ${untrusted(r.where)} as entry ${
       untrusted(r.entryId)
-    }${r.already ? " (nothing was sent again)" : ""}`,
+    }${r.already ? " (nothing was sent again)" : ""}`;
+  const lines = [
+    `${s.green("✓")} ${head}`,
     ...r.refused.map((x) => `  ${s.yellow("!")} ${untrusted(x)}`),
     ...(r.auditError ? [`  ${s.red("!")} ${untrusted(r.auditError)}`] : []),
   ];
@@ -130,7 +134,9 @@ async function editText(
   maxChars: number,
 ): Promise<string | undefined> {
   const file = draftPath.replace(/\.json$/, ".edit.md");
-  await Deno.writeTextFile(file, d.body, { mode: 0o600 });
+  // A new file: whatever is at its name (a link left there) is removed, never written through.
+  await Deno.remove(file).catch(() => {});
+  await Deno.writeTextFile(file, d.body, { createNew: true, mode: 0o600 });
   try {
     const [program, ...args] = editor;
     let status: Deno.CommandStatus;
