@@ -28,7 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["safety"],
   ["plan_model"],
   ["adapters"],
-  ["config", "llm", "index"],
+  ["config", "llm", "index", "control"],
   ["util", "version"],
 ];
 
