@@ -28,6 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["safety"],
   ["plan_model"],
   ["adapters"],
+  ["facility"],
   ["config", "llm", "index", "control"],
   ["util", "version"],
 ];

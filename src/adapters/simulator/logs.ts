@@ -13,11 +13,11 @@ import {
   severityAtLeast,
   wildcardToRegExp,
 } from "../adapter.ts";
-import { alarmEvents } from "./alarms.ts";
-import { ElogWriter } from "./elog.ts";
-import { IncidentBook, SHIFT_MS } from "./incidents.ts";
-import type { Physics } from "./physics.ts";
-import type { PastSetpoints } from "./routine.ts";
+import { alarmEvents } from "../../facility/alarms.ts";
+import { ElogWriter } from "../../facility/elog.ts";
+import { IncidentBook, SHIFT_MS } from "../../facility/incidents.ts";
+import type { Physics } from "../../facility/physics.ts";
+import type { PastSetpoints } from "../../facility/routine.ts";
 
 /** Entries per query when the query gives no `limit`. */
 export const DEFAULT_LOG_LIMIT = 100;

@@ -21,20 +21,20 @@
 import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapter.ts";
 import type { DeviceInfo, DevicePage, LogEntry, Reading, Series, Value } from "../adapter.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { arcResponse } from "./arc_physics.ts";
-import { archiveSeries, DEFAULT_MAX_POINTS } from "./archive.ts";
-import { defaultFacility, type Facility } from "./facility.ts";
-import { IncidentBook } from "./incidents.ts";
-import { scaledFacility } from "./scale.ts";
+import { arcResponse } from "../../facility/arc_physics.ts";
+import { archiveSeries, DEFAULT_MAX_POINTS } from "../../facility/archive.ts";
+import { defaultFacility, type Facility } from "../../facility/facility.ts";
+import { IncidentBook } from "../../facility/incidents.ts";
+import { scaledFacility } from "../../facility/scale.ts";
 import { LogService, parseTime } from "./logs.ts";
-import { Physics } from "./physics.ts";
+import { Physics } from "../../facility/physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
 import type { DeviceIndex } from "../../index/device_index.ts";
-import { checkWrite, SetpointStore } from "./state.ts";
-import { PastSetpoints } from "./routine.ts";
+import { checkWrite, SetpointStore } from "../../facility/state.ts";
+import { PastSetpoints } from "../../facility/routine.ts";
 import { sleep, type Timers } from "../../util/misc.ts";
 
-export { DEFAULT_MAX_POINTS } from "./archive.ts";
+export { DEFAULT_MAX_POINTS } from "../../facility/archive.ts";
 export { DEFAULT_LOG_LIMIT, MAX_SCAN_SHIFTS } from "./logs.ts";
 export { DEFAULT_PAGE_SIZE } from "./search.ts";
 

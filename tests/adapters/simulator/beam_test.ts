@@ -11,7 +11,7 @@ import {
   rigidityTm,
   ringLifetime,
   undulatorFieldT,
-} from "../../../src/adapters/simulator/ring.ts";
+} from "../../../src/facility/ring.ts";
 import type { Simulator } from "../../../src/adapters/simulator/mod.ts";
 import { readNumber, simAt } from "./helpers.ts";
 

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import type { Simulator } from "../../../src/adapters/simulator/mod.ts";
-import type { LatticePoint } from "../../../src/adapters/simulator/lattice.ts";
+import type { LatticePoint } from "../../../src/facility/lattice.ts";
 import { readNumber, simAt } from "./helpers.ts";
 
 const NOISE_MM = 0.03;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../../src/adapters/clock.ts";
-import { defaultFacility } from "../../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../../src/facility/facility.ts";
 import { openControlSystem } from "../../../src/adapters/mod.ts";
 import { createSimulator, Simulator } from "../../../src/adapters/simulator/mod.ts";
 import { parseConfig } from "../../../src/config/mod.ts";
@@ -10,7 +10,7 @@ import {
   buildScaledFacility,
   nearbyDevices,
   scaledFacility,
-} from "../../../src/adapters/simulator/scale.ts";
+} from "../../../src/facility/scale.ts";
 import { readNumber, T0 } from "./helpers.ts";
 
 const N = 20_000;

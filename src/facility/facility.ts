@@ -7,10 +7,10 @@
  * @module
  */
 
-import type { AlarmLimits, DeviceInfo, Severity } from "../adapter.ts";
-import { SEVERITY_ORDER } from "../adapter.ts";
+import type { AlarmLimits, DeviceInfo, Severity } from "../control/records.ts";
+import { SEVERITY_ORDER } from "../control/records.ts";
 import { hashString } from "./noise.ts";
-import facilityJson from "../../../configs/devices/facility.json" with { type: "json" };
+import facilityJson from "../../configs/devices/facility.json" with { type: "json" };
 
 /** One signal of a family as written in the JSON (after merging `defaults`). */
 export interface SignalSpec {

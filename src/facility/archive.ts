@@ -8,7 +8,13 @@
  * @module
  */
 
-import { type Sample, type Series, type Severity, SEVERITY_ORDER, type Value } from "../adapter.ts";
+import {
+  type Sample,
+  type Series,
+  type Severity,
+  SEVERITY_ORDER,
+  type Value,
+} from "../control/records.ts";
 import type { DeviceDef } from "./facility.ts";
 import type { Physics, Setpoints } from "./physics.ts";
 

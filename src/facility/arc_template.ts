@@ -9,8 +9,8 @@
  * @module
  */
 
-import type { DeviceInfo, Severity } from "../adapter.ts";
-import { SEVERITY_ORDER } from "../adapter.ts";
+import type { DeviceInfo, Severity } from "../control/records.ts";
+import { SEVERITY_ORDER } from "../control/records.ts";
 import { defaultFacility, type DeviceDef, type Facility, type SignalSpec } from "./facility.ts";
 /** Cells per arc. */
 export const ARC_CELLS = 10;

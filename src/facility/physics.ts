@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Value } from "../adapter.ts";
+import type { Value } from "../control/records.ts";
 import { arcEnergy, arcOrbit } from "./arc_physics.ts";
 import { applyEffect } from "./effects.ts";
 import type { DeviceDef, Facility } from "./facility.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { LogEntry, Severity } from "../adapter.ts";
+import type { LogEntry, Severity } from "../control/records.ts";
 import type { IncidentBook, ShiftPlan } from "./incidents.ts";
 import {
   type Draft,

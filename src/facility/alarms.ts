@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { LogEntry, Value } from "../adapter.ts";
+import type { LogEntry, Value } from "../control/records.ts";
 import { effectEnd, type Happening } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Value } from "../adapter.ts";
+import type { Value } from "../control/records.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import type { IncidentBook } from "./incidents.ts";
 import type { Optics } from "./optics.ts";

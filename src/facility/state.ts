@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Value } from "../adapter.ts";
+import type { Value } from "../control/records.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import type { Change, PastStep, Setpoints } from "./setpoints.ts";
 

@@ -22,7 +22,7 @@
  * @module
  */
 
-import type { DeviceInfo, Severity } from "../adapter.ts";
+import type { DeviceInfo, Severity } from "../control/records.ts";
 import { arcSize, type ArcTemplate, arcTemplate, type Slot } from "./arc_template.ts";
 import { defaultFacility, type DeviceDef, type Facility, type SignalSpec } from "./facility.ts";
 import { hashString } from "./noise.ts";

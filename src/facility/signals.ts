@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Severity, Value } from "../adapter.ts";
+import type { Severity, Value } from "../control/records.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import { gauss, hashNumbers, uniform } from "./noise.ts";
 
