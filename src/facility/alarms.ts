@@ -1,7 +1,11 @@
 /**
- * The alarm log, derived from incidents by evaluating the affected devices'
- * noise-free values against their thresholds. Because the same physics
- * produces the archive, an alarm's time matches the archived crossing.
+ * The alarm log: every alarm the machine raises, whatever raised it — an
+ * incident of the history, a routine correction, a live write or a live
+ * fault — found by evaluating the devices it can reach (noise-free) against
+ * their thresholds and refining each change by bisection. Because the same
+ * physics produces the archive, an alarm's time matches the archived
+ * crossing. A reading that is INVALID (no beam, no injection, a screen out)
+ * is masked: it raises no alarm and clears none.
  *
  * @module
  */
@@ -15,31 +19,58 @@ import { type Alarm, alarmOf, type Physics, type Setpoints } from "./physics.ts"
 /** Coarse samples per incident before refining each transition by bisection. */
 const GRID_POINTS = 48;
 const RESOLUTION_MS = 50;
+const MASKED: Alarm = { severity: "INVALID", status: "MASKED" };
 
 /**
- * Alarm events (entering and leaving each severity) caused by one incident
- * or routine action, oldest first.
+ * Alarm events (entering and leaving each severity) caused by one incident,
+ * routine action or fault, up to `until`, oldest first.
  */
-export function alarmEvents(physics: Physics, sp: Setpoints, incident: Happening): LogEntry[] {
+export function alarmEvents(
+  physics: Physics,
+  sp: Setpoints,
+  incident: Happening,
+  until = Infinity,
+): LogEntry[] {
   const names = new Set<string>([...incident.effects.map((e) => e.device), ...incident.watch]);
-  const events: { t: number; def: DeviceDef; value: Value }[] = [];
+  const defs: DeviceDef[] = [];
   for (const name of names) {
     const def = physics.facility.byName.get(name);
-    if (def === undefined || (def.info.alarm === undefined && def.labelSeverity.size === 0)) {
-      continue;
-    }
+    if (def !== undefined) defs.push(def);
+  }
+  const lo = incident.start - 1000;
+  const hi = Math.min(incident.end + 1000, until);
+  const boundaries = incident.effects.flatMap((
+    e,
+  ) => [e.from, "to" in e ? e.to : e.from, effectEnd(e)]);
+  return scanAlarms(physics, sp, defs, lo, hi, boundaries, `A${incident.id}`);
+}
+
+/**
+ * The alarm changes of `defs` in [from, to]: a grid of {@link GRID_POINTS},
+ * both sides of every boundary (where effects and writes start and end), and
+ * bisection between samples that disagree.
+ */
+export function scanAlarms(
+  physics: Physics,
+  sp: Setpoints,
+  defs: readonly DeviceDef[],
+  from: number,
+  to: number,
+  boundaries: readonly number[],
+  idPrefix: string,
+): LogEntry[] {
+  if (!(to > from)) return [];
+  const events: { t: number; def: DeviceDef; value: Value }[] = [];
+  const times = sampleTimes(from, to, boundaries);
+  for (const def of defs) {
+    if (def.info.alarm === undefined && def.labelSeverity.size === 0) continue;
+    if (def.info.type === "waveform") continue;
     const state = (t: number) => {
       const value = physics.value(def, t, sp, false);
-      return { value, alarm: alarmOf(def, value) };
+      const alarm = physics.alarm(def, t, sp, value);
+      return { value, alarm: alarm.severity === "INVALID" ? MASKED : alarm };
     };
-    if (
-      onlyDrifts(incident, name) &&
-      driftEnds(incident, name).every((t) => farFromAlarm(def, state(t).value))
-    ) {
-      continue; // a linear drift is largest at its ends: far from every threshold there, it never alarms
-    }
-    const times = sampleTimes(incident);
-    let prevT = times[0] ?? incident.start;
+    let prevT = times[0] ?? from;
     let prev = state(prevT);
     for (const t of times.slice(1)) {
       const next = state(t);
@@ -53,7 +84,10 @@ export function alarmEvents(physics: Physics, sp: Setpoints, incident: Happening
           else hi = mid;
         }
         const found = state(hi);
-        events.push({ t: hi, def, value: found.value });
+        // Masking and unmasking into no alarm are not alarms.
+        const logged = found.alarm !== MASKED &&
+          !(prev.alarm === MASKED && found.alarm.severity === "NONE");
+        if (logged) events.push({ t: hi, def, value: found.value });
         prevT = hi;
         prev = found;
       }
@@ -62,41 +96,110 @@ export function alarmEvents(physics: Physics, sp: Setpoints, incident: Happening
     }
   }
   events.sort((a, b) => a.t - b.t);
-  return events.map((e, i) => entry(`A${incident.id}.${i}`, e.t, e.def, e.value));
+  return events.map((e, i) => entry(`${idPrefix}.${i}`, e.t, e.def, e.value));
 }
 
-/** True when every effect of the incident on `device` is a drift, and nothing else watches it. */
-function onlyDrifts(incident: Happening, device: string): boolean {
-  return !incident.watch.includes(device) &&
-    incident.effects.every((e) => e.device !== device || e.kind === "drift");
+/** Models whose readings a write can move anywhere in the machine (the beam and its consequences). */
+const DERIVED = new Set([
+  "bpm",
+  "blm",
+  "dcct",
+  "lifetime",
+  "injeff",
+  "energy",
+  "espread",
+  "rfpower",
+  "booster",
+  "boostercharge",
+  "ringenergy",
+  "xbpm",
+  "intlk",
+  "chrom",
+  "bunchlength",
+  "screen",
+  "coolret",
+]);
+
+/** What {@link LiveAlarms} reads of the live state. */
+export interface LiveState extends Setpoints {
+  readonly faults: readonly Happening[];
+  /** Every write: when and to which device. */
+  writes(): readonly { t: number; device: string }[];
 }
 
-/** Where the drifts on `device` are largest or smallest: their first and last moments. */
-function driftEnds(incident: Happening, device: string): number[] {
-  return incident.effects.filter((e) => e.device === device).flatMap((e) =>
-    "to" in e ? [e.from, e.to - 1] : [e.from]
-  );
+/**
+ * The alarms of the live machine: those its faults raise, and those its
+ * writes raise anywhere the beam reaches (or in the written devices' own
+ * readbacks, temperatures and states), from the first write to now.
+ */
+export class LiveAlarms {
+  private readonly derived: readonly DeviceDef[];
+  private readonly memo = new WeakMap<Setpoints, { key: string; entries: LogEntry[] }>();
+
+  constructor(private readonly physics: Physics) {
+    this.derived = physics.facility.catalogue.filter((d) =>
+      (DERIVED.has(d.model) || (d.model === "follow" && DERIVED.has(d.source?.model ?? ""))) &&
+      (d.info.alarm !== undefined || d.labelSeverity.size > 0)
+    );
+  }
+
+  /** Alarm-log entries of the live state up to `now`, oldest first. */
+  entries(sp: LiveState, now: number): LogEntry[] {
+    const writes = sp.writes();
+    const key = `${sp.revision ?? 0}:${now}`;
+    const known = this.memo.get(sp);
+    if (known?.key === key) return known.entries;
+    const out: LogEntry[] = [];
+    for (const fault of sp.faults) out.push(...alarmEvents(this.physics, sp, fault, now));
+    if (writes.length > 0) {
+      const facility = this.physics.facility;
+      // The written devices and their own readbacks, temperatures and states.
+      const own: DeviceDef[] = [];
+      for (const w of writes) {
+        const def = facility.byName.get(w.device);
+        if (def === undefined) continue;
+        for (
+          const name of [
+            def.name,
+            def.info.readback,
+            `${def.prefix}:PS:TEMP`,
+            `${def.prefix}:STATUS`,
+          ]
+        ) {
+          const d = name === undefined ? undefined : facility.byName.get(name);
+          if (d !== undefined) own.push(d);
+        }
+      }
+      const defs = [...new Set([...this.derived, ...own])];
+      const boundaries: number[] = [];
+      for (const w of writes) {
+        boundaries.push(w.t);
+        const def = facility.byName.get(w.device);
+        const rate = def?.spec.slew;
+        if (def === undefined || rate === undefined) continue;
+        // Where the device stops moving: the slew's end is a step in everything that follows it.
+        const to = sp.at(def, w.t);
+        const from = this.physics.actual(def, w.t - 1, sp);
+        if (typeof to === "number" && typeof from === "number") {
+          boundaries.push(w.t + Math.ceil((Math.abs(to - from) / rate) * 1000));
+        }
+      }
+      const first = Math.min(...writes.map((w) => w.t));
+      out.push(...scanAlarms(this.physics, sp, defs, first - 1000, now, boundaries, "W"));
+    }
+    out.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+    this.memo.set(sp, { key, entries: out });
+    return out;
+  }
 }
 
-/** True when a number is more than a fifth of a threshold's size away from each threshold. */
-function farFromAlarm(def: DeviceDef, value: Value): boolean {
-  if (typeof value !== "number") return false;
-  return Object.values(def.info.alarm ?? {}).every((x) =>
-    x === undefined || Math.abs(value - x) > 0.2 * Math.max(Math.abs(x), 1e-9)
-  );
-}
-
-function sampleTimes(incident: Happening): number[] {
-  const lo = incident.start - 1000;
-  const hi = incident.end + 1000;
+function sampleTimes(lo: number, hi: number, boundaries: readonly number[]): number[] {
   const times = new Set<number>();
   for (let i = 0; i <= GRID_POINTS; i++) times.add(Math.round(lo + ((hi - lo) * i) / GRID_POINTS));
-  // Step changes happen exactly at effect boundaries; sample on both sides of each.
-  for (const e of incident.effects) {
-    for (const t of [e.from, "to" in e ? e.to : e.from, effectEnd(e)]) {
-      times.add(t - 1);
-      times.add(t);
-    }
+  // Step changes happen exactly at boundaries; sample on both sides of each.
+  for (const t of boundaries) {
+    times.add(t - 1);
+    times.add(t);
   }
   return [...times].filter((t) => t >= lo && t <= hi).sort((a, b) => a - b);
 }

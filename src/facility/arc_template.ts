@@ -1,10 +1,12 @@
 /**
- * The arc template of a grown facility (`scale.ts`): one arc's 1,995 devices
- * — BPMs, correctors, quadrupoles, sextupoles, beam-loss monitors, vacuum,
- * tunnel temperatures, magnet cooling, two RF stations and the arc's energy —
- * in the catalogue's naming, with the signal definitions (units, limits,
+ * The arc template of a grown facility (`scale.ts`): one arc's devices —
+ * ten cells of the storage ring's, each with its BPMs, correctors,
+ * individually powered quadrupoles and sextupoles, beam-loss monitors,
+ * vacuum, tunnel temperatures and magnet cooling, and the arc's beam energy
+ * — in the catalogue's naming, with the signal definitions (units, limits,
  * alarms, models) of the matching families of `configs/devices/facility.json`,
- * sorted by name. Every arc is this template with its own number.
+ * sorted by name. Every arc is this template with its own number; where each
+ * device sits in its cell is {@link ARC_CELL}.
  *
  * @module
  */
@@ -14,6 +16,47 @@ import { SEVERITY_ORDER } from "../control/records.ts";
 import { defaultFacility, type DeviceDef, type Facility, type SignalSpec } from "./facility.ts";
 /** Cells per arc. */
 export const ARC_CELLS = 10;
+
+/** A magnet of an arc cell: the catalogue family it copies the optics of, its place and length. */
+export interface ArcMagnet {
+  /** The catalogue family whose design strength it has (`RING:Q2`), or "" for a trim (0 at design). */
+  readonly like: string;
+  readonly atM: number;
+  readonly lengthM: number;
+}
+
+/**
+ * Where each family's devices sit in an arc cell (m from the cell's start),
+ * in the order of their numbers: the ring's cell, as in the catalogue's, with
+ * more BPMs and correctors, its quadrupoles and sextupoles each on its own
+ * supply, and a trim quadrupole that is off at the design optics.
+ */
+export const ARC_CELL: {
+  readonly positions: Readonly<Record<string, readonly number[]>>;
+  readonly quads: readonly ArcMagnet[];
+  readonly sextupoles: readonly ArcMagnet[];
+} = {
+  positions: {
+    "BPM": [1.0, 3.4, 6.0, 8.4, 11.0, 13.4],
+    "COR:H": [0.95, 4.3, 7.75, 11.5],
+    "COR:V": [2.5, 4.2, 9.7, 11.4],
+    "BLM": [0.6, 1.8, 3.0, 4.2, 5.4, 6.6, 7.8, 9.0, 10.2, 11.4, 12.6, 13.8],
+  },
+  quads: [
+    { like: "RING:Q1", atM: 0, lengthM: 0.2 },
+    { like: "RING:Q5", atM: 0.6, lengthM: 0.2 },
+    { like: "RING:Q2", atM: 3.6, lengthM: 0.2 },
+    { like: "RING:Q3", atM: 7.2, lengthM: 0.2 },
+    { like: "RING:Q4", atM: 10.8, lengthM: 0.2 },
+    { like: "", atM: 12.0, lengthM: 0.2 },
+  ],
+  sextupoles: [
+    { like: "RING:S1", atM: 0.35, lengthM: 0.2 },
+    { like: "RING:S3", atM: 3.95, lengthM: 0.2 },
+    { like: "RING:S2", atM: 7.55, lengthM: 0.2 },
+    { like: "RING:S4", atM: 11.15, lengthM: 0.2 },
+  ],
+};
 
 /** One family of an arc: its name tail, the catalogue family its signals come from, its ids. */
 interface ArcFamily {
@@ -33,8 +76,6 @@ interface ArcFamily {
   own?: SignalSpec[];
 }
 
-const ARC_ENERGY_MEV = 3000;
-
 const ARC_FAMILIES: ArcFamily[] = [
   {
     tail: "BPM:{id}",
@@ -44,7 +85,6 @@ const ARC_FAMILIES: ArcFamily[] = [
     count: 60,
     width: 2,
     perCell: 6,
-    models: { X: "arc-orbit", Y: "arc-orbit" },
   },
   {
     tail: "COR:{id}",
@@ -128,14 +168,6 @@ const ARC_FAMILIES: ArcFamily[] = [
     perCell: 6,
   },
   {
-    tail: "RF:STN:{id}",
-    like: "RF:STN:{id}",
-    desc: "Arc {arc} RF station {n}",
-    role: "rfstation",
-    count: 2,
-    width: 2,
-  },
-  {
     tail: "",
     desc: "Arc {arc}",
     role: "",
@@ -143,15 +175,15 @@ const ARC_FAMILIES: ArcFamily[] = [
     width: 0,
     own: [{
       suffix: "ENERGY:MEAS",
-      desc: "beam energy (from its RF stations)",
+      desc: "beam energy (the ring's, less what it has radiated since the RF)",
       units: "MeV",
       limits: [0, 4000],
-      prec: 2,
+      prec: 3,
       period: 1,
       alarm: { lolo: 2940, low: 2970, high: 3030, hihi: 3060 },
       model: "arc-energy",
-      nom: ARC_ENERGY_MEV,
-      sigma: 0.2,
+      sigma: 0.005,
+      needsBeam: true,
     }],
   },
 ];

@@ -1,25 +1,28 @@
 /**
- * The stored current: dI/dt = −I/τ + injection, integrated along the write
- * history. Before the first write the machine runs its generated top-up
- * cycle in closed form (I = I_top·e^(−Δt/τ) since the last top-up); from the
- * first write on, the current is stepped forward with the lifetime, the
- * injection rate and the loss conditions the machine has at each step, and
- * kept in checkpoints so reads and archive queries replay it cheaply.
+ * The stored current: dI/dt = −I/τ + injection, integrated through time.
+ * While the machine runs undisturbed it keeps its top-up cycle, which has a
+ * closed form (I = I_top·e^(−Δt/τ) since the last top-up, or the equilibrium
+ * I = rate·τ when the injector cannot keep up); wherever something happens
+ * (an incident of the facility's history, a live write or fault) the current
+ * is stepped forward with the lifetime, the injection rate and the loss
+ * conditions the machine has at each step, from the closed form before it,
+ * and kept in checkpoints so reads and archive queries replay it cheaply. A
+ * loss is placed at the moment its cause starts, to the millisecond.
  *
  * @module
  */
 
 /** What the ring is like at one time: supplied by the physics. */
 export interface BeamConditions {
-  /** Why no beam can be stored now (RF, aperture, resonance, permit), or undefined. */
+  /** Why no beam can be stored now (RF, aperture, resonance, instability, permit), or undefined. */
   readonly lossReason: string | undefined;
   /** The beam-loss monitor where a loss happens (device name). */
   readonly lossMonitor: string | undefined;
   /** Lifetime (h) at a stored current (mA). */
   lifetimeH(currentMA: number): number;
-  /** Injection rate while injecting, mA/s (0 when injection is off). */
+  /** Injection rate while injecting, mA/s (0 when injection is inhibited). */
   readonly fillRateMAps: number;
-  /** Top-up mode with injection enabled. */
+  /** Top-up mode with injection enabled and every interlock clear. */
   readonly topUp: boolean;
   /** Top-up interval, s. */
   readonly intervalS: number;
@@ -41,17 +44,19 @@ export interface BeamEnv {
 }
 
 const MAX_STEP_MS = 10_000;
+const ONSET_RESOLUTION_MS = 1;
 
-/** The current, checkpointed from `start` (the first write) on. */
+/** The current, checkpointed from `start` on. */
 export class BeamTrack {
   private readonly ts: number[] = [];
   private readonly currents: number[] = [];
   private readonly injecting: boolean[] = [];
   readonly losses: LossEvent[] = [];
 
-  constructor(private readonly env: BeamEnv, readonly start: number) {
+  /** `startMA`: the current at `start` (default: the closed form of the top-up cycle). */
+  constructor(private readonly env: BeamEnv, readonly start: number, startMA?: number) {
     this.ts.push(start);
-    this.currents.push(closedFormCurrent(env, start));
+    this.currents.push(startMA ?? closedFormCurrent(env, start));
     this.injecting.push(false);
   }
 
@@ -80,10 +85,14 @@ export class BeamTrack {
     this.injecting.push(injecting);
   }
 
-  /** Stored current (mA) at `t` ≥ start. */
+  /**
+   * Stored current (mA) at `t` ≥ start. Checkpoints (and the losses found on
+   * the way) reach up to the latest time asked for; earlier times are stepped
+   * to from the checkpoint before them.
+   */
   current(t: number): number {
     let last = this.ts.length - 1;
-    while ((this.ts[last] ?? 0) + MAX_STEP_MS <= t) {
+    while ((this.ts[last] ?? 0) < t) {
       const from = this.ts[last] ?? 0;
       const to = Math.min(t, nextStop(from, this.env.conditions(from).intervalS));
       const [tEnd, current, injecting] = this.step(
@@ -98,19 +107,18 @@ export class BeamTrack {
       this.injecting.push(injecting);
       last++;
     }
-    let i = bisect(this.ts, t);
+    const i = bisect(this.ts, t);
     let time = this.ts[i] ?? this.start;
     let current = this.currents[i] ?? 0;
     let injecting = this.injecting[i] ?? false;
     while (time < t) {
       const to = Math.min(t, nextStop(time, this.env.conditions(time).intervalS));
       [time, current, injecting] = this.step(time, to, current, injecting, false);
-      i++;
     }
     return current;
   }
 
-  /** One step from `t0` towards `t1`; may end early when a fill completes. */
+  /** One step from `t0` towards `t1`; may end early when a fill completes or the beam is lost. */
   private step(
     t0: number,
     t1: number,
@@ -119,13 +127,27 @@ export class BeamTrack {
     record: boolean,
   ): [number, number, boolean] {
     const c = this.env.conditions(t0);
-    const target = this.env.targetMA;
     if (c.lossReason !== undefined) {
       if (current > 0 && record) {
         this.losses.push({ t: t0, lostMA: current, monitor: c.lossMonitor, reason: c.lossReason });
       }
       return [t1, 0, false];
     }
+    // A cause of loss that starts within the step ends it there, to the millisecond.
+    if (current > 0 && this.env.conditions(t1).lossReason !== undefined) {
+      let lo = t0;
+      let hi = t1;
+      while (hi - lo > ONSET_RESOLUTION_MS) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (this.env.conditions(mid).lossReason === undefined) lo = mid;
+        else hi = mid;
+      }
+      if (hi < t1) {
+        const [, before] = this.step(t0, hi, current, injecting, false);
+        return [hi, before, false];
+      }
+    }
+    const target = this.env.targetMA;
     const atTopUp = isBoundary(t0, c.intervalS) || current < 0.5 * target;
     const inject = c.topUp && c.fillRateMAps > 0 && current < target &&
       (injecting || atTopUp);
@@ -143,12 +165,26 @@ export class BeamTrack {
   }
 }
 
-/** The generated top-up cycle in closed form: full at each interval boundary, decaying between. */
-export function closedFormCurrent(env: BeamEnv, t: number): number {
+/**
+ * The undisturbed top-up cycle in closed form: full at each interval
+ * boundary, decaying between; or, when the injector cannot make up the loss
+ * (`keepsUp` false: rate·τ below the target), the equilibrium I = rate·τ(I).
+ */
+export function closedFormCurrent(env: BeamEnv, t: number, keepsUp = true): number {
   const c = env.conditions(t);
+  if (c.lossReason !== undefined) return 0;
   const periodMs = c.intervalS * 1000;
   const since = ((t % periodMs) + periodMs) % periodMs;
-  return env.targetMA * Math.exp(-since / 1000 / (c.lifetimeH(env.targetMA) * 3600));
+  const cycle = env.targetMA * Math.exp(-since / 1000 / (c.lifetimeH(env.targetMA) * 3600));
+  if (keepsUp || !c.topUp) return cycle;
+  const rate = c.fillRateMAps;
+  if (rate * c.lifetimeH(env.targetMA) * 3600 >= env.targetMA) return cycle;
+  // Injecting all the time: I = rate·τ(I), solved by iteration (τ grows as I falls).
+  let i = rate * c.lifetimeH(env.targetMA) * 3600;
+  for (let k = 0; k < 20; k++) {
+    i = Math.min(env.targetMA, rate * c.lifetimeH(Math.max(i, 1e-6)) * 3600);
+  }
+  return i;
 }
 
 function nextStop(t: number, intervalS: number): number {

@@ -91,3 +91,34 @@ export function lagged(
   }
   return y;
 }
+
+/** Points of the exponential kernel of {@link laggedSignal}, and their time grid. */
+const LAG_POINTS = 12;
+const LAG_GRID_MS = 5000;
+
+/**
+ * A signal `f` seen through a first-order lag of `tauS` seconds at `t`:
+ * ∫ f(t−u)·e^(−u/τ)/τ du over five time constants, as a midpoint sum. The
+ * most recent twelfth of τ is summed on three exact intervals (a step a few
+ * seconds old shows as a few per cent), the rest on {@link LAG_POINTS}
+ * points of a fixed time grid, so reads close in time share them.
+ */
+export function laggedSignal(tauS: number, t: number, f: (u: number) => number): number {
+  const tau = tauS * 1000;
+  const span = 5 * tau;
+  const recent = tau / 12;
+  let sum = 0;
+  const edges = [0, recent / 4, recent / 2, recent];
+  for (let k = 0; k + 1 < edges.length; k++) {
+    const a = edges[k] ?? 0;
+    const b = edges[k + 1] ?? 0;
+    sum += (Math.exp(-a / tau) - Math.exp(-b / tau)) * f(Math.round(t - (a + b) / 2));
+  }
+  for (let k = 0; k < LAG_POINTS; k++) {
+    const a = recent + ((span - recent) * k) / LAG_POINTS;
+    const b = recent + ((span - recent) * (k + 1)) / LAG_POINTS;
+    const w = Math.exp(-a / tau) - Math.exp(-b / tau);
+    sum += w * f(Math.round((t - (a + b) / 2) / LAG_GRID_MS) * LAG_GRID_MS);
+  }
+  return sum + Math.exp(-span / tau) * f(Math.round((t - span) / LAG_GRID_MS) * LAG_GRID_MS);
+}

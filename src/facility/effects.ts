@@ -21,7 +21,13 @@ export type Effect =
   /** Replace an enum value by `label` in [from, to). */
   | { kind: "label"; device: string; from: number; to: number; label: string }
   /** Add `delta` × (t − from)/(to − from) in [from, to): a slow drift that a correction ends at `to`. */
-  | { kind: "drift"; device: string; from: number; to: number; delta: number };
+  | { kind: "drift"; device: string; from: number; to: number; delta: number }
+  /**
+   * A setpoint's device stops following it in [from, to): its output (what
+   * the readback reads and the beam feels) holds at `value`, or where it was
+   * at `from`. The setpoint itself still reads what was written.
+   */
+  | { kind: "hold"; device: string; from: number; to: number; value?: number };
 
 /** When the effect no longer changes the value (exclusive). */
 export function effectEnd(effect: Effect): number {
@@ -36,6 +42,7 @@ export function effectEnd(effect: Effect): number {
     case "rise":
     case "label":
     case "drift":
+    case "hold":
       return effect.to;
   }
 }
@@ -48,7 +55,7 @@ export function effectActive(effect: Effect, t: number): boolean {
 /** Applies one effect to a value at time `t` (callers check `effectActive`). */
 export function applyEffect(effect: Effect, value: number | string, t: number): number | string {
   if (effect.kind === "label") return effect.label;
-  if (typeof value !== "number") return value;
+  if (effect.kind === "hold" || typeof value !== "number") return value;
   switch (effect.kind) {
     case "scale":
       return value * ramp(effect.level, t, effect.to, effect.recoverMs);

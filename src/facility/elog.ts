@@ -16,17 +16,12 @@ import {
   type Level,
   MIN_MS,
   type Narrator,
-  pad,
   phrase,
 } from "./narratives.ts";
 import { hashNumbers, Rng } from "./noise.ts";
 import type { Physics } from "./physics.ts";
-import {
-  type PastSetpoints,
-  RING_BPMS,
-  type RoutineAction,
-  SCAN_HALF_RANGE_DEG,
-} from "./routine.ts";
+import { type PastSetpoints, type RoutineAction, SCAN_HALF_RANGE_DEG } from "./routine.ts";
+import { INJECTION_CORRECTORS } from "./corrections.ts";
 
 const LEVEL_SEVERITY: Record<Level, Severity> = {
   Info: "NONE",
@@ -50,6 +45,7 @@ export class ElogWriter implements Narrator {
     private readonly past: PastSetpoints,
     readonly book: IncidentBook,
     private readonly people: Readonly<Record<string, readonly string[]>>,
+    private readonly corrections: { readonly orbitCorrectors: readonly string[] },
   ) {}
 
   /** The shift's entries, oldest first (recovery notes may fall in the next shift). */
@@ -81,6 +77,40 @@ export class ElogWriter implements Narrator {
     return typeof value === "number" ? value : 0;
   }
 
+  state(name: string, t: number): string {
+    const def = this.physics.facility.byName.get(name);
+    return def ? String(this.physics.value(def, t, this.past, false)) : "";
+  }
+
+  refilledAfter(t: number): number {
+    const full = 0.99 * (this.physics.ring?.targetMA ?? 300);
+    const current = (u: number) => this.physics.beam.current(u, this.past);
+    let lo = t;
+    for (let u = t; u < t + 8 * 60 * MIN_MS; u += 10_000) {
+      if (current(u) >= full) {
+        let hi = u;
+        while (hi - lo > 1000) {
+          const mid = Math.floor((lo + hi) / 2);
+          if (current(mid) >= full) hi = mid;
+          else lo = mid;
+        }
+        return hi;
+      }
+      lo = u;
+    }
+    return t + 8 * 60 * MIN_MS;
+  }
+
+  fillRate(t: number): number {
+    return this.physics.beam.conditions(t, this.past).fillRateMAps;
+  }
+
+  lossRate(t: number): number {
+    const current = this.physics.beam.current(t, this.past);
+    if (current <= 0) return 0;
+    return current / (this.physics.beam.lifetime(t, this.past).totalH * 3600);
+  }
+
   expert(rng: Rng, group: string, plan: ShiftPlan): string {
     return rng.pick(this.people[group] ?? [plan.crew.lead]);
   }
@@ -90,11 +120,14 @@ export class ElogWriter implements Narrator {
     const current = this.v("RING:DCCT:CURRENT", t);
     const previous = this.book.plan(plan.k - 1).incidents;
     const handover = previous.length
-      ? previous.map((i) => phrase(i, t)).join("; ")
+      ? previous.map((i) => phrase(this, i, t)).join("; ")
       : "quiet shift, no open items";
+    const target = this.physics.ring?.targetMA ?? 300;
     const beam = current < 1
       ? "no stored beam"
-      : `${current.toFixed(1)} mA in top-up, lifetime ${this.v("RING:LIFETIME", t).toFixed(1)} h`;
+      : `${current.toFixed(1)} mA ${
+        current < 0.95 * target && this.fillRate(t) > 0 ? "with continuous injection" : "in top-up"
+      }, lifetime ${this.v("RING:LIFETIME", t).toFixed(1)} h`;
     const watch =
       previous.some((i) => i.kind === "rf-trip" && i.station === 3 && i.cause === "REFL_PWR")
         ? " Keep an eye on RF:STN:03:REFL:PWR."
@@ -153,43 +186,61 @@ export class ElogWriter implements Narrator {
     const after = a.t + 1000;
     switch (a.kind) {
       case "orbit": {
-        const rms = (plane: string, at: number) => {
+        const physics = this.physics;
+        const bpms = physics.facility.catalogue.filter((d) =>
+          d.role === "bpm" && d.section === "RING" && (d.suffix === "X" || d.suffix === "Y")
+        );
+        // rms of the readings, and of their distance from the reference (golden) orbit.
+        const rms = (plane: "X" | "Y", at: number, fromReference: boolean) => {
           let sum = 0;
-          for (let i = 1; i <= RING_BPMS; i++) {
-            sum += this.v(`RING:BPM:${pad(i)}:${plane}`, at) ** 2;
+          let n = 0;
+          for (const d of bpms) {
+            if (d.suffix !== plane) continue;
+            let x = this.v(d.name, at);
+            if (fromReference) x -= this.reference(d);
+            sum += x * x;
+            n++;
           }
-          return Math.sqrt(sum / RING_BPMS).toFixed(3);
+          return Math.sqrt(sum / Math.max(1, n)).toFixed(3);
         };
         const moved = this.movedCorrectors(a, before, after);
         const [top] = moved;
         return {
           t,
           title: "Orbit correction",
-          text: `Global orbit correction (SVD, 36 singular values) at ${hm(a.t)} UTC: H rms ${
-            rms("X", before)
-          } -> ${rms("X", after)} mm, V rms ${rms("Y", before)} -> ${rms("Y", after)} mm. ${
-            top ? `Largest kick change on ${top.name} (${signed(top.change)} mrad).` : ""
-          }`.trim(),
+          text:
+            `Global orbit correction to the reference orbit (${moved.length} correctors, regularised response-matrix inversion) at ${
+              hm(a.t)
+            } UTC: H rms ${rms("X", before, false)} -> ${
+              rms("X", after, false)
+            } mm (from the reference ${rms("X", before, true)} -> ${
+              rms("X", after, true)
+            } mm), V rms ${rms("Y", before, false)} -> ${
+              rms("Y", after, false)
+            } mm (from the reference ${rms("Y", before, true)} -> ${rms("Y", after, true)} mm). ${
+              top ? `Largest kick change on ${top.name} (${signed(top.change)} mrad).` : ""
+            }`.trim(),
           author: operator,
           logbook: "Operations",
-          devices: moved.map((m) => m.name),
+          devices: moved.slice(0, 8).map((m) => m.name),
           level: "Info",
         };
       }
-      case "injection":
+      case "injection": {
+        const steering = INJECTION_CORRECTORS.filter((c) => this.physics.facility.byName.has(c))
+          .map((c) => `${c} (${signed(this.v(c, after) - this.v(c, before), 3)} mrad)`);
         return {
           t,
           title: "Injection tuning",
           text: `Injection efficiency ${this.v("DIAG:INJ:EFF", before).toFixed(0)}% -> ${
             this.v("DIAG:INJ:EFF", a.t + MIN_MS).toFixed(0)
-          }% after steering at ${hm(a.t)} UTC with ${a.h} (${
-            signed(this.v(a.h, after) - this.v(a.h, before), 3)
-          } mrad) and ${a.v} (${signed(this.v(a.v, after) - this.v(a.v, before), 3)} mrad).`,
+          }% after steering onto the injection BPMs at ${hm(a.t)} UTC with ${steering.join(", ")}.`,
           author: operator,
           logbook: "Operations",
-          devices: [a.h, a.v, "DIAG:INJ:EFF"],
+          devices: [...INJECTION_CORRECTORS, "DIAG:INJ:EFF"],
           level: "Info",
         };
+      }
       case "rf-scan": {
         const init = this.v("RF:PHASE:SETPT", before);
         return {
@@ -209,12 +260,17 @@ export class ElogWriter implements Narrator {
     }
   }
 
+  /** What a ring BPM reads on the reference (golden) orbit: its offset and the golden orbit there. */
+  private reference(def: import("./facility.ts").DeviceDef): number {
+    const physics = this.physics;
+    const at = physics.optics.lattice.of(def);
+    const plane = def.plane === "V" ? 1 : 0;
+    return (physics.optics.offset.get(def.name) ?? 0) + (at ? physics.orbit.golden(at, plane) : 0);
+  }
+
   /** Ring correctors whose kick the correction changed, largest change first. */
   private movedCorrectors(a: RoutineAction, before: number, after: number) {
-    const names = new Set<string>();
-    if (a.kind === "orbit") names.add(a.corrector);
-    const previous = this.past.lastBefore("orbit", before);
-    if (previous?.kind === "orbit") names.add(previous.corrector);
+    const names = a.kind === "orbit" ? this.corrections.orbitCorrectors : [];
     return [...names]
       .map((name) => ({ name, change: this.v(name, after) - this.v(name, before) }))
       .filter((m) => Math.abs(m.change) > 1e-9)
@@ -228,13 +284,13 @@ export class ElogWriter implements Narrator {
     // A trip late in the previous shift can keep the beam off into this one.
     for (const i of [...this.book.plan(plan.k - 1).incidents, ...plan.incidents]) {
       if (i.kind !== "rf-trip") continue;
-      down += Math.max(0, Math.min(i.refilled, t) - Math.max(i.t0, plan.start));
+      down += Math.max(0, Math.min(this.refilledAfter(i.on), t) - Math.max(i.t0, plan.start));
     }
     let sum = 0;
     for (let n = 0; n < 48; n++) {
       sum += this.v("RING:DCCT:CURRENT", plan.start + (n + 0.5) * (t - plan.start) / 48);
     }
-    const events = plan.incidents.filter((i) => i.start <= t).map((i) => phrase(i, t));
+    const events = plan.incidents.filter((i) => i.start <= t).map((i) => phrase(this, i, t));
     return {
       t,
       title: `${plan.name} shift summary`,

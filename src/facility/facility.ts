@@ -10,6 +10,7 @@
 import type { AlarmLimits, DeviceInfo, Severity } from "../control/records.ts";
 import { SEVERITY_ORDER } from "../control/records.ts";
 import { hashString } from "./noise.ts";
+import type { RingCellSpec } from "./ring_lattice.ts";
 import facilityJson from "../../configs/devices/facility.json" with { type: "json" };
 
 /** One signal of a family as written in the JSON (after merging `defaults`). */
@@ -42,6 +43,8 @@ export interface SignalSpec {
   pow?: number;
   gain?: number;
   init?: number | string;
+  /** Initial values of particular devices, by prefix (`RING:Q2`), instead of `init`. */
+  inits?: Record<string, number>;
   initSpread?: number;
   len?: number;
   /** A setpoint moves its device at this rate (units/s); readbacks and the beam follow. */
@@ -67,18 +70,6 @@ export interface FamilySpec {
   signals: SignalSpec[];
 }
 
-/** A ring quadrupole family as the tune sees it: `count` magnets, one per `spacing`. */
-export interface QuadFamilySpec {
-  /** Device prefix of the family's power supply, e.g. `RING:Q1`. */
-  family: string;
-  count: number;
-  lengthM: number;
-  /** Normalised gradient at the initial current, 1/m² (positive focuses horizontally). */
-  k1: number;
-  /** Position of the first magnet, m; the others follow every lengthM/count of the ring. */
-  offsetM: number;
-}
-
 /** Linear optics of one beamline section (see `lattice.ts`). */
 export interface OpticsSpec {
   /** "line" (open trajectory) or "ring" (closed orbit). */
@@ -100,29 +91,34 @@ export interface OpticsSpec {
   follows?: string;
   /** Explicit positions (m) of device prefixes; others are placed by id. */
   positions?: Record<string, number>;
-  /** Ring quadrupole families, for the tune. */
-  quads?: QuadFamilySpec[];
+  /** A ring: its periodic cell of magnets (see `ring_lattice.ts`). */
+  cell?: RingCellSpec;
+  /** A ring: the places (m) of a family's devices within a cell, by prefix without the number. */
+  cellPositions?: Record<string, number[]>;
+  /** A ring: beamline front ends and their source points: [cell, position in the cell (m), arm (m)]. */
+  sources?: Record<string, number[]>;
 }
 
-/** Storage-ring beam parameters (see `beam.ts`). */
+/** Storage-ring beam parameters (see `ring.ts`; the lattice gives the rest). */
 export interface RingSpec {
   energyMeV: number;
   bendRadiusM: number;
   harmonic: number;
-  momentumCompaction: number;
-  /** Natural rms relative energy spread. */
-  energySpread: number;
-  /** Radiation damping times [H, V, longitudinal], ms. */
-  dampingMs: number[];
-  emittanceNm: number[];
+  /** Vertical over horizontal emittance. */
+  coupling: number;
   /** Shunt impedance of one RF cavity, MΩ (P = V²/2Rs). */
   shuntImpedanceMOhm: number;
   /** Top-up target current, mA. */
   targetMA: number;
+  /** Top-up with the photon shutters open needs at least this stored current, mA. */
+  topUpMinMA: number;
   /** Gas-scattering lifetime at the reference pressure (the initial average), h. */
   gasLifetimeH: number;
-  /** Touschek lifetime at the target current and the lattice momentum acceptance, h. */
+  /** Share of the gas-scattering rate that is elastic (∝ 1/transverse acceptance). */
+  elasticGasFraction: number;
+  /** Touschek lifetime at the target current and the initial RF settings, h. */
   touschekLifetimeH: number;
+  /** Dynamic momentum acceptance (relative). */
   momentumAcceptance: number;
   /** Transverse acceptance [H, V], mm·mrad: the aperture is √(A·β). */
   acceptanceMmMrad: number[];
@@ -130,12 +126,23 @@ export interface RingSpec {
   stopband: number[];
   /** Below this current (mA) the ring holds no beam. */
   beamThresholdMA: number;
+  /** Below this chromaticity (either plane) the head-tail instability loses the stored beam. */
+  headTailChromaticity: number;
   /** Orbit drift per kelvin of tunnel temperature at a BPM (rms over BPMs), mm/K. */
   thermalOrbitMmPerK: number;
   /** Insertion-device field-integral error: kick per peak field squared, mrad/T². */
   idKickMradPerT2: number;
   idPeriodMm: number;
   idLengthM: number;
+  /** Dipole-error kicks (girders, magnet alignment): how many per plane, and their rms, mrad. */
+  errorSources: number;
+  errorKickMrad: number;
+  /** rms of the slow wander of those kicks (ground and temperature), mrad. */
+  driftKickMrad: number;
+  /** rms electrical offset of a ring BPM, mm. */
+  bpmOffsetMm: number;
+  /** Amplitude of the betatron oscillation a turn-by-turn acquisition records, mm at ⟨β⟩. */
+  tbtAmplitudeMm: number;
 }
 
 /** The injector chain from the linac to the ring. */
@@ -198,6 +205,11 @@ export interface Facility {
   /** Sorted by name. */
   readonly devices: readonly DeviceDef[];
   readonly byName: ReadonlyMap<string, DeviceDef>;
+  /**
+   * The catalogue's devices (all of them, unless the facility was grown with
+   * generated arcs): what the physics builds its tables from.
+   */
+  readonly catalogue: readonly DeviceDef[];
 }
 
 const TYPES = new Set(["number", "string", "enum", "waveform"]);
@@ -223,6 +235,16 @@ const MODELS = new Set([
   "bunchlength",
   "booster",
   "moving",
+  "chrom",
+  "ringenergy",
+  "xbpm",
+  "shutter",
+  "coolret",
+  "screen",
+  "intlk",
+  "ramp",
+  "boostercharge",
+  "emittance",
 ]);
 
 let shared: Facility | undefined;
@@ -261,7 +283,7 @@ export function buildFacility(spec: FacilitySpec): Facility {
     // The catalogue names a setpoint's readback device (the executor confirms writes with it).
     if (def.model === "rdbk") source.info.readback = def.name;
   }
-  return { spec, devices: defs, byName };
+  return { spec, devices: defs, byName, catalogue: defs };
 }
 
 interface Id {

@@ -1,9 +1,12 @@
 /**
  * The facility's history: for each eight-hour shift, a crew, a mode and a
  * few incidents, generated from (seed, shift number) alone so any time range
- * — past or future — can be replayed without storing anything. Incidents
- * carry {@link Effect}s that physics applies to live values and the archive,
- * and that the e-log and alarm log narrate.
+ * — past or future — can be replayed without storing anything. An incident
+ * is a cause: its {@link Effect}s change the machine's inputs (a cavity's
+ * field and its interlock, a gauge's pressure, a pulser's output, a gun's
+ * charge, a timing link, a cooling flow) and the physics works out what
+ * follows (the beam, its lifetime and losses, powers, temperatures, the
+ * injection). The e-log and alarm log narrate what the physics gives.
  *
  * @module
  */
@@ -40,7 +43,6 @@ export type Incident =
       t0: number;
       reset: number;
       on: number;
-      refilled: number;
     }
     | { kind: "vacuum-burst"; cell: number; gauge: string; factor: number; t0: number }
     | { kind: "injection"; cause: InjectionCause; device: string; t0: number; t1: number }
@@ -72,11 +74,27 @@ export interface ShiftPlan {
 
 const NONE: readonly Effect[] = [];
 
+/** What a change of the stored beam moves: current, lifetime, injection, RF powers, ring losses. */
+export const BEAM_WATCH: readonly string[] = [
+  "RING:DCCT:CURRENT",
+  "RING:LIFETIME",
+  "DIAG:INJ:EFF",
+  "TIMING:INJ:INTLK",
+  ...[1, 2, 3, 4].map((n) => `RF:STN:${String(n).padStart(2, "0")}:FWD:PWR`),
+  ...Array.from({ length: 120 }, (_, i) => `RING:BLM:${String(i + 1).padStart(3, "0")}:LOSS`),
+  ...Array.from({ length: 24 }, (_, i) => `BL:${String(i + 1).padStart(2, "0")}:FE:TEMP`),
+];
+
 /** Shift plans for one seed, generated on demand and cached. */
 export class IncidentBook {
   private readonly cache = new Map<number, ShiftPlan>();
 
-  constructor(private readonly seed: number, private readonly operators: readonly string[]) {}
+  /** `quiet`: a span (epoch ms) no incident overlaps (routine work goes on). */
+  constructor(
+    private readonly seed: number,
+    private readonly operators: readonly string[],
+    private readonly quiet?: { readonly from: number; readonly to: number },
+  ) {}
 
   /** The shift containing time `t`. */
   static shiftOf(t: number): number {
@@ -86,7 +104,7 @@ export class IncidentBook {
   plan(k: number): ShiftPlan {
     let plan = this.cache.get(k);
     if (plan === undefined) {
-      plan = generate(this.seed, k, this.operators);
+      plan = generate(this.seed, k, this.operators, this.quiet);
       if (this.cache.size >= PLAN_CACHE_SIZE) {
         const oldest = this.cache.keys().next().value;
         if (oldest !== undefined) this.cache.delete(oldest);
@@ -121,7 +139,12 @@ function mod(a: number, n: number): number {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
-function generate(seed: number, k: number, operators: readonly string[]): ShiftPlan {
+function generate(
+  seed: number,
+  k: number,
+  operators: readonly string[],
+  quiet?: { readonly from: number; readonly to: number },
+): ShiftPlan {
   const rng = new Rng(hashNumbers(seed, k, 0x5817));
   const start = k * SHIFT_MS;
   const type = mod(k, 3);
@@ -151,6 +174,12 @@ function generate(seed: number, k: number, operators: readonly string[]): ShiftP
   if (rng.chance(0.06)) incidents.push(cooling(rng, nextId(), at(0.3, 6)));
   if (rng.chance(0.06)) incidents.push(psOvertemp(rng, nextId(), at(0.3, 7)));
   incidents.sort((a, b) => a.start - b.start);
+  if (quiet !== undefined) {
+    for (let i = incidents.length - 1; i >= 0; i--) {
+      const x = incidents[i] as Incident;
+      if (x.start < quiet.to && x.end > quiet.from) incidents.splice(i, 1);
+    }
+  }
 
   const routine = routineActions(seed, k, start);
   const byDevice = new Map<string, Effect[]>();
@@ -237,6 +266,7 @@ function rfTrip(rng: Rng, id: string, station: number, cause: RfCause, t0: numbe
       tauMs: 90_000,
     });
   }
+  // The interlock drops the drive: the field collapses and the RF interlock dumps the beam.
   effects.push(
     {
       kind: "scale",
@@ -249,29 +279,16 @@ function rfTrip(rng: Rng, id: string, station: number, cause: RfCause, t0: numbe
     { kind: "label", device: `${stn}:STATUS`, from: t0, to: reset, label: "TRIPPED" },
     { kind: "label", device: `${stn}:STATUS`, from: reset, to: on, label: "CONDITIONING" },
     { kind: "label", device: `${stn}:INTLK`, from: t0, to: reset, label: cause },
-    // The beam is lost a few hundred microseconds after the cavity field collapses.
-    {
-      kind: "scale",
-      device: "RING:DCCT:CURRENT",
-      from: t0 + 300,
-      to: on,
-      level: 0,
-      recoverMs: 10 * MIN_MS,
-    },
   );
-  const watch = [`${stn}:FWD:PWR`, `${stn}:REFL:PWR`, `${stn}:CIRC:TEMP`, "RING:LIFETIME"];
-  return finish({
-    kind: "rf-trip",
-    id,
-    station,
-    cause,
-    t0,
-    reset,
-    on,
-    refilled: on + 10 * MIN_MS,
-    effects,
-    watch,
-  });
+  const watch = [
+    `${stn}:FWD:PWR`,
+    `${stn}:REFL:PWR`,
+    `${stn}:CIRC:TEMP`,
+    `${stn}:CAV:TEMP`,
+    `${stn}:KLY:CURRENT`,
+    ...BEAM_WATCH,
+  ];
+  return finish({ kind: "rf-trip", id, station, cause, t0, reset, on, effects, watch });
 }
 
 function vacuumBurst(rng: Rng, id: string, t0: number): Incident {
@@ -287,7 +304,8 @@ function vacuumBurst(rng: Rng, id: string, t0: number): Incident {
     factor: device === gauge ? factor : 1 + factor / 6,
     tauMs,
   }));
-  const watch: string[] = [];
+  // The gas is the cause: the lifetime and the losses of the cell follow from the pressure.
+  const watch: string[] = [...BEAM_WATCH];
   for (let i = 0; i < 6; i++) {
     const n = pad(cell * 6 - 5 + i, 3);
     effects.push({
@@ -297,22 +315,8 @@ function vacuumBurst(rng: Rng, id: string, t0: number): Incident {
       factor: 1 + factor / 4,
       tauMs,
     });
-    effects.push({
-      kind: "spike",
-      device: `RING:BLM:${n}:LOSS`,
-      from: t0,
-      factor: rng.range(3, 8),
-      tauMs,
-    });
     watch.push(`RING:VAC:IP:${n}:CURRENT`);
   }
-  effects.push({
-    kind: "spike",
-    device: "RING:LIFETIME",
-    from: t0,
-    factor: 1 / (1 + factor / 300),
-    tauMs,
-  });
   return finish({ kind: "vacuum-burst", id, cell, gauge, factor, t0, effects, watch });
 }
 
@@ -322,23 +326,26 @@ function injection(rng: Rng, id: string, t0: number): Incident {
   const effects: Effect[] = [];
   let device: string;
   if (cause === "kicker") {
+    // The pulser's charging supply sags: the kick the beam gets is what the readback reads.
     device = `BTS:KICKER:${pad(rng.int(1, 4))}:VOLT:RDBK`;
-    const delta = -rng.range(1.5, 3);
+    const delta = -rng.range(0.5, 3);
     effects.push({ kind: "add", device, from: t0 - MIN_MS, to: t1, delta, rampMs: 30_000 });
   } else if (cause === "gun") {
+    // The cathode heater's regulation fails: the bunch charge, hence the fill rate, collapses.
     device = "LINAC:GUN:CHARGE";
-    effects.push({ kind: "scale", device, from: t0, to: t1, level: 0.5, recoverMs: 2 * MIN_MS });
+    const level = 10 ** -rng.range(0.3, 2.5);
+    effects.push({ kind: "scale", device, from: t0, to: t1, level, recoverMs: 2 * MIN_MS });
   } else if (cause === "timing") {
-    const evr = `TIMING:EVR:${pad(rng.int(1, 32))}`;
+    // An injector event receiver loses its link: no injection triggers until the fibre is re-seated.
+    const evr = `TIMING:EVR:${pad(rng.int(1, 8))}`;
     device = `${evr}:STATUS`;
-    const to = Math.round(t0 + rng.range(1, 4) * MIN_MS);
-    effects.push({ kind: "label", device, from: t0, to, label: "NO_LINK" });
+    effects.push({ kind: "label", device, from: t0, to: t1, label: "NO_LINK" });
     const delta = Math.round(rng.range(20, 200));
     effects.push({
       kind: "add",
       device: `${evr}:RX:ERRORS`,
       from: t0,
-      to: t1,
+      to: t1 + HOUR_MS,
       delta,
       rampMs: 1000,
     });
@@ -346,20 +353,8 @@ function injection(rng: Rng, id: string, t0: number): Incident {
     device = "BTS:SEPTUM:STATUS";
     effects.push({ kind: "label", device, from: t0, to: t1, label: "FAULT" });
   }
-  const level = cause === "septum" ? 0.02 : rng.range(0.3, 0.65);
-  effects.push(
-    { kind: "scale", device: "DIAG:INJ:EFF", from: t0, to: t1, level, recoverMs: 3 * MIN_MS },
-    // Top-up stalls: the stored current decays with the beam lifetime until fixed.
-    {
-      kind: "decay",
-      device: "RING:DCCT:CURRENT",
-      from: t0,
-      to: t1,
-      tauMs: 10 * HOUR_MS,
-      recoverMs: 4 * MIN_MS,
-    },
-  );
-  return finish({ kind: "injection", id, cause, device, t0, t1, effects, watch: [] });
+  const watch = [...BEAM_WATCH, "BTS:SEPTUM:STATUS", "LINAC:GUN:CHARGE"];
+  return finish({ kind: "injection", id, cause, device, t0, t1, effects, watch });
 }
 
 function cooling(rng: Rng, id: string, t0: number): Incident {
@@ -372,12 +367,12 @@ function cooling(rng: Rng, id: string, t0: number): Incident {
   ]);
   const prefix = `CW:LOOP:${pad(loop)}`;
   const level = rng.range(0.6, 0.8);
-  const delta = rng.range(5, 9);
+  // Less flow carries the same heat: the return temperature rises as ΔT·F₀/F, with the water's lag.
   const effects: Effect[] = [
     { kind: "scale", device: `${prefix}:FLOW`, from: t0, to: t1, level, recoverMs: 5 * MIN_MS },
-    { kind: "add", device: `${prefix}:TEMP:RET`, from: t0, to: t1, delta, rampMs: 10 * MIN_MS },
   ];
-  return finish({ kind: "cooling", id, loop, cause, t0, t1, effects, watch: [] });
+  const watch = [`${prefix}:TEMP:RET`];
+  return finish({ kind: "cooling", id, loop, cause, t0, t1, effects, watch });
 }
 
 function psOvertemp(rng: Rng, id: string, t0: number): Incident {

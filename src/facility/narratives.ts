@@ -29,6 +29,13 @@ export interface Narrator {
   readonly book: IncidentBook;
   /** Noise-free value of a numeric device at time `t` (0 otherwise). */
   v(name: string, t: number): number;
+  /** Noise-free value of any device at `t` (a state's label). */
+  state(name: string, t: number): string;
+  /** The first time from `t` on that the ring is full again (top-up target), within a shift. */
+  refilledAfter(t: number): number;
+  /** What injection would add (mA/s) and what the beam loses (mA/s) at `t`. */
+  fillRate(t: number): number;
+  lossRate(t: number): number;
   /** Someone from `group` (a key of the facility's people). */
   expert(rng: Rng, group: string, plan: ShiftPlan): string;
 }
@@ -41,13 +48,15 @@ const hms = (t: number) => new Date(t).toISOString().slice(11, 19);
  * A short description for handovers and summaries, as known at time `asOf`:
  * an incident still running then is reported as ongoing.
  */
-export function phrase(i: Incident, asOf: number): string {
+export function phrase(n: Narrator, i: Incident, asOf: number): string {
   const ongoing = i.end > asOf;
   switch (i.kind) {
-    case "rf-trip":
+    case "rf-trip": {
+      const refilled = n.refilledAfter(i.on);
       return `RF${i.station} tripped at ${hm(i.t0)} UTC (${i.cause}), ${
-        i.refilled > asOf ? "recovery in progress" : `beam back at ${hm(i.refilled)}`
+        refilled > asOf ? "recovery in progress" : `beam back at ${hm(refilled)}`
       }`;
+    }
     case "vacuum-burst":
       return `pressure burst in ring cell ${pad(i.cell)} at ${hm(i.t0)} UTC, ${
         ongoing ? "pumping down" : "recovered"
@@ -86,7 +95,7 @@ export function incidentDrafts(n: Narrator, i: Incident, plan: ShiftPlan, rng: R
         } UTC and relaxed with a ${
           Math.round((tau && tau.kind === "spike" ? tau.tauMs : 0) / MIN_MS)
         } min time constant; the other gauges and ion pumps of the cell followed. Lifetime dipped to ${
-          n.v("RING:LIFETIME", i.t0 + 1).toFixed(1)
+          minimum(n, "RING:LIFETIME", i.t0, i.t0 + 2 * MIN_MS).toFixed(1)
         } h and losses rose on RING:BLM:${first}..${last}. Pressure came back down, so no leak: desorption, keep watching.`,
         author: rng.chance(0.5) ? n.expert(rng, "Vacuum", plan) : operator,
         logbook: "Vacuum",
@@ -112,7 +121,7 @@ export function incidentDrafts(n: Narrator, i: Incident, plan: ShiftPlan, rng: R
         t: at(i.t1, 2, 8),
         title: `Cooling loop ${pad(i.loop)} flow restored`,
         text: `Cause: ${i.cause}. Fixed at ${hm(i.t1)} UTC; ${loop}:TEMP:RET peaked at ${
-          n.v(`${loop}:TEMP:RET`, i.t1 - 1).toFixed(1)
+          maximum(n, `${loop}:TEMP:RET`, i.t0, i.t1 + 15 * MIN_MS).toFixed(1)
         } degC and is coming back to normal.`,
         author: n.expert(rng, "Cooling", plan),
         logbook: "Cooling",
@@ -190,8 +199,9 @@ function rfTrip(
   const repeat = count > 1
     ? ` ${ordinal(count)} ${i.cause} trip of station ${i.station} in the last 7 days.`
     : "";
-  const volts = n.v(`${stn}:CAV:VOLT`, i.refilled);
-  const current = n.v("RING:DCCT:CURRENT", i.refilled);
+  const refilled = n.refilledAfter(i.on);
+  const volts = n.v(`${stn}:CAV:VOLT`, refilled);
+  const current = n.v("RING:DCCT:CURRENT", refilled);
   return [{
     t: at(i.t0, 2, 6),
     title: i.cause === "REFL_PWR"
@@ -218,13 +228,15 @@ function rfTrip(
     devices: keyDevices(i),
     level: "Warning",
   }, {
-    t: at(i.refilled, 1, 4),
+    t: at(refilled, 1, 4),
     title: `Beam restored after RF${i.station} trip`,
-    text: `Refilled to ${current.toFixed(1)} mA at ${
-      hm(i.refilled)
-    } UTC; top-up resumed. Beam downtime ${Math.round((i.refilled - i.t0) / MIN_MS)} min (${
-      hm(i.t0)
-    }–${hm(i.refilled)}).`,
+    text: `Refilled from zero with the front-end shutters closed once ${stn} was back ON at ${
+      hm(i.on)
+    } UTC; ${current.toFixed(1)} mA at ${
+      hm(refilled)
+    } UTC, shutters reopened, top-up resumed. Beam downtime ${
+      Math.round((refilled - i.t0) / MIN_MS)
+    } min (${hm(i.t0)}–${hm(refilled)}).`,
     author: operator,
     logbook: "Operations",
     devices: ["RING:DCCT:CURRENT", `${stn}:STATUS`],
@@ -252,14 +264,36 @@ function injection(
   expert: string,
   at: (t: number, min: number, max: number) => number,
 ): Draft[] {
+  const seen = i.t0 + MIN_MS;
+  const fill = n.fillRate(seen);
+  const loss = n.lossRate(seen);
+  const eff = n.v("DIAG:INJ:EFF", seen);
   const recovered = n.v("DIAG:INJ:EFF", i.t1 + 5 * MIN_MS).toFixed(0);
+  const stalled = fill < loss;
+  const symptom = {
+    kicker: `DIAG:INJ:EFF dropped to ${eff.toFixed(0)}% at ${hm(i.t0)} UTC`,
+    gun: `LINAC:GUN:CHARGE fell to ${n.v("LINAC:GUN:CHARGE", seen).toFixed(3)} nC at ${
+      hm(i.t0)
+    } UTC (injection efficiency unchanged at ${eff.toFixed(0)}%)`,
+    timing: `${i.device} lost its link at ${
+      hm(i.t0)
+    } UTC: no injection triggers (TIMING:INJ:INTLK ${n.state("TIMING:INJ:INTLK", seen)})`,
+    septum: `BTS:SEPTUM:STATUS went to FAULT at ${hm(i.t0)} UTC: nothing is captured`,
+  }[i.cause];
+  const consequence = stalled
+    ? `top-up cannot keep up (${(fill * 3600).toFixed(1)} mA/h in against ${
+      (loss * 3600).toFixed(1)
+    } mA/h lost) and the stored current is decaying`
+    : `top-up still keeps the current (${(fill * 3600).toFixed(0)} mA/h in against ${
+      (loss * 3600).toFixed(1)
+    } mA/h lost), refills take longer`;
   const fix = {
-    kicker: `${i.device} had drifted ${
+    kicker: `${i.device} had sagged ${
       (n.v(i.device, i.t1 - 1) - n.v(i.device.replace(":RDBK", ":SETPT"), i.t1 - 1))
         .toFixed(2)
-    } kV from its setpoint (pulser charging supply). Reset the pulser`,
+    } kV below its setpoint (pulser charging supply). Reset the pulser`,
     gun: `The gun bunch charge LINAC:GUN:CHARGE had fallen to ${
-      n.v(i.device, i.t1 - 1).toFixed(2)
+      n.v(i.device, i.t1 - 1).toFixed(3)
     } nC (cathode heater regulation). Re-tuned heater and grid bias`,
     timing: `${i.device} lost its link at ${
       hm(i.t0)
@@ -268,27 +302,40 @@ function injection(
       hm(i.t0)
     } UTC, no injection at all. Pulser reset by the injector on-call`,
   }[i.cause];
+  const lost = n.v("RING:DCCT:CURRENT", i.t0 - 1) - n.v("RING:DCCT:CURRENT", i.t1 - 1);
   return [{
     t: at(i.t0, 5, 12),
-    title: "Injection efficiency low, top-up stalled",
-    text: `DIAG:INJ:EFF dropped to ${n.v("DIAG:INJ:EFF", i.t0 + MIN_MS).toFixed(0)}% at ${
-      hm(i.t0)
-    } UTC; top-up cannot keep up and the stored current is decaying. Investigating.`,
+    title: stalled ? "Injection problem, top-up stalled" : "Injection problem, top-up slowed",
+    text: `${symptom}; ${consequence}. Investigating.`,
     author: operator,
     logbook: "Operations",
-    devices: ["DIAG:INJ:EFF", "RING:DCCT:CURRENT"],
-    level: "Problem",
+    devices: [i.device, "DIAG:INJ:EFF", "RING:DCCT:CURRENT"],
+    level: stalled ? "Problem" : "Warning",
   }, {
     t: at(i.t1, 1, 5),
     title: `Injection recovered (${i.cause})`,
-    text: `${fix} at ${hm(i.t1)} UTC; injection efficiency back to ${recovered}%, current lost ${
-      (n.v("RING:DCCT:CURRENT", i.t0 - 1) - n.v("RING:DCCT:CURRENT", i.t1 - 1)).toFixed(1)
-    } mA in the meantime.`,
+    text: `${fix} at ${hm(i.t1)} UTC; injection efficiency ${recovered}%, ${
+      lost > 0.5 ? `current lost ${lost.toFixed(1)} mA in the meantime` : "the current was held"
+    }.`,
     author: expert,
     logbook: "Injector",
     devices: [i.device, "DIAG:INJ:EFF"],
     level: "Info",
   }];
+}
+
+/** The smallest value of a device over [from, to], on a one-second grid. */
+function minimum(n: Narrator, name: string, from: number, to: number): number {
+  let m = Infinity;
+  for (let t = from; t <= to; t += 1000) m = Math.min(m, n.v(name, t));
+  return m;
+}
+
+/** The largest value of a device over [from, to], on a ten-second grid (a temperature). */
+function maximum(n: Narrator, name: string, from: number, to: number): number {
+  let m = -Infinity;
+  for (let t = from; t <= to; t += 10_000) m = Math.max(m, n.v(name, t));
+  return m;
 }
 
 /** The devices an entry about this incident mentions. */

@@ -1,58 +1,69 @@
 /**
  * Linear optics of the simulated machine, evaluated on the lattice of
- * `lattice.ts`: orbit response, dispersion and tune response.
+ * `lattice.ts`: orbit and angle responses, tune and chromaticity responses,
+ * the ring's dipole errors and the transfer lines' launch errors.
  *
  * - Transfer lines and the linac (an open trajectory): a kick θ at j moves a
- *   BPM i downstream on the same beam path by
+ *   point i downstream on the same beam path by
  *   x = √(βᵢβⱼ·Eⱼ/Eᵢ)·sin(ψᵢ − ψⱼ)·θ — the factor √(Eⱼ/Eᵢ) is adiabatic
- *   damping in the linac — and leaves BPMs upstream alone.
- * - The ring (a closed orbit): x = √(βᵢβⱼ)/(2 sin πν)·cos(|ψᵢ − ψⱼ| − πν)·θ
- *   with ν the live tune (phases scale with it).
+ *   damping in the linac — and leaves points upstream alone.
+ * - The ring (a closed orbit at fixed RF frequency):
+ *   x = √(βᵢβⱼ)/(2 sin πν)·cos(|ψᵢ − ψⱼ| − πν)·θ − ηᵢηⱼ/(α_c·C)·θ, with ν the
+ *   live tune (phases scale with it); the second term is the orbit-length
+ *   change a horizontal kick makes, which moves the energy and the orbit by η·δ.
+ *   The angle is x' = √(βⱼ/βᵢ)/(2 sin πν)·(−αᵢ cos Φ ∓ sin Φ)·θ − η'ᵢηⱼ/(α_c·C)·θ,
+ *   Φ = |ψᵢ − ψⱼ| − πν, the sign − downstream of the kick.
  * - Dispersion: x = η·δ, with δ the relative energy error of the beam.
  * - Tune: Δν_x = +Σ βₓ·ΔK·L/4π and Δν_y = −Σ β_y·ΔK·L/4π over a
- *   quadrupole family's magnets.
+ *   quadrupole family's magnets; chromaticity Δξ_x = +Σ βₓ·η·ΔK₂L/4π,
+ *   Δξ_y = −Σ β_y·η·ΔK₂L/4π over a sextupole family's.
  *
- * With β in metres, kicks in mrad give positions in mm.
+ * With β and η in metres and C in metres, kicks in mrad give positions in mm
+ * and angles in mrad.
  *
  * @module
  */
 
 import type { DeviceDef, Facility } from "./facility.ts";
 import { buildLattice, type Lattice, type LatticePoint, type LatticeSection } from "./lattice.ts";
-import { gauss } from "./noise.ts";
+import { gauss, uniform } from "./noise.ts";
 
-/** One kick source's contribution to one BPM reading. */
-export interface Term {
-  /** The corrector's setpoint device (or an insertion device's gap setpoint). */
-  readonly corrector: DeviceDef;
-  /** Line: response in mm/mrad. Ring: √(βᵢβⱼ) in m, the tune-independent part. */
-  readonly amplitude: number;
-  /** Ring: |ψᵢ − ψⱼ| as a fraction of the whole ring's phase advance. */
-  readonly phaseFraction: number;
-  /** Plane: 0 horizontal, 1 vertical. */
-  readonly plane: number;
-}
-
-/** One quadrupole family's contribution to the tunes. */
-export interface TuneTerm {
+/** One quadrupole or sextupole family as the tunes and chromaticity see it. */
+export interface FamilyTerm {
+  /** The family's power supply setpoint (`RING:Q1:CURRENT`). */
   readonly magnet: DeviceDef;
-  /** Normalised gradient at the initial current, 1/m². */
-  readonly k1: number;
-  /** Σ β·L/4π over the family's magnets [H, V], m²: Δν = ±this·ΔK. */
+  /** Quadrupoles: K1 (1/m²); sextupoles: K2·L per magnet (1/m²), at the initial current. */
+  readonly strength: number;
+  /** Quadrupoles: Σβ·L/4π [H, V] (m²); sextupoles: Σβ·η/4π [H, V] (m²), over the family. */
   readonly weight: readonly [number, number];
+  /** Where the family's magnets are, for the kicks an off-centre orbit gets in them. */
+  readonly points: readonly LatticePoint[];
+  /** Quadrupoles: magnet length, m. */
+  readonly lengthM: number;
 }
 
-/** Everything the physics needs to turn corrector and magnet settings into orbit and tune. */
+/** A dipole-error kick source of the ring: where, its static kick and its wander key. */
+export interface ErrorSource {
+  readonly at: LatticePoint;
+  readonly plane: number;
+  /** Static kick, mrad. */
+  readonly kick: number;
+  /** Key of its slow wander. */
+  readonly key: number;
+}
+
+/** Everything the physics needs to turn settings into orbit, tune and chromaticity. */
 export interface Optics {
   readonly lattice: Lattice;
-  /** Orbit terms per BPM position device (X or Y). */
-  readonly terms: ReadonlyMap<string, readonly Term[]>;
-  /** Insertion-device kick terms per ring BPM position device. */
-  readonly idTerms: ReadonlyMap<string, readonly Term[]>;
-  /** Orbit per BPM with the initial corrector settings (offsets and residual orbit), mm. */
+  /** The ring's section, when there is one. */
+  readonly ring: LatticeSection | undefined;
+  /** Electrical offset of every BPM position device, mm. */
   readonly offset: ReadonlyMap<string, number>;
-  /** Quadrupole families seen by the ring tunes. */
-  readonly tune: readonly TuneTerm[];
+  /** Ring quadrupole families (the tunes) and sextupole families (the chromaticity). */
+  readonly quads: readonly FamilyTerm[];
+  readonly sextupoles: readonly FamilyTerm[];
+  /** Dipole errors of the ring, per plane. */
+  readonly errors: readonly [readonly ErrorSource[], readonly ErrorSource[]];
   /** The BPM (X, Y) nearest each beam-loss monitor. */
   readonly blmBpms: ReadonlyMap<string, readonly [DeviceDef, DeviceDef]>;
   /** The ring's tunes with the initial settings (integer and fractional part) [H, V]. */
@@ -62,40 +73,20 @@ export interface Optics {
 /** Builds the optics for a facility and seed. */
 export function buildOptics(facility: Facility, seed: number): Optics {
   const lattice = buildLattice(facility);
-  const terms = new Map<string, Term[]>();
-  const idTerms = new Map<string, Term[]>();
+  const ring = lattice.ring;
   const offset = new Map<string, number>();
   const blmBpms = new Map<string, readonly [DeviceDef, DeviceDef]>();
-  const ring = [...lattice.sections.values()].find((s) => s.spec.kind === "ring");
-  const bpms = facility.devices.filter((d) =>
-    d.role === "bpm" && (d.suffix === "X" || d.suffix === "Y") && lattice.of(d) !== undefined
-  );
-  const correctors = facility.devices.filter((d) =>
-    d.role === "corrector" && d.suffix === "SETPT" && lattice.of(d) !== undefined
-  );
-  const gaps = facility.devices.filter((d) => d.role === "insertion" && d.suffix === "GAP:SETPT");
-  for (const bpm of bpms) {
-    const at = lattice.of(bpm) as LatticePoint;
-    const plane = bpm.plane === "V" ? 1 : 0;
-    const list: Term[] = [];
-    for (const cor of correctors) {
-      if ((cor.plane === "V" ? 1 : 0) !== plane) continue;
-      const term = kickTerm(lattice, at, lattice.of(cor) as LatticePoint, cor, plane);
-      if (term !== undefined) list.push(term);
-    }
-    terms.set(bpm.name, list);
-    if (ring !== undefined && at.section === ring.name) {
-      const ids: Term[] = [];
-      for (const gap of gaps) {
-        const term = kickTerm(lattice, at, lattice.of(gap) as LatticePoint, gap, plane);
-        if (term !== undefined) ids.push(term);
-      }
-      idTerms.set(bpm.name, ids);
-    }
-    offset.set(bpm.name, facility.spec.orbitOffsetMm * gauss(seed, bpm.key, 0x0ff5e7));
+  const spec = facility.spec;
+  for (const bpm of facility.catalogue) {
+    if (bpm.role !== "bpm" || (bpm.suffix !== "X" && bpm.suffix !== "Y")) continue;
+    const at = lattice.of(bpm);
+    if (at === undefined) continue;
+    // Ring BPMs: electrical offset; lines: the BPM offset against the quadrupole centres.
+    const rms = at.section === ring?.name ? spec.ring.bpmOffsetMm : spec.orbitOffsetMm;
+    offset.set(bpm.name, rms * gauss(seed, bpm.key, 0x0ff5e7));
   }
   for (const section of lattice.sections.keys()) {
-    const inSection = facility.devices.filter((d) => d.section === section);
+    const inSection = facility.catalogue.filter((d) => d.section === section);
     const bpmX = inSection.filter((d) => d.role === "bpm" && d.suffix === "X");
     const bpmY = inSection.filter((d) => d.role === "bpm" && d.suffix === "Y");
     const blms = inSection.filter((d) => d.role === "blm");
@@ -109,44 +100,160 @@ export function buildOptics(facility: Facility, seed: number): Optics {
       if (x !== undefined && y !== undefined) blmBpms.set(blm.name, [x, y]);
     }
   }
-  const turns = ring?.spec.phaseTurns ?? [0, 0];
+  const turns = ring?.ring?.tunes ?? [0, 0];
   return {
     lattice,
-    terms,
-    idTerms,
+    ring,
     offset,
-    tune: ring ? tuneTerms(facility, ring) : [],
+    quads: ring ? familyTerms(facility, ring, "quads") : [],
+    sextupoles: ring ? familyTerms(facility, ring, "sextupoles") : [],
+    errors: ring ? errorSources(facility, ring, seed) : [[], []],
     blmBpms,
     ringTunes: [turns[0] ?? 0, turns[1] ?? 0],
   };
 }
 
-/** The kick term of a source at `from` on a BPM at `to`, or undefined when it cannot reach it. */
-function kickTerm(
-  lattice: Lattice,
-  to: LatticePoint,
-  from: LatticePoint,
-  source: DeviceDef,
-  plane: number,
-): Term | undefined {
-  const bpmSection = lattice.sections.get(to.section) as LatticeSection;
-  const sourceSection = lattice.sections.get(from.section) as LatticeSection;
-  const beta = Math.sqrt((to.beta[plane] ?? 1) * (from.beta[plane] ?? 1));
-  if (bpmSection.spec.kind === "ring") {
-    if (from.section !== to.section) return undefined;
-    const total = bpmSection.advance[plane] ?? 1;
-    const phaseFraction = Math.abs((to.phase[plane] ?? 0) - (from.phase[plane] ?? 0)) / total;
-    return { corrector: source, amplitude: beta, phaseFraction, plane };
+/**
+ * The ring's dipole errors: `errorSources` per plane at seeded places of the
+ * catalogue's cells, each with a seeded static kick of rms `errorKickMrad`.
+ */
+function errorSources(
+  facility: Facility,
+  ring: LatticeSection,
+  seed: number,
+): [ErrorSource[], ErrorSource[]] {
+  const spec = facility.spec.ring;
+  const cell = ring.ring;
+  const cells = ring.spec.cell?.cells ?? 1;
+  const out: [ErrorSource[], ErrorSource[]] = [[], []];
+  if (cell === undefined) return out;
+  for (const plane of [0, 1] as const) {
+    for (let i = 0; i < spec.errorSources; i++) {
+      const key = 0xe770 + plane * 1000 + i;
+      const s = ((i + uniform(seed, key, 0x5)) * cells * cell.cellLengthM) / spec.errorSources;
+      out[plane].push({
+        at: ring.at(s),
+        plane,
+        kick: spec.errorKickMrad * gauss(seed, key, 0x6),
+        key,
+      });
+    }
   }
-  if (!onPath(lattice, sourceSection, bpmSection)) return undefined;
-  if (to.path <= from.path) return undefined; // causality: a kick cannot move the beam upstream
-  const damping = Math.sqrt(from.energyMeV / to.energyMeV);
-  const r = beta * damping * Math.sin((to.phase[plane] ?? 0) - (from.phase[plane] ?? 0));
-  return { corrector: source, amplitude: r, phaseFraction: 0, plane };
+  return out;
+}
+
+function familyTerms(
+  facility: Facility,
+  ring: LatticeSection,
+  kind: "quads" | "sextupoles",
+): FamilyTerm[] {
+  const optics = ring.ring;
+  // The catalogue's families power the catalogue's cells (a grown ring's arcs have their own).
+  const cells = ring.spec.cell?.familyCells ?? ring.spec.cell?.cells ?? 0;
+  if (optics === undefined) return [];
+  const out: FamilyTerm[] = [];
+  const families = new Set(optics[kind].map((m) => m.family));
+  for (const family of families) {
+    const magnet = facility.byName.get(`${family}:CURRENT`);
+    if (magnet === undefined) {
+      throw new Error(`Optics of ${ring.name}: magnet family ${family} has no :CURRENT`);
+    }
+    const inCell = optics[kind].filter((m) => m.family === family);
+    const points: LatticePoint[] = [];
+    const weight: [number, number] = [0, 0];
+    for (let c = 0; c < cells; c++) {
+      for (const m of inCell) {
+        const at = ring.at(
+          c * optics.cellLengthM +
+            ((m.s % optics.cellLengthM) + optics.cellLengthM) % optics.cellLengthM,
+        );
+        points.push(at);
+        const w = kind === "quads" ? m.lengthM : at.eta;
+        weight[0] += (at.beta[0] * w) / (4 * Math.PI);
+        weight[1] += (at.beta[1] * w) / (4 * Math.PI);
+      }
+    }
+    const first = inCell[0];
+    out.push({
+      magnet,
+      strength: first?.strength ?? 0,
+      weight,
+      points,
+      lengthM: first?.lengthM ?? 0,
+    });
+  }
+  return out;
+}
+
+/** The ring constants the dispersion term of the closed orbit needs: α_c and C. */
+export interface RingConstants {
+  readonly alphaC: number;
+  readonly circumferenceM: number;
+  /** Design tunes [H, V]: the phases of the lattice are scaled by ν/ν₀. */
+  readonly tunes: readonly [number, number];
+}
+
+/**
+ * Closed-orbit response (mm/mrad) at point `i` to a kick at `j` in `plane`,
+ * at the live tune `nu` (integer + fraction).
+ */
+export function ringResponse(
+  i: LatticePoint,
+  j: LatticePoint,
+  plane: number,
+  nu: number,
+  ring: RingConstants,
+): number {
+  const nu0 = ring.tunes[plane] ?? nu;
+  const dpsi = (Math.abs((i.phase[plane] ?? 0) - (j.phase[plane] ?? 0)) * nu) / nu0;
+  const r = (Math.sqrt((i.beta[plane] ?? 0) * (j.beta[plane] ?? 0)) /
+    (2 * Math.sin(Math.PI * nu))) * Math.cos(dpsi - Math.PI * nu);
+  return plane === 0 ? r - (i.eta * j.eta) / (ring.alphaC * ring.circumferenceM) : r;
+}
+
+/** Closed-orbit angle response (mrad/mrad) at point `i` to a kick at `j`, as {@link ringResponse}. */
+export function ringAngleResponse(
+  i: LatticePoint,
+  j: LatticePoint,
+  plane: number,
+  nu: number,
+  ring: RingConstants,
+): number {
+  const nu0 = ring.tunes[plane] ?? nu;
+  const diff = (i.phase[plane] ?? 0) - (j.phase[plane] ?? 0);
+  const phi = (Math.abs(diff) * nu) / nu0 - Math.PI * nu;
+  const sign = diff >= 0 ? 1 : -1;
+  const r = (Math.sqrt((j.beta[plane] ?? 0) / (i.beta[plane] ?? 1)) /
+    (2 * Math.sin(Math.PI * nu))) *
+    (-(i.alpha[plane] ?? 0) * Math.cos(phi) - sign * Math.sin(phi));
+  return plane === 0 ? r - (i.etaPrime * j.eta) / (ring.alphaC * ring.circumferenceM) : r;
+}
+
+/**
+ * Trajectory response (mm/mrad) at point `i` of an open line to a kick at `j`:
+ * 0 upstream or on another beam path.
+ */
+export function lineResponse(
+  lattice: Lattice,
+  i: LatticePoint,
+  j: LatticePoint,
+  plane: number,
+): number {
+  const to = lattice.sections.get(i.section);
+  const from = lattice.sections.get(j.section);
+  if (to === undefined || from === undefined || !onPath(lattice, from, to)) return 0;
+  if (i.path <= j.path) return 0; // causality: a kick cannot move the beam upstream
+  const damping = Math.sqrt(j.energyMeV / i.energyMeV);
+  return Math.sqrt((i.beta[plane] ?? 1) * (j.beta[plane] ?? 1)) * damping *
+    Math.sin((i.phase[plane] ?? 0) - (j.phase[plane] ?? 0));
 }
 
 /** True when `upstream` is `section` or a section it continues. */
-function onPath(lattice: Lattice, upstream: LatticeSection, section: LatticeSection): boolean {
+export function onPath(
+  lattice: Lattice,
+  upstream: LatticeSection,
+  section: LatticeSection,
+): boolean {
   let s: LatticeSection | undefined = section;
   while (s !== undefined) {
     if (s === upstream) return true;
@@ -155,31 +262,13 @@ function onPath(lattice: Lattice, upstream: LatticeSection, section: LatticeSect
   return false;
 }
 
-/**
- * Response (mm/mrad) of a term at ring tune `nu` (integer + fraction); for a
- * line term, its fixed response.
- */
-export function termResponse(term: Term, ringKind: boolean, nu: number): number {
-  if (!ringKind) return term.amplitude;
-  const dpsi = 2 * Math.PI * nu * term.phaseFraction;
-  return (term.amplitude / (2 * Math.sin(Math.PI * nu))) * Math.cos(dpsi - Math.PI * nu);
-}
-
-function tuneTerms(facility: Facility, ring: LatticeSection): TuneTerm[] {
-  const out: TuneTerm[] = [];
-  for (const q of ring.spec.quads ?? []) {
-    const magnet = facility.byName.get(`${q.family}:CURRENT`);
-    if (magnet === undefined) {
-      throw new Error(`Optics of ${ring.name}: quadrupole family ${q.family} has no :CURRENT`);
-    }
-    const spacing = ring.spec.lengthM / q.count;
-    const weight: [number, number] = [0, 0];
-    for (let i = 0; i < q.count; i++) {
-      const at = ring.at((q.offsetM + i * spacing) % ring.spec.lengthM);
-      weight[0] += (at.beta[0] * q.lengthM) / (4 * Math.PI);
-      weight[1] += (at.beta[1] * q.lengthM) / (4 * Math.PI);
-    }
-    out.push({ magnet, k1: q.k1, weight });
+/** The first section of the beam path through `section` (where its launch error starts). */
+export function pathStart(lattice: Lattice, section: LatticeSection): LatticeSection {
+  let s = section;
+  while (s.spec.follows !== undefined) {
+    const before = lattice.sections.get(s.spec.follows);
+    if (before === undefined) break;
+    s = before;
   }
-  return out;
+  return s;
 }

@@ -1,26 +1,34 @@
 /**
  * What every device reads at a given time: a pure function of the seed, the
- * time, the setpoints in force at that time, and the incidents of the day.
- * Live reads, the archive and the alarm log all call {@link Physics.value},
- * so they never disagree.
+ * time, the setpoints in force at that time, the incidents of the facility's
+ * history and the faults added live. Live reads, the archive and the alarm
+ * log all call {@link Physics.value}, so they never disagree.
+ *
+ * Incidents and faults change the machine's inputs (a cavity's voltage, a
+ * gauge's pressure, a pulser's output, a link, a flow); everything that
+ * follows from them (the stored current, lifetime, losses, temperatures with
+ * their thermal lags, powers, efficiencies) is computed here from the inputs.
  *
  * @module
  */
 
 import type { Value } from "../control/records.ts";
-import { arcEnergy, arcOrbit } from "./arc_physics.ts";
-import { applyEffect } from "./effects.ts";
+import { applyEffect, type Effect } from "./effects.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import { HOUR_MS, IncidentBook } from "./incidents.ts";
-import { lagged, slewed, slewedStep } from "./dynamics.ts";
+import { lagged, laggedSignal, slewed, slewedStep } from "./dynamics.ts";
 import { gauss, smooth } from "./noise.ts";
-import { buildOptics, type Optics, termResponse } from "./optics.ts";
-import { rigidityTm, undulatorFieldT } from "./ring.ts";
+import { buildOptics, lineResponse, type Optics } from "./optics.ts";
+import { OrbitModel } from "./orbit.ts";
+import { type RingParams, ringParams } from "./ring.ts";
+import { RingRf } from "./rf.ts";
 import type { Setpoints } from "./setpoints.ts";
-import type { Machine } from "./machine.ts";
+import type { ArcMagnetOptics, Machine } from "./machine.ts";
 import { StoredBeam } from "./storage.ts";
 import { Injection } from "./injection.ts";
-import { alarmOf, initialSetpoints, num, plus, probeWave, turnByTurnWave } from "./signals.ts";
+import { Instruments } from "./instruments.ts";
+import { RingTunes } from "./tunes.ts";
+import { alarmOf, initialSetpoints, num, plus, probeWave } from "./signals.ts";
 
 export type { Change, PastStep, Setpoints } from "./setpoints.ts";
 export { type Alarm, alarmOf } from "./signals.ts";
@@ -33,19 +41,17 @@ const DEG = Math.PI / 180;
 export class Physics implements Machine {
   readonly optics: Optics;
   readonly initial: ReadonlyMap<string, number | string>;
+  readonly ring: RingParams | undefined;
+  readonly orbit: OrbitModel;
+  readonly rf: RingRf;
   /** The stored beam: current, lifetime, losses. */
   readonly beam: StoredBeam;
   /** The linac's energy, each section's energy error, the injection efficiency. */
   readonly injection: Injection;
-  private readonly tunnel: readonly DeviceDef[];
-  private readonly gaps: readonly { gap: DeviceDef; betaY: number }[];
-  private readonly ringBpmCount: number;
+  private readonly ringTunes: RingTunes;
+  private readonly instruments: Instruments;
   /** Fixed calibration offset of each readback. */
   private readonly calibration = new Map<DeviceDef, number>();
-  private readonly tuneMemo = new WeakMap<
-    Setpoints,
-    { t: number; revision: number; nu: readonly [number, number] }
-  >();
 
   constructor(
     readonly facility: Facility,
@@ -54,21 +60,25 @@ export class Physics implements Machine {
   ) {
     this.optics = buildOptics(facility, seed);
     this.initial = initialSetpoints(facility, seed);
-    this.tunnel = facility.devices.filter((d) => d.prefix.startsWith("RING:TUNNEL:TEMP:"));
-    this.ringBpmCount =
-      facility.devices.filter((d) => d.role === "bpm" && d.section === "RING" && d.suffix === "X")
-        .length;
-    this.gaps = facility.devices.filter((d) => d.role === "insertion" && d.suffix === "GAP:SETPT")
-      .map((gap) => ({ gap, betaY: this.optics.lattice.of(gap)?.beta[1] ?? 0 }));
+    const cell = this.optics.ring?.ring;
+    let volt = 0;
+    for (const def of facility.catalogue) {
+      if (/^RF:STN:\d+:VOLT:SETPT$/.test(def.name)) volt += num(this.initial.get(def.name));
+    }
+    this.ring = cell === undefined ? undefined : ringParams(facility.spec.ring, cell, volt / 1000);
+    this.ringTunes = new RingTunes(this);
+    this.orbit = new OrbitModel(this);
+    this.rf = new RingRf(this);
     this.injection = new Injection(this);
-    this.beam = new StoredBeam(this);
+    this.beam = new StoredBeam(this, this.rf);
+    this.instruments = new Instruments(this);
   }
 
   /** The value of `def` at time `t` (epoch ms); `noisy` false gives the noise-free trajectory. */
   value(def: DeviceDef, t: number, sp: Setpoints, noisy = true): Value {
     const v = this.base(def, t, sp, noisy);
     if (Array.isArray(v) || typeof v === "boolean") return v;
-    return this.withEffects(def, v, t);
+    return this.withEffects(def, v, t, sp);
   }
 
   /** A number read without noise (0 for anything else). */
@@ -81,10 +91,11 @@ export class Physics implements Machine {
     return num(this.base(def, t, sp, false));
   }
 
-  /** Applies the incidents' effects and the device's range to a base value. */
-  withEffects(def: DeviceDef, value: number | string, t: number): number | string {
+  /** Applies the incidents' and live faults' effects and the device's range to a base value. */
+  withEffects(def: DeviceDef, value: number | string, t: number, sp?: Setpoints): number | string {
     let v = value;
     for (const effect of this.book.effectsAt(def.name, t)) v = applyEffect(effect, v, t);
+    for (const effect of sp?.effectsAt?.(def.name, t) ?? NO_EFFECTS) v = applyEffect(effect, v, t);
     if (typeof v === "number" && !def.info.writable) {
       const { min = -Infinity, max = Infinity } = def.info.limits ?? {};
       v = Math.min(max, Math.max(min, v));
@@ -92,13 +103,16 @@ export class Physics implements Machine {
     return v;
   }
 
-  /** Alarm of a value: INVALID when the device needs a beam (or injection) the machine lacks. */
+  /** Alarm of a value: INVALID when the device needs a beam, injection or a screen the machine lacks. */
   alarm(def: DeviceDef, t: number, sp: Setpoints, value: Value | null): Alarm {
     if (def.spec.needsBeam && !this.beam.present(t, sp)) {
       return { severity: "INVALID", status: "NO_BEAM" };
     }
     if (def.spec.needsInjection && !this.beam.conditions(t, sp).topUp) {
       return { severity: "INVALID", status: "NO_INJECTION" };
+    }
+    if (def.model === "screen" && this.instruments.screenOut(def, t, sp)) {
+      return { severity: "INVALID", status: "SCREEN_OUT" };
     }
     return alarmOf(def, value);
   }
@@ -109,6 +123,30 @@ export class Physics implements Machine {
    * changes (`pastStep`), then towards each live write from where those left it.
    */
   actual(def: DeviceDef, t: number, sp: Setpoints): number | string {
+    const hold = this.holdAt(def, t, sp);
+    if (hold === undefined) return this.following(def, t, sp);
+    return hold.value ?? this.following(def, hold.from, sp);
+  }
+
+  /** The fault that stops `def` following its setpoint at `t` (the earliest), if any. */
+  private holdAt(
+    def: DeviceDef,
+    t: number,
+    sp: Setpoints,
+  ): Extract<Effect, { kind: "hold" }> | undefined {
+    let found: Extract<Effect, { kind: "hold" }> | undefined;
+    const check = (effects: readonly Effect[]) => {
+      for (const e of effects) {
+        if (e.kind === "hold" && (found === undefined || e.from < found.from)) found = e;
+      }
+    };
+    check(this.book.effectsAt(def.name, t));
+    check(sp.effectsAt?.(def.name, t) ?? NO_EFFECTS);
+    return found;
+  }
+
+  /** Where a setpoint's device is at `t` when it follows its setpoint. */
+  private following(def: DeviceDef, t: number, sp: Setpoints): number | string {
     const target = sp.at(def, t);
     const rate = def.spec.slew;
     if (rate === undefined || typeof target !== "number") return target;
@@ -131,92 +169,50 @@ export class Physics implements Machine {
     return num(this.actual(def, t, sp)) - num(this.initial.get(def.name));
   }
 
-  /** The ring's live tunes (integer + fraction) [H, V], without noise. */
-  tunes(t: number, sp: Setpoints): readonly [number, number] {
-    if ((sp.revision ?? 0) === 0) return this.optics.ringTunes;
-    const memo = this.tuneMemo.get(sp);
-    const revision = sp.revision ?? 0;
-    if (memo !== undefined && memo.t === t && memo.revision === revision) return memo.nu;
-    const nu = this.computeTunes(t, sp);
-    this.tuneMemo.set(sp, { t, revision, nu });
-    return nu;
+  /** A generated arc's quadrupole setpoint in the ring. */
+  arcQuad(def: DeviceDef): ArcMagnetOptics | undefined {
+    return this.ringTunes.arcQuad(def);
   }
 
-  private computeTunes(t: number, sp: Setpoints): [number, number] {
-    const nu: [number, number] = [this.optics.ringTunes[0], this.optics.ringTunes[1]];
-    for (const q of this.optics.tune) {
-      const i0 = num(this.initial.get(q.magnet.name)) || 1;
-      const dk = (q.k1 * this.delta(q.magnet, t, sp)) / i0;
-      nu[0] += q.weight[0] * dk;
-      nu[1] -= q.weight[1] * dk;
+  /** δ = −(Δf/f)/α_c: a higher RF frequency pulls the beam onto a shorter, lower-energy orbit. */
+  rfDelta(t: number, sp: Setpoints): number {
+    return this.ringTunes.rfDelta(t, sp);
+  }
+
+  /** Relative energy error δ of the beam a section sees. */
+  energyError(source: string | undefined, t: number, sp: Setpoints): number {
+    if (source === "ringEnergy") {
+      return this.ringTunes.dipoleDelta(t, sp) + this.ringTunes.rfDelta(t, sp);
     }
-    const ring = this.facility.spec.ring;
-    for (const { gap, betaY } of this.gaps) {
-      const focus = (g: number) =>
-        (betaY * ring.idLengthM * (undulatorFieldT(g, ring.idPeriodMm) /
-              rigidityTm(ring.energyMeV)) ** 2) / (8 * Math.PI);
-      nu[1] += focus(num(this.actual(gap, t, sp))) - focus(num(this.initial.get(gap.name)));
-    }
-    return nu;
+    return this.injection.energyError(source, t, sp);
+  }
+
+  /** The ring's live tunes (integer + fraction) [H, V], without noise. */
+  tunes(t: number, sp: Setpoints): readonly [number, number] {
+    return this.ringTunes.tunes(t, sp);
+  }
+
+  /** Linear chromaticity [H, V]: the lattice's with the sextupoles as set. */
+  chromaticity(t: number, sp: Setpoints): readonly [number, number] {
+    return this.ringTunes.chromaticity(t, sp);
   }
 
   /** Orbit response (mm/mrad) of a BPM position to a corrector at `t` (live tune in the ring). */
   response(bpm: DeviceDef, corrector: DeviceDef, t: number, sp: Setpoints): number {
-    const term = this.optics.terms.get(bpm.name)?.find((x) => x.corrector === corrector);
-    if (term === undefined) return 0;
-    const ring = this.optics.lattice.of(bpm)?.section === "RING";
-    return termResponse(term, ring, ring ? (this.tunes(t, sp)[term.plane] ?? 0) : 0);
+    const i = this.optics.lattice.of(bpm);
+    const c = this.orbit.corrector(corrector.name);
+    if (i === undefined || c === undefined) return 0;
+    const plane = bpm.plane === "V" ? 1 : 0;
+    if (plane !== c.plane) return 0;
+    if (i.section === this.optics.ring?.name) {
+      return c.at.section === i.section ? this.orbit.ringResponse(i, c.at, plane, t, sp) : 0;
+    }
+    return lineResponse(this.optics.lattice, i, c.at, plane);
   }
 
-  /**
-   * Closed orbit (ring) or trajectory (lines) at a BPM, mm, without noise;
-   * `slow` false leaves out the µm-scale thermal drift and dispersion.
-   */
-  orbit(def: DeviceDef, t: number, sp: Setpoints, slow = true): number {
-    let x = this.optics.offset.get(def.name) ?? 0;
-    const at = this.optics.lattice.of(def);
-    const section = at ? this.facility.spec.optics[at.section] : undefined;
-    const ring = section?.kind === "ring";
-    const nu = ring ? this.tunes(t, sp)[def.plane === "V" ? 1 : 0] ?? 0 : 0;
-    // Without writes only the correctors the routine work moved can have changed their kicks.
-    const written = (sp.revision ?? 0) > 0;
-    const moved = written ? undefined : sp.pastMoved?.(t);
-    for (const term of written || moved?.size ? this.optics.terms.get(def.name) ?? [] : []) {
-      if (moved !== undefined && !moved.has(term.corrector.name)) continue;
-      const kick = this.delta(term.corrector, t, sp);
-      if (kick !== 0) x += termResponse(term, ring, nu) * kick;
-    }
-    if (ring) {
-      const ringSpec = this.facility.spec.ring;
-      for (const term of written ? this.optics.idTerms.get(def.name) ?? [] : []) {
-        const g0 = num(this.initial.get(term.corrector.name));
-        const g = num(this.actual(term.corrector, t, sp));
-        if (g === g0) continue;
-        const b2 = (gap: number) => undulatorFieldT(gap, ringSpec.idPeriodMm) ** 2;
-        const kick = ringSpec.idKickMradPerT2 * (b2(g) - b2(g0)) *
-          gauss(this.seed, term.corrector.key, term.plane);
-        x += termResponse(term, true, nu) * kick;
-      }
-      if (slow) x += this.thermalOrbit(def, t, sp);
-    }
-    if (slow && at !== undefined && at.eta !== 0 && def.plane === "H") {
-      x += 1000 * at.eta * this.injection.energyError(section?.energySource, t, sp);
-    }
-    return x;
-  }
-
-  /** Girders move with the tunnel temperature: a few µm per kelvin at each ring BPM. */
-  private thermalOrbit(def: DeviceDef, t: number, sp: Setpoints): number {
-    if (this.tunnel.length === 0 || this.ringBpmCount === 0) return 0;
-    const i = Math.min(
-      this.tunnel.length - 1,
-      Math.floor(((def.index - 0.5) * this.tunnel.length) / this.ringBpmCount),
-    );
-    const sensor = this.tunnel[i] as DeviceDef;
-    const s = sensor.spec;
-    const base = (s.nom ?? 0) * (1 + (s.spread ?? 0) * gauss(this.seed, sensor.key, 0x5ca7));
-    const dT = this.level(sensor, t, sp) - base;
-    return this.facility.spec.ring.thermalOrbitMmPerK * gauss(this.seed, def.key, 0x7e41) * dT;
+  /** Closed orbit (ring) or trajectory (lines) a BPM reads, mm, without noise. */
+  bpmOrbit(def: DeviceDef, t: number, sp: Setpoints, slow = true): number {
+    return this.orbit.bpm(def, t, sp, slow);
   }
 
   private base(def: DeviceDef, t: number, sp: Setpoints, noisy: boolean): Value {
@@ -236,43 +232,12 @@ export class Physics implements Machine {
             10 ** (decades + (noisy ? (s.sigma ?? 0) * gauss(this.seed, def.key, t) : 0));
         }
         return (s.nom ?? 0) * (1 + (s.spread ?? 0) * scatter) + this.drift(def, t) + noise;
-      case "follow": {
-        const gain = (s.gain ?? 1) * (1 + (s.spread ?? 0) * scatter);
-        const level = (v: number | string) =>
-          gain * (Math.abs(num(v)) / (s.ref ?? 1)) ** (s.pow ?? 1);
-        const src = def.source;
-        const followed = src?.model === "set" && s.lag !== undefined && sp.changes !== undefined
-          ? lagged(level(this.initial.get(src.name) ?? 0), sp.changes(src), level, s.lag, t)
-          : level(source());
-        return (s.nom ?? 0) + followed + this.drift(def, t) + noise;
-      }
+      case "follow":
+        return this.follow(def, t, sp, noisy, noise, scatter);
       case "bpm":
-        return this.orbit(def, t, sp) + noise;
-      case "arc-orbit": // generated arcs (scale.ts)
-        return arcOrbit(
-          def,
-          this.seed,
-          this.facility.spec.orbitOffsetMm,
-          (c) => this.delta(c, t, sp),
-        ) +
-          noise;
-      case "arc-energy":
-        return arcEnergy(
-          def,
-          this.seed,
-          (c) => num(this.actual(c, t, sp)),
-          (c) => num(this.initial.get(c.name)),
-        ) +
-          noise;
+        return this.orbit.bpm(def, t, sp) + noise;
       case "tbt":
-        return turnByTurnWave(
-          def,
-          this.seed,
-          t,
-          this.tunes(t, sp)[def.plane === "V" ? 1 : 0] ?? 0.25,
-          source(),
-          noisy,
-        );
+        return this.instruments.turnByTurn(def, t, sp, noisy);
       case "probe":
         return probeWave(def, this.seed, t, source(), noisy);
       case "blm":
@@ -298,14 +263,48 @@ export class Physics implements Machine {
         const nu = this.tunes(t, sp)[def.suffix.endsWith("Y") ? 1 : 0] ?? 0;
         return (((nu + noise) % 1) + 1) % 1;
       }
+      case "chrom":
+        return (this.chromaticity(t, sp)[def.suffix.endsWith("Y") ? 1 : 0] ?? 0) + noise;
       case "rfpower":
         return this.beam.forwardPowerKW(def, t, sp) + this.drift(def, t) + noise;
       case "bunchlength":
         return this.beam.bunchLengthPs(t, sp) + this.drift(def, t) + noise;
-      case "booster": {
-        const e = this.facility.spec.injector.boosterEnergyMeV;
-        return e * (1 + this.injection.energyError("booster", t, sp)) + noise;
+      case "booster":
+        return this.injection.boosterEnergy(t, sp) + noise;
+      case "boostercharge":
+        return this.injection.chargeNC(t, sp) * (s.gain ?? 1) *
+            this.injection.boosterCapture(t, sp) +
+          noise;
+      case "ramp":
+        return this.instruments.ramp(def, t, sp, noisy);
+      case "arc-energy": {
+        // The ring's energy, less what the beam has radiated since the RF (at the ring's start).
+        const at = this.optics.lattice.of(def);
+        const C = this.ring?.circumferenceM ?? 1;
+        const u0 = this.beam.energyLossMeV(t, sp);
+        const e = this.facility.spec.ring.energyMeV * (1 + this.energyError("ringEnergy", t, sp));
+        return e + u0 * (0.5 - (at?.s ?? 0) / C) + noise;
       }
+      case "ringenergy":
+        return this.facility.spec.ring.energyMeV * (1 + this.energyError("ringEnergy", t, sp)) +
+          noise;
+      case "emittance": {
+        // The lattice's equilibrium emittance, with a relative wander and noise (`drift`, `sigma`).
+        const plane = def.suffix.endsWith("Y") ? 1 : 0;
+        return (this.ring?.emittanceNm[plane] ?? s.nom ?? 0) *
+          (1 + (s.drift ?? 0) * this.wander(def, t) +
+            (noisy ? (s.sigma ?? 0) * gauss(this.seed, def.key, t) : 0));
+      }
+      case "xbpm":
+        return this.instruments.photonBpm(def, t, sp) + this.drift(def, t) + noise;
+      case "shutter":
+        return this.instruments.shutter(t, sp);
+      case "coolret":
+        return this.instruments.coolingReturn(def, t, sp) + this.drift(def, t) + noise;
+      case "screen":
+        return this.instruments.screenSize(def, t, sp) * (1 + (s.spread ?? 0) * scatter) + noise;
+      case "intlk":
+        return this.beam.interlock(t, sp);
       case "moving": {
         const gap = def.source;
         if (gap !== undefined && this.actual(gap, t, sp) !== sp.at(gap, t)) return "MOVING";
@@ -320,6 +319,34 @@ export class Physics implements Machine {
       default: // "enum" and constant strings
         return typeof s.init === "string" ? s.init : String(s.init ?? "");
     }
+  }
+
+  /**
+   * A signal that follows another: nom + gain·(|source|/ref)^pow. With `lag`,
+   * the source's level reaches it through a first-order lag (a temperature's
+   * thermal mass): exact for a setpoint's steps, an exponential kernel over
+   * the source's past otherwise.
+   */
+  private follow(
+    def: DeviceDef,
+    t: number,
+    sp: Setpoints,
+    noisy: boolean,
+    noise: number,
+    scatter: number,
+  ) {
+    const s = def.spec;
+    const gain = (s.gain ?? 1) * (1 + (s.spread ?? 0) * scatter);
+    const level = (v: number | string) => gain * (Math.abs(num(v)) / (s.ref ?? 1)) ** (s.pow ?? 1);
+    const src = def.source;
+    let followed: number;
+    if (src === undefined) followed = 0;
+    else if (s.lag === undefined) followed = level(num(this.value(src, t, sp, noisy)));
+    else if (src.model === "set" && sp.changes !== undefined) {
+      followed = lagged(level(this.initial.get(src.name) ?? 0), sp.changes(src), level, s.lag, t);
+    } else if (src.model === "set") followed = level(sp.at(src, t));
+    else followed = laggedSignal(s.lag, t, (u) => level(this.level(src, u, sp)));
+    return (s.nom ?? 0) + followed + this.drift(def, t) + noise;
   }
 
   /**
@@ -356,3 +383,5 @@ export class Physics implements Machine {
     return smooth(this.seed, def.key, t, 4 * HOUR_MS);
   }
 }
+
+const NO_EFFECTS: readonly Effect[] = [];

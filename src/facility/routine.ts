@@ -1,21 +1,21 @@
 /**
  * The crews' routine work, as it shows in the machine's history: an orbit
- * correction ends a slow orbit drift and moves a ring corrector, an
- * injection tuning ends a slow loss of injection efficiency and moves two
- * steering correctors, an RF phase scan steps `RF:PHASE:SETPT` through
- * ±10° and back (never within minutes of an injection tuning, whose
- * efficiency it would move). The drifts are effects on read-only signals;
- * the corrector moves and phase steps are setpoint history
- * ({@link PastSetpoints}), which the physics slews through and turns into
- * orbit and energy. A corrector keeps its new kick until the next
- * action of the same kind, so the history is bounded and replayable from
- * (seed, shift) alone. The e-log narrates each action with numbers read
- * from the same physics, so the archive backs every entry.
+ * correction sets the ring's correctors against the orbit's slow wander, an
+ * injection tuning steers the end of the linac and of the BTS line onto the
+ * injection BPMs, an RF phase scan steps `RF:PHASE:SETPT` through ±10° and
+ * back (never within minutes of an injection tuning, whose efficiency it
+ * would move). The kicks a correction sets are worked out from the machine
+ * at that moment (`corrections.ts`), so what the e-log reports it improved
+ * is the effect of those kicks. The corrector moves and phase steps are
+ * setpoint history ({@link PastSetpoints}), which the physics slews through
+ * and turns into orbit and energy. A correction keeps its kicks until the
+ * next one of the same kind, so the history is bounded and replayable from
+ * (seed, shift) alone.
  *
  * @module
  */
 
-import type { Effect, Happening } from "./effects.ts";
+import type { Happening } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
 import type { PastStep, Setpoints } from "./setpoints.ts";
 import { hashNumbers, Rng } from "./noise.ts";
@@ -24,6 +24,8 @@ const MIN_MS = 60_000;
 const HOUR_MS = 60 * MIN_MS;
 /** Ring BPMs that drift between orbit corrections. */
 export const RING_BPMS = 60;
+/** Routine corrector changes have settled this long after they were made. */
+const SETTLE_MS = 10_000;
 /** RF phase scan: offsets from the operating point, and the dwell at each. */
 export const SCAN_HALF_RANGE_DEG = 10;
 export const SCAN_DWELL_MS = 30_000;
@@ -40,28 +42,21 @@ interface RoutineBase extends Happening {
 export type RoutineAction =
   & RoutineBase
   & (
-    | {
-      kind: "orbit";
-      /** The ring corrector moved, and its kick from the generated setpoint from `t` on. */
-      corrector: string;
-      kick: number;
-    }
-    | {
-      kind: "injection";
-      /** The linac and transfer-line steering correctors moved, and their kicks from `t` on. */
-      h: string;
-      v: string;
-      hKick: number;
-      vKick: number;
-    }
+    | { kind: "orbit" }
+    | { kind: "injection" }
     | { kind: "rf-scan"; steps: number }
   );
 
 const pad = (n: number) => String(n).padStart(2, "0");
-const BPM_NAMES = {
-  X: Array.from({ length: RING_BPMS }, (_, i) => `RING:BPM:${pad(i + 1)}:X`),
-  Y: Array.from({ length: RING_BPMS }, (_, i) => `RING:BPM:${pad(i + 1)}:Y`),
-};
+const XBPMS = Array.from(
+  { length: 24 },
+  (_, i) => [`BL:${pad(i + 1)}:XBPM:X`, `BL:${pad(i + 1)}:XBPM:Y`],
+)
+  .flat();
+const BPMS = Array.from({ length: RING_BPMS }, (_, i) => [
+  `RING:BPM:${pad(i + 1)}:X`,
+  `RING:BPM:${pad(i + 1)}:Y`,
+]).flat();
 
 /** The routine actions of shift `k` (starting at `start`), oldest first. */
 export function routineActions(seed: number, k: number, start: number): RoutineAction[] {
@@ -70,51 +65,27 @@ export function routineActions(seed: number, k: number, start: number): RoutineA
   const when = () => Math.round(start + rng.range(1, 7) * HOUR_MS);
   if (rng.chance(0.45)) {
     const t = when();
-    const from = Math.max(start, t - Math.round(rng.range(2, 5) * HOUR_MS));
-    const effects: Effect[] = [];
-    for (
-      const [plane, amplitude] of [["X", rng.range(0.05, 0.15)], [
-        "Y",
-        rng.range(0.035, 0.09),
-      ]] as const
-    ) {
-      // A betatron-like wave around the ring, of rms `amplitude`.
-      const waves = rng.range(6, 12);
-      const phase = rng.range(0, 2 * Math.PI);
-      const names = BPM_NAMES[plane];
-      for (let i = 1; i <= RING_BPMS; i++) {
-        const delta = amplitude * Math.SQRT2 *
-          Math.sin((2 * Math.PI * waves * i) / RING_BPMS + phase);
-        effects.push({ kind: "drift", device: names[i - 1] as string, from, to: t, delta });
-      }
-    }
+    // The orbit and the photon beams move when the correctors do: their alarms are logged.
     out.push({
       kind: "orbit",
       id: `${k}.r${out.length}`,
       t,
-      start: from,
+      start: t,
       end: t + MIN_MS,
-      effects,
-      watch: [],
-      corrector: `RING:COR:${rng.pick(["H", "V"])}${pad(rng.int(1, 40))}:SETPT`,
-      kick: round(rng.range(-0.003, 0.003), 4),
+      effects: [],
+      watch: [...BPMS, ...XBPMS],
     });
   }
   if (rng.chance(0.25)) {
     const t = when();
-    const from = Math.max(start, t - Math.round(rng.range(1, 3) * HOUR_MS));
     out.push({
       kind: "injection",
       id: `${k}.r${out.length}`,
       t,
-      start: from,
+      start: t,
       end: t + 5 * MIN_MS,
-      effects: [{ kind: "drift", device: "DIAG:INJ:EFF", from, to: t, delta: -rng.range(8, 17) }],
-      watch: [],
-      h: `LINAC:COR:H${pad(rng.int(1, 10))}:SETPT`,
-      v: `BTS:COR:V${pad(rng.int(1, 6))}:SETPT`,
-      hKick: round(rng.range(-0.01, 0.01), 3),
-      vKick: round(rng.range(-0.01, 0.01), 3),
+      effects: [],
+      watch: ["DIAG:INJ:EFF", "LINAC:BPM:20:X", "LINAC:BPM:20:Y", "LTB:BPM:04:X", "LTB:BPM:04:Y"],
     });
   }
   if (rng.chance(0.12)) {
@@ -132,32 +103,48 @@ export function routineActions(seed: number, k: number, start: number): RoutineA
       start: t,
       end: t + SCAN_MS,
       effects: [],
-      // The beam energy, its spread and the injection follow the phase: their alarms are logged.
-      watch: ["DIAG:ENERGY:MEAS", "DIAG:ENERGY:SPREAD", "DIAG:INJ:EFF"],
+      // The beam energy, its spread, the injection and the LTB line's dispersion orbit follow the
+      // phase: their alarms are logged.
+      watch: [
+        "DIAG:ENERGY:MEAS",
+        "DIAG:ENERGY:SPREAD",
+        "DIAG:INJ:EFF",
+        "LTB:BPM:01:X",
+        "LTB:BPM:02:X",
+        "LTB:BPM:03:X",
+        "LTB:BPM:04:X",
+      ],
       steps,
     });
   }
   return out.sort((a, b) => a.t - b.t);
 }
 
+/** The kicks a correction sets, from the machine at its time (see `corrections.ts`). */
+export interface KickSource {
+  /** Ring correctors set by an orbit correction at `t`, and their kicks from the initial settings. */
+  orbit(t: number): ReadonlyMap<string, number>;
+  /** Steering correctors set by an injection tuning at `t`, and their kicks. */
+  injection(t: number): ReadonlyMap<string, number>;
+  /** Every corrector an orbit correction sets. */
+  readonly orbitCorrectors: readonly string[];
+}
+
+/** The injection tuning's correctors. */
+const INJECTION = new Set([
+  "LINAC:COR:H10:SETPT",
+  "LINAC:COR:V10:SETPT",
+  "BTS:COR:H06:SETPT",
+  "BTS:COR:V06:SETPT",
+]);
+
 /** Which routine action may move a setpoint, by its name. */
 function kindOf(name: string): RoutineAction["kind"] | null {
   if (name === "RF:PHASE:SETPT") return "rf-scan";
   if (!name.endsWith(":SETPT")) return null;
   if (name.startsWith("RING:COR:")) return "orbit";
-  if (name.startsWith("LINAC:COR:H") || name.startsWith("BTS:COR:V")) return "injection";
+  if (INJECTION.has(name)) return "injection";
   return null;
-}
-
-/** The kick an orbit correction or injection tuning left on a corrector (0: not moved). */
-function kickOf(a: RoutineAction, name: string): number {
-  if (a.kind === "orbit") return a.corrector === name ? a.kick : 0;
-  if (a.kind === "injection") return a.h === name ? a.hKick : a.v === name ? a.vKick : 0;
-  return 0;
-}
-
-function round(x: number, digits: number): number {
-  return Number(x.toFixed(digits));
 }
 
 /** What {@link PastSetpoints} needs: the routine actions of any shift. */
@@ -184,11 +171,31 @@ export class PastSetpoints implements Setpoints {
   readonly #kindOf = new Map<string, RoutineAction["kind"] | null>();
   readonly #previous = new WeakMap<RoutineAction, RoutineAction | null>();
   #moved: { t: number; names: ReadonlySet<string> } = { t: NaN, names: new Set() };
+  readonly #movedSets = new Map<string, ReadonlySet<string>>();
 
   constructor(
     private readonly source: RoutineSource,
     private readonly initial: ReadonlyMap<string, number | string>,
+    private readonly kicks: KickSource,
   ) {}
+
+  /**
+   * The kicks the last orbit correction at or before `t` left on the ring's
+   * correctors, once they have settled (they move at 0.5 mrad/s: a second
+   * covers any routine change); undefined before then or without one.
+   */
+  pastRingKicks(t: number): ReadonlyMap<string, number> | undefined {
+    const a = this.lastBefore("orbit", t);
+    if (a === undefined || t < a.t + SETTLE_MS) return undefined;
+    return this.kicks.orbit(a.t);
+  }
+
+  /** The kick an orbit correction or injection tuning left on a corrector (0: not moved). */
+  kickOf(a: RoutineAction, name: string): number {
+    if (a.kind === "orbit") return this.kicks.orbit(a.t).get(name) ?? 0;
+    if (a.kind === "injection") return this.kicks.injection(a.t).get(name) ?? 0;
+    return 0;
+  }
 
   at(def: DeviceDef, t: number): number | string {
     const initial = this.initial.get(def.name) ?? 0;
@@ -209,7 +216,7 @@ export class PastSetpoints implements Setpoints {
       return Math.floor((t - scan.t) / SCAN_DWELL_MS) - SCAN_HALF_RANGE_DEG;
     }
     const a = this.lastBefore(kind, t);
-    return a === undefined ? 0 : kickOf(a, name);
+    return a === undefined ? 0 : this.kickOf(a, name);
   }
 
   /**
@@ -240,25 +247,38 @@ export class PastSetpoints implements Setpoints {
     }
     const a = this.lastBefore(kind, t);
     if (a === undefined) return undefined;
-    const to = kickOf(a, def.name);
+    const to = this.kickOf(a, def.name);
     const previous = this.#previousOf(a);
-    const from = previous === undefined ? 0 : kickOf(previous, def.name);
+    const from = previous === undefined ? 0 : this.kickOf(previous, def.name);
     if (to === 0 && from === 0) return undefined;
     return { t: a.t, from: initial + from, to: initial + to };
   }
 
-  /** The correctors (and RF phase) the actions in force at `t`, or just before them, moved. */
+  /**
+   * The correctors (and RF phase) the actions in force at `t`, or just
+   * before them, moved: one set per combination of actions, shared.
+   */
   pastMoved(t: number): ReadonlySet<string> {
     if (this.#moved.t === t) return this.#moved.names;
-    const names = new Set<string>();
-    for (const kind of ["orbit", "injection"] as const) {
-      const a = this.lastBefore(kind, t);
-      for (const action of a === undefined ? [] : [a, this.#previousOf(a)]) {
-        if (action?.kind === "orbit") names.add(action.corrector);
-        if (action?.kind === "injection") names.add(action.h).add(action.v);
+    const orbit = this.lastBefore("orbit", t);
+    const injection = this.lastBefore("injection", t);
+    const scanning = this.#scanAround(t) !== undefined;
+    const key = `${orbit?.id ?? ""}|${orbit ? this.#previousOf(orbit)?.id ?? "" : ""}|${
+      injection?.id ?? ""
+    }|${injection ? this.#previousOf(injection)?.id ?? "" : ""}|${scanning}`;
+    let names = this.#movedSets.get(key);
+    if (names === undefined) {
+      const set = new Set<string>();
+      for (const a of [orbit, injection]) {
+        for (const action of a === undefined ? [] : [a, this.#previousOf(a)]) {
+          if (action?.kind === "orbit") { for (const n of this.kicks.orbitCorrectors) set.add(n); }
+          if (action?.kind === "injection") { for (const n of INJECTION) set.add(n); }
+        }
       }
+      if (scanning) set.add("RF:PHASE:SETPT");
+      if (this.#movedSets.size > 256) this.#movedSets.clear();
+      this.#movedSets.set(key, names = set);
     }
-    if (this.#scanAround(t) !== undefined) names.add("RF:PHASE:SETPT");
     this.#moved = { t, names };
     return names;
   }

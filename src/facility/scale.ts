@@ -1,12 +1,19 @@
 /**
- * Facility scale: the default facility grown to 10^5–10^6 devices by adding
- * storage-ring arcs `ARC001`, `ARC002`… Each arc is a section in today's
- * naming convention (`ARC007:BPM:05:X`, `ARC007:COR:H03:SETPT`,
- * `ARC007:VAC:IP:012:PRES`, `ARC007:RF:STN:02:PHASE:SETPT`,
- * `ARC007:ENERGY:MEAS`), with ten cells, descriptions in the style of the
- * catalogue ("Arc 7 BPM 05 (cell 01) horizontal position") and the signal
- * definitions (units, limits, alarms, models) of the storage-ring families in
- * `configs/devices/facility.json`.
+ * Facility scale: the default facility grown to 10^5–10^6 devices by
+ * lengthening its storage ring with arcs `ARC001`, `ARC002`… of ten cells
+ * each: the same machine, one ring with one beam. Each arc's devices are in
+ * today's naming convention (`ARC007:BPM:05:X`, `ARC007:COR:H03:SETPT`,
+ * `ARC007:QUAD:12:CURRENT`, `ARC007:VAC:IP:012:PRES`, `ARC007:ENERGY:MEAS`),
+ * with descriptions in the style of the catalogue ("Arc 7 BPM 05 (cell 01)
+ * horizontal position") and the signal definitions (units, limits, alarms,
+ * models) of the storage-ring families in `configs/devices/facility.json`.
+ *
+ * The grown ring keeps the catalogue's cell, its bending radius and its RF:
+ * with more cells each dipole bends less, the circumference, the harmonic
+ * number and the integer tunes grow (the quadrupoles are matched again to the
+ * same fractional tunes), the energy loss per turn and so the RF power stay
+ * those of the catalogue's ring. What the arcs' devices read follows from
+ * that ring (`arc_physics.ts`).
  *
  * The arcs are compact: one {@link ArcDevice} per device holds only its arc
  * and its slot in the arc's template; names, descriptions and facts are
@@ -14,23 +21,24 @@
  * walking `facility.devices` to build an index does not keep a second copy.
  * Names are looked up by parsing, not through a million-entry map.
  *
- * Physics of the arcs (`arc-orbit`, `arc-energy`, see `arc_physics.ts`):
- * each arc is its own closed-orbit ring — its BPMs respond to its own
- * correctors only — and its beam energy follows its own RF stations' phase
- * and voltage. Every other signal uses the catalogue's models.
- *
  * @module
  */
 
 import type { DeviceInfo, Severity } from "../control/records.ts";
-import { arcSize, type ArcTemplate, arcTemplate, type Slot } from "./arc_template.ts";
-import { defaultFacility, type DeviceDef, type Facility, type SignalSpec } from "./facility.ts";
+import { ARC_CELLS, arcSize, type ArcTemplate, arcTemplate, type Slot } from "./arc_template.ts";
+import {
+  defaultFacility,
+  type DeviceDef,
+  type Facility,
+  type FacilitySpec,
+  type SignalSpec,
+} from "./facility.ts";
 import { hashString } from "./noise.ts";
 
 export { ARC_CELLS, arcSize, arcTemplate } from "./arc_template.ts";
 
 /** Devices of the default facility: the smallest `[simulator] devices` accepted. */
-export const BASE_DEVICE_COUNT = 3060;
+export const BASE_DEVICE_COUNT = 3069;
 /** The largest `[simulator] devices` accepted. */
 export const MAX_DEVICE_COUNT = 1_000_000;
 
@@ -157,6 +165,7 @@ export function buildScaledFacility(devices: number): Facility {
   if (devices <= BASE_DEVICE_COUNT) return base;
   const t = arcTemplate();
   const arcs = arcCount(devices);
+  const spec = grownSpec(base.spec, arcs);
   const all: DeviceDef[] = new Array(arcs * t.slots.length + base.devices.length);
   const arcList: Arc[] = [];
   let k = 0;
@@ -168,7 +177,43 @@ export function buildScaledFacility(devices: number): Facility {
     for (const slot of t.slots) all[k++] = new ArcDevice(arc, slot);
   }
   for (const def of base.devices) all[k++] = def;
-  return { spec: base.spec, devices: all, byName: new ScaledNames(base.byName, arcList, t, all) };
+  return {
+    spec,
+    devices: all,
+    byName: new ScaledNames(base.byName, arcList, t, all),
+    catalogue: base.devices,
+  };
+}
+
+/**
+ * The definition of the catalogue's facility with `arcs` arcs of ten cells
+ * added to its ring: more cells, the same fractional tunes, a harmonic number
+ * that keeps the RF frequency; the catalogue's magnet families still power
+ * the catalogue's cells.
+ */
+function grownSpec(spec: FacilitySpec, arcs: number): FacilitySpec {
+  const name = Object.keys(spec.optics).find((n) => spec.optics[n]?.kind === "ring");
+  const ring = name === undefined ? undefined : spec.optics[name];
+  const cell = ring?.cell;
+  if (name === undefined || ring === undefined || cell === undefined) return spec;
+  const cells = cell.cells + arcs * ARC_CELLS;
+  const tunes = ring.phaseTurns.map((nu) => {
+    const fraction = nu - Math.floor(nu);
+    return Math.floor((nu * cells) / cell.cells) + fraction;
+  });
+  return {
+    ...spec,
+    optics: {
+      ...spec.optics,
+      [name]: {
+        ...ring,
+        lengthM: cells * cell.cellLengthM,
+        phaseTurns: tunes,
+        cell: { ...cell, cells, familyCells: cell.familyCells ?? cell.cells },
+      },
+    },
+    ring: { ...spec.ring, harmonic: (spec.ring.harmonic * cells) / cell.cells },
+  };
 }
 
 /**

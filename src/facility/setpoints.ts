@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Effect } from "./effects.ts";
 import type { DeviceDef } from "./facility.ts";
 
 /** One write: the time (epoch ms) and the value written. */
@@ -30,6 +31,18 @@ export interface Setpoints {
   pastStep?(def: DeviceDef, t: number): PastStep | undefined;
   /** Names of the setpoints the past may have moved from their initial values at `t`. */
   pastMoved?(t: number): ReadonlySet<string>;
+  /**
+   * The kicks (from the initial settings) the past's last orbit correction
+   * left on the ring's correctors at `t`, once they have settled; undefined
+   * while they move or when there is none.
+   */
+  pastRingKicks?(t: number): ReadonlyMap<string, number> | undefined;
+  /** Names of the setpoints written live (absent: none). */
+  written?(): Iterable<string>;
+  /** Effects of faults added live (a task's starting conditions) on `device` at `t`. */
+  effectsAt?(device: string, t: number): readonly Effect[];
+  /** The setpoints before any live write: the facility's history. */
+  readonly past?: Setpoints;
 }
 
 /** A change of a setpoint in the facility's past: when, from which settled value, to which. */

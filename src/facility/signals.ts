@@ -15,8 +15,6 @@ export interface Alarm {
   status: string;
 }
 
-const TBT_AMPLITUDE_MM = 0.3;
-
 /** Alarm severity and status of a value against the device's thresholds or enum states. */
 export function alarmOf(def: DeviceDef, value: Value | null): Alarm {
   if (typeof value === "string") {
@@ -37,7 +35,7 @@ export function initialSetpoints(facility: Facility, seed: number): Map<string, 
   const out = new Map<string, number | string>();
   for (const def of facility.devices) {
     if (def.model !== "set") continue;
-    const init = def.spec.init ?? 0;
+    const init = def.spec.inits?.[def.prefix] ?? def.spec.init ?? 0;
     if (typeof init === "string") {
       out.set(def.name, init);
       continue;
@@ -65,20 +63,25 @@ export function round(v: number, digits: number): number {
   return Math.round(v * f) / f;
 }
 
-/** Turn-by-turn positions: the closed orbit plus a decaying betatron oscillation at tune `nu`. */
+/**
+ * Turn-by-turn positions: the closed orbit plus a betatron oscillation of
+ * `amplitude` (mm) at tune `nu` and starting phase `phase` (rad), decohering
+ * over about 120 turns.
+ */
 export function turnByTurnWave(
   def: DeviceDef,
   seed: number,
   t: number,
   nu: number,
+  amplitude: number,
+  phase: number,
   closed: number,
   noisy: boolean,
 ): number[] {
-  const phase = 2 * Math.PI * uniform(seed, def.key, t, 0x7b7);
   const sigma = def.spec.sigma ?? 0;
   const out: number[] = [];
   for (let i = 0; i < (def.spec.len ?? 256); i++) {
-    const beat = TBT_AMPLITUDE_MM * Math.exp(-i / 120) * Math.cos(2 * Math.PI * nu * i + phase);
+    const beat = amplitude * Math.exp(-i / 120) * Math.cos(2 * Math.PI * nu * i + phase);
     out.push(closed + beat + (noisy ? sigma * gauss(seed, hashNumbers(def.key, i), t) : 0));
   }
   return out;

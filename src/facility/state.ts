@@ -1,12 +1,16 @@
 /**
- * The only mutable state of the simulator: the history of writes. Keeping
- * the history (not just the last value) lets the archive replay setpoints as
- * they were at any time, so a step written now shows up in trends later.
+ * The only mutable state of the simulator: the history of writes, and the
+ * faults added live (a task's starting conditions: a trip, a burst, a failed
+ * supply). Keeping the history (not just the last value) lets the archive
+ * replay setpoints as they were at any time, so a step written now shows up
+ * in trends later. {@link SetpointStore.clone} copies it: the copy runs the
+ * same physics from the same past and takes writes of its own.
  *
  * @module
  */
 
 import type { Value } from "../control/records.ts";
+import { type Effect, effectActive, type Happening } from "./effects.ts";
 import type { DeviceDef, Facility } from "./facility.ts";
 import type { Change, PastStep, Setpoints } from "./setpoints.ts";
 
@@ -14,11 +18,15 @@ export type { Change } from "./setpoints.ts";
 
 const NOTHING: ReadonlySet<string> = new Set();
 
+const NO_EFFECTS: readonly Effect[] = [];
+
 /** Writes in time order per device, on top of the initial setpoints. */
 export class SetpointStore implements Setpoints {
   private readonly history = new Map<string, Change[]>();
-  /** Write times in the order the writes arrived. */
+  /** Write times (and fault starts) in the order they arrived. */
   private readonly writeTimes: number[] = [];
+  private readonly faultList: Happening[] = [];
+  private readonly faultEffects = new Map<string, Effect[]>();
 
   /** Grows by one with every write. */
   get revision(): number {
@@ -39,15 +47,78 @@ export class SetpointStore implements Setpoints {
     return this.history.get(def.name) ?? [];
   }
 
+  /** Every write, in the order they arrived. */
+  writes(): readonly { t: number; device: string }[] {
+    const out: { t: number; device: string }[] = [];
+    for (const [device, changes] of this.history) {
+      for (const c of changes) out.push({ t: c.t, device });
+    }
+    return out.sort((a, b) => a.t - b.t);
+  }
+
+  /** Names of the devices written. */
+  written(): Iterable<string> {
+    return this.history.keys();
+  }
+
   /** `past`: the setpoints before any write (the facility's logged history); else `initial`. */
   constructor(
     private readonly initial: ReadonlyMap<string, number | string>,
-    private readonly past?: Setpoints,
+    readonly past?: Setpoints,
   ) {}
+
+  /**
+   * Adds a fault from its start on: its effects change the devices it
+   * touches from then, as an incident's do, and the beam is worked out again
+   * from that moment.
+   */
+  addFault(fault: Happening): void {
+    this.faultList.push(fault);
+    for (const effect of fault.effects) {
+      const list = this.faultEffects.get(effect.device);
+      if (list === undefined) this.faultEffects.set(effect.device, [effect]);
+      else list.push(effect);
+    }
+    this.writeTimes.push(fault.start);
+  }
+
+  /** The faults added, oldest first. */
+  get faults(): readonly Happening[] {
+    return this.faultList;
+  }
+
+  /** Effects of the faults on `device` active at `t`. */
+  effectsAt(device: string, t: number): readonly Effect[] {
+    const list = this.faultEffects.get(device);
+    if (list === undefined) return NO_EFFECTS;
+    const active = list.filter((e) => effectActive(e, t));
+    return active.length === 0 ? NO_EFFECTS : active;
+  }
+
+  /** A copy with the same writes and faults, sharing nothing that either may change. */
+  clone(): SetpointStore {
+    const copy = new SetpointStore(this.initial, this.past);
+    for (const [name, changes] of this.history) copy.history.set(name, [...changes]);
+    copy.writeTimes.push(...this.writeTimes);
+    for (const fault of this.faultList) {
+      copy.faultList.push(fault);
+      for (const effect of fault.effects) {
+        const list = copy.faultEffects.get(effect.device);
+        if (list === undefined) copy.faultEffects.set(effect.device, [effect]);
+        else list.push(effect);
+      }
+    }
+    return copy;
+  }
 
   /** The past's last change of a setpoint at or before `t` (see {@link Setpoints.pastStep}). */
   pastStep(def: DeviceDef, t: number): PastStep | undefined {
     return this.past?.pastStep?.(def, t);
+  }
+
+  /** The past's settled ring corrector kicks at `t` (see {@link Setpoints.pastRingKicks}). */
+  pastRingKicks(t: number): ReadonlyMap<string, number> | undefined {
+    return this.past?.pastRingKicks?.(t);
   }
 
   /** Setpoints the past may have moved at `t` (see {@link Setpoints.pastMoved}). */

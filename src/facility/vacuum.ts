@@ -16,14 +16,16 @@ const MEMO_SIZE = 4096;
 
 /** The ring gauges of one {@link Machine}. */
 export class RingVacuum {
-  private readonly gauges: readonly DeviceDef[];
-  private readonly pressureRef: number;
+  /** The ring's ion gauges. */
+  readonly gauges: readonly DeviceDef[];
+  /** Their average pressure with the initial settings, mbar: the reference of the ratio. */
+  readonly reference: number;
   private readonly pressures = new Map<number, number>();
   private readonly bursts = new Map<number, readonly DeviceDef[]>();
 
   constructor(private readonly physics: Machine) {
-    this.gauges = physics.facility.devices.filter((d) => /^RING:VAC:IG:\d+:PRES$/.test(d.name));
-    this.pressureRef = mean(this.gauges.map((d) => {
+    this.gauges = physics.facility.catalogue.filter((d) => /^RING:VAC:IG:\d+:PRES$/.test(d.name));
+    this.reference = mean(this.gauges.map((d) => {
       const s = d.spec;
       return (s.nom ?? 1) * 10 ** ((s.spread ?? 0) * gauss(physics.seed, d.key, 0x5ca7));
     }));
@@ -51,16 +53,24 @@ export class RingVacuum {
     const x = t / PRESSURE_GRID_MS;
     const k = Math.floor(x);
     let sum = at(k) + (x - k) * (at(k + 1) - at(k));
-    for (const g of this.burstGauges(t)) {
-      if (physics.book.effectsAt(g.name, t).length === 0) continue;
+    for (const g of this.burstGauges(t, sp)) {
+      if (
+        physics.book.effectsAt(g.name, t).length === 0 &&
+        (sp.effectsAt?.(g.name, t).length ?? 0) === 0
+      ) {
+        continue;
+      }
       const base = physics.baseLevel(g, t, sp);
-      sum += (Number(physics.withEffects(g, base, t)) - base) / n;
+      sum += (Number(physics.withEffects(g, base, t, sp)) - base) / n;
     }
-    return sum / this.pressureRef;
+    return sum / this.reference;
   }
 
-  /** The gauges an incident of this shift or the one before touches. */
-  private burstGauges(t: number): readonly DeviceDef[] {
+  /** The gauges an incident of this shift or the one before, or a live fault, touches. */
+  private burstGauges(t: number, sp: Setpoints): readonly DeviceDef[] {
+    const live = sp.effectsAt === undefined
+      ? []
+      : this.gauges.filter((g) => (sp.effectsAt?.(g.name, t).length ?? 0) > 0);
     const k = IncidentBook.shiftOf(t);
     let list = this.bursts.get(k);
     if (list === undefined) {
@@ -71,7 +81,7 @@ export class RingVacuum {
       if (this.bursts.size >= MEMO_SIZE) this.bursts.clear();
       this.bursts.set(k, list);
     }
-    return list;
+    return live.length === 0 ? list : [...new Set([...list, ...live])];
   }
 }
 
