@@ -19,7 +19,7 @@ export interface Setpoints {
   at(def: DeviceDef, t: number): number | string;
   /** The writes of one device in time order (absent: the initial values never change). */
   changes?(def: DeviceDef): readonly Change[];
-  /** Grows with every write (absent: never written). */
+  /** Grows with every write; absent when never written. */
   readonly revision?: number;
   /** Earliest time written at since `revision` (Infinity when nothing was). */
   earliestSince?(revision: number): number;

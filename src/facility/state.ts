@@ -61,7 +61,7 @@ export class SetpointStore implements Setpoints {
     return this.history.keys();
   }
 
-  /** `past`: the setpoints before any write (the facility's logged history); else `initial`. */
+  /** `past`: the setpoints before any live write, as the facility logged them; else `initial`. */
   constructor(
     private readonly initial: ReadonlyMap<string, number | string>,
     readonly past?: Setpoints,
