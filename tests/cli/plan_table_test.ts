@@ -210,7 +210,7 @@ Deno.test("the line above the question names the writes (three, then how many mo
   });
   assert.equal(
     changeSummary(scan, s, 120),
-    "Scans RF:PHASE:SETPT (5 points); on failure the rollback writes LINAC:COR:H01:SETPT.",
+    "Scans RF:PHASE:SETPT (5 points); after the plan, whatever its outcome, its rollback writes LINAC:COR:H01:SETPT.",
   );
   const none = await check({
     description: "look",

@@ -145,7 +145,8 @@ export function descriptionBlock(description: string, s: Style, columns: number)
  * One line saying what the plan writes, for right above the approval
  * question whatever the table's length: the devices written (the first
  * three, then "and K more") and the count of writes, each scan's device and
- * points, any device only the rollback writes, or "no writes". It fits
+ * points, any device only the rollback writes (after the plan, whatever its
+ * outcome: a completed plan runs its rollback too), or "no writes". It fits
  * `columns`: fewer names, else cut with "…".
  */
 export function changeSummary(p: PreflightedPlan, s: Style, columns: number): string {
@@ -184,7 +185,10 @@ export function changeSummary(p: PreflightedPlan, s: Style, columns: number): st
       );
     }
     if (rollbackOnly.length) {
-      parts.push(`on failure the rollback writes ${listed(rollbackOnly, rb)}`);
+      // A rollback runs after every outcome, a completed plan's too: never "on failure" only.
+      parts.push(
+        `after the plan, whatever its outcome, its rollback writes ${listed(rollbackOnly, rb)}`,
+      );
     }
     const text = parts.join("; ");
     return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
