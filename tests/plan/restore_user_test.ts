@@ -1,0 +1,45 @@
+/**
+ * A restore on a gateway that lies, as a user runs the program (the
+ * launcher, the config's grants, `plan run` with its token) on the fake
+ * EPICS facility: once the plan has failed, the gateway answers every read
+ * of the corrector it wrote with another channel's value. The restore must
+ * send nothing the limits or the run did not allow, keep the run open and
+ * say why in one line.
+ */
+import assert from "node:assert/strict";
+import { UserSetup } from "../support/user_grants.ts";
+
+const H01 = "SR:COR:H01:SETPT";
+/** Refuses every write in its IOC: the plan's second write fails. */
+const H03 = "SR:COR:H03:SETPT";
+const BOUNDS = "min = -2\nmax = 2\nmax_step = 0.5\ntolerance = 0.001\nreadback = false\n";
+
+Deno.test("a gateway answering with another channel's value cannot walk a restore past the limits: nothing outside them reaches the wire and the run stays open", async () => {
+  await using user = await UserSetup.start({
+    limits: `[limits."${H01}"]\n${BOUNDS}\n[limits."${H03}"]\n${BOUNDS}`,
+  });
+  const plan = await user.plan({
+    description: "trim",
+    actions: [
+      { type: "write", device: H01, value: 0.8, reason: "trim" },
+      { type: "write", device: H03, value: 0.1, reason: "trim" },
+    ],
+  });
+  const token = await user.token(plan);
+  const pvws = user.epics.pvws;
+  pvws.onWrite = (pv) => {
+    if (pv === H03) pvws.lie(H01, -1000);
+  };
+  const run = await user.run(["plan", "run", plan, "--approved-hash", token, "--json"]);
+  const out = JSON.parse(run.stdout);
+  assert.equal(out.status, "failed", run.stdout);
+  for (const w of user.writes) {
+    assert.ok(Math.abs(w.value as number) <= 2, `${w.pv} = ${w.value} reached the wire`);
+  }
+  assert.deepEqual(user.writes, [{ pv: H01, value: 0.8 }, { pv: H03, value: 0.1 }]);
+  const restore = out.restored.find((r: { device: string }) => r.device === H01);
+  assert.equal(restore.ok, false);
+  assert.match(restore.error, /refused to restore SR:COR:H01:SETPT: it reads -1000/);
+  assert.match(out.errors.join("\n"), /the run stays open: accel-agent plan recover /);
+  assert.doesNotMatch(run.stderr, /^\s+at /m);
+});
