@@ -14,10 +14,8 @@ const H01 = "SR:COR:H01:SETPT";
 const H03 = "SR:COR:H03:SETPT";
 const BOUNDS = "min = -2\nmax = 2\nmax_step = 0.5\ntolerance = 0.001\nreadback = false\n";
 
-Deno.test("a gateway answering with another channel's value cannot walk a restore past the limits: nothing outside them reaches the wire and the run stays open", async () => {
-  await using user = await UserSetup.start({
-    limits: `[limits."${H01}"]\n${BOUNDS}\n[limits."${H03}"]\n${BOUNDS}`,
-  });
+/** The plan of the test below, approved, with the gateway set to lie once H03's write arrives. */
+async function lyingRun(user: UserSetup): Promise<string[]> {
   const plan = await user.plan({
     description: "trim",
     actions: [
@@ -30,7 +28,14 @@ Deno.test("a gateway answering with another channel's value cannot walk a restor
   pvws.onWrite = (pv) => {
     if (pv === H03) pvws.lie(H01, -1000);
   };
-  const run = await user.run(["plan", "run", plan, "--approved-hash", token, "--json"]);
+  return ["plan", "run", plan, "--approved-hash", token];
+}
+
+Deno.test("a gateway answering with another channel's value cannot walk a restore past the limits: nothing outside them reaches the wire and the run stays open", async () => {
+  await using user = await UserSetup.start({
+    limits: `[limits."${H01}"]\n${BOUNDS}\n[limits."${H03}"]\n${BOUNDS}`,
+  });
+  const run = await user.run([...(await lyingRun(user)), "--json"]);
   const out = JSON.parse(run.stdout);
   assert.equal(out.status, "failed", run.stdout);
   for (const w of user.writes) {
@@ -42,4 +47,18 @@ Deno.test("a gateway answering with another channel's value cannot walk a restor
   assert.match(restore.error, /refused to restore SR:COR:H01:SETPT: it reads -1000/);
   assert.match(out.errors.join("\n"), /the run stays open: accel-agent plan recover /);
   assert.doesNotMatch(run.stderr, /^\s+at /m);
+});
+
+Deno.test("a restore that failed is printed as not restored, never as restored", async () => {
+  await using user = await UserSetup.start({
+    limits: `[limits."${H01}"]\n${BOUNDS}\n[limits."${H03}"]\n${BOUNDS}`,
+  });
+  const run = await user.run(await lyingRun(user));
+  assert.equal(run.code, 1, run.stderr);
+  const lines = run.stdout.split("\n");
+  assert.ok(
+    lines.some((l) => /^  ✗ SR:COR:H01:SETPT not restored to 0\.5: refused to restore/.test(l)),
+    run.stdout,
+  );
+  assert.deepEqual(lines.filter((l) => /restored SR:COR:H01/.test(l)), [], run.stdout);
 });
