@@ -57,7 +57,7 @@ Deno.test("a restore that failed is printed as not restored, never as restored",
   assert.equal(run.code, 1, run.stderr);
   const lines = run.stdout.split("\n");
   assert.ok(
-    lines.some((l) => /^  ✗ SR:COR:H01:SETPT not restored to 0\.5: refused to restore/.test(l)),
+    lines.some((l) => /^ {2}✗ SR:COR:H01:SETPT not restored to 0\.5: refused to restore/.test(l)),
     run.stdout,
   );
   assert.deepEqual(lines.filter((l) => /restored SR:COR:H01/.test(l)), [], run.stdout);
