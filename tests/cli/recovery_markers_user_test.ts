@@ -1,0 +1,86 @@
+/**
+ * Recovery against markers and runs arranged to mislead, as a user runs the
+ * program (the launcher, the config's grants, real SIGKILLs) on the fake
+ * EPICS facility: a marker whose content names another run than its file,
+ * and two unfinished runs that changed the same device, recovered in the
+ * order they are listed.
+ */
+import assert from "node:assert/strict";
+import type { RunResult } from "../support/run_agent.ts";
+import { programPid, UserSetup } from "../support/user_grants.ts";
+import { auditEntries } from "../support/audit_entries.ts";
+
+const H01 = "SR:COR:H01:SETPT";
+
+/** Runs `actions` with a token and SIGKILLs the program once the gateway has seen `writes` writes. */
+async function killedAfter(user: UserSetup, actions: unknown[], writes: number): Promise<void> {
+  const file = await user.plan({ description: "trim H01 and watch", actions });
+  const token = await user.token(file);
+  const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
+    ceilingMs: 120_000,
+    onSpawn: async (launcher) => {
+      await user.writesReached(writes);
+      Deno.kill(await programPid(launcher), "SIGKILL");
+    },
+  });
+  assert.notEqual(ran.code, 0);
+}
+
+const trimAndHold = (value: number) => [
+  { type: "write", device: H01, value, reason: "trim" },
+  { type: "wait", seconds: 600, reason: "watch the orbit" },
+];
+
+interface Listed {
+  run: string;
+  originals: Record<string, unknown> | null;
+  problem?: string;
+}
+
+async function unfinished(user: UserSetup): Promise<Listed[]> {
+  const listed = await user.run(["plan", "recover", "--json"]);
+  assert.equal(listed.code, 0, listed.stderr);
+  return JSON.parse(listed.stdout).unfinished;
+}
+
+/** `plan recover RUN`, then the saved plan run with a token, as a script does. */
+async function recoverWithToken(user: UserSetup, run: string): Promise<RunResult> {
+  const asked = await user.run(["plan", "recover", run, "--json"]);
+  assert.equal(asked.code, 3, asked.stdout + asked.stderr);
+  const id = JSON.parse(asked.stdout).plan_id as string;
+  const token = await user.token(id);
+  return await user.run(["plan", "run", id, "--approved-hash", token, "--json"], {
+    ceilingMs: 120_000,
+  });
+}
+
+function noTrace(r: RunResult): void {
+  assert.doesNotMatch(r.stderr + r.stdout, /^\s+at |Stack backtrace|internal error/m);
+}
+
+Deno.test("a marker whose content names another run than its file is damaged: the run is listed under its file's id, kept open, and dismissed only by that id", async () => {
+  await using user = await UserSetup.start();
+  await killedAfter(user, trimAndHold(0.6), 1);
+  const [{ run }] = (await unfinished(user)) as [Listed];
+  const path = `${user.stateDir}/running/${run}.json`;
+  const other = crypto.randomUUID();
+  const marker = JSON.parse(await Deno.readTextFile(path));
+  await Deno.writeTextFile(path, JSON.stringify({ ...marker, run: other }));
+  const listed = await unfinished(user);
+  assert.deepEqual(listed.map((l) => l.run), [run]);
+  assert.match(listed[0]?.problem ?? "", new RegExp(`names run "${other}", not ${run}`));
+  assert.deepEqual(listed[0]?.originals, { [H01]: 0.5 }, "the audit's originals");
+  // Not under the id its content claims: that run does not exist.
+  const claimed = await user.run(["plan", "recover", other, "--dismiss"]);
+  assert.equal(claimed.code, 2, claimed.stderr);
+  noTrace(claimed);
+  const r = await user.run(["plan", "recover", run]);
+  assert.equal(r.code, 1, r.stderr);
+  noTrace(r);
+  assert.match(r.stderr, new RegExp(`run ${run} stays open: .*names run .${other}`));
+  assert.deepEqual(user.writes, [{ pv: H01, value: 0.6 }], "nothing written");
+  const dismissed = await user.run(["plan", "recover", run, "--dismiss"]);
+  assert.equal(dismissed.code, 0, dismissed.stderr);
+  assert.deepEqual(await unfinished(user), []);
+  assert.equal((await auditEntries(user.stateDir)).at(-1)?.run, run);
+});
