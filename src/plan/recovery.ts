@@ -26,6 +26,8 @@ export interface CheckedRun {
   marker: RunMarker;
   /** The originals of the audit's write-ahead record, when it was found and checks out. */
   originals?: Record<string, Value | null>;
+  /** When the audit recorded those originals, just before the run's first write. */
+  recordedAt?: string;
   /** Why nothing is restored from this marker; undefined when it agrees with the audit. */
   problem?: string;
 }
@@ -40,8 +42,8 @@ export async function checkRun(marker: RunMarker, audit: AuditLog): Promise<Chec
     const why = marker.damaged ? `${marker.damaged}, and ${found.why}` : found.why;
     return { marker, problem: why };
   }
-  const { originals, planHash } = found.record;
-  if (marker.damaged) return { marker, originals, problem: marker.damaged };
+  const { originals, planHash, time: recordedAt } = found.record;
+  if (marker.damaged) return { marker, originals, recordedAt, problem: marker.damaged };
   const disagreement = planHash !== marker.planHash
     ? `names plan ${marker.planHash.slice(0, 12)}, the audit plan ${planHash.slice(0, 12)}`
     : originalsDisagree(marker.originals, originals);
@@ -49,10 +51,32 @@ export async function checkRun(marker: RunMarker, audit: AuditLog): Promise<Chec
     return {
       marker,
       originals,
+      recordedAt,
       problem: `its marker disagrees with the audit's write-ahead record (${disagreement})`,
     };
   }
-  return { marker, originals };
+  return { marker, originals, recordedAt };
+}
+
+/**
+ * An unfinished run that started after `run` and may have changed one of
+ * its devices, with that device; undefined when there is none. Such a run's
+ * originals are values `run` left: recovering `run` first and that run after
+ * would put `run`'s fault back, so runs are recovered newest first.
+ */
+export function laterRunOnItsDevices(
+  run: CheckedRun,
+  runs: CheckedRun[],
+): { run: string; device: string } | undefined {
+  const when = (r: CheckedRun) => r.recordedAt ?? r.marker.startedAt;
+  const mine = Object.keys(run.originals ?? run.marker.originals);
+  for (const other of runs) {
+    if (other.marker.run === run.marker.run || !(when(other) > when(run))) continue;
+    const theirs = other.originals ?? other.marker.originals;
+    const device = mine.find((d) => d in theirs);
+    if (device !== undefined) return { run: other.marker.run, device };
+  }
+  return undefined;
 }
 
 /** How two sets of originals differ, in a few words; undefined when they do not. */

@@ -84,3 +84,29 @@ Deno.test("a marker whose content names another run than its file is damaged: th
   assert.deepEqual(await unfinished(user), []);
   assert.equal((await auditEntries(user.stateDir)).at(-1)?.run, run);
 });
+
+Deno.test("of two unfinished runs that changed the same device, the older is recovered only after the newer: recovered in the order listed, the first fault would come back", async () => {
+  await using user = await UserSetup.start();
+  await killedAfter(user, trimAndHold(0.6), 1);
+  await killedAfter(user, trimAndHold(0.9), 2);
+  const [older, newer] = (await unfinished(user)) as [Listed, Listed];
+  assert.deepEqual(older.originals, { [H01]: 0.5 });
+  assert.deepEqual(newer.originals, { [H01]: 0.6 });
+  const first = await user.run(["plan", "recover", older.run]);
+  assert.equal(first.code, 1, first.stderr);
+  noTrace(first);
+  assert.match(
+    first.stderr.trim(),
+    new RegExp(
+      `^accel-agent: run ${older.run} stays open: run ${newer.run}, which started after it, ` +
+        `changed SR:COR:H01:SETPT too; recover or dismiss that run first: ` +
+        `accel-agent plan recover ${newer.run}; nothing was written$`,
+    ),
+  );
+  assert.equal(user.writes.length, 2, "nothing written");
+  assert.equal((await recoverWithToken(user, newer.run)).code, 0);
+  assert.equal((await recoverWithToken(user, older.run)).code, 0);
+  assert.deepEqual(user.writes.map((w) => w.value), [0.6, 0.9, 0.6, 0.5]);
+  assert.equal(user.epics.pvws.pvs.get(H01)?.value, 0.5);
+  assert.deepEqual(await unfinished(user), []);
+});

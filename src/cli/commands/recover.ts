@@ -11,7 +11,7 @@
  * @module
  */
 import { savePlan } from "../../plan/plan_file.ts";
-import type { CheckedRun } from "../../plan/recovery.ts";
+import { type CheckedRun, laterRunOnItsDevices } from "../../plan/recovery.ts";
 import { isRunIdPrefix } from "../../plan/run_journal.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -47,7 +47,8 @@ export async function runPlanRecover(
       Exit.USAGE,
     );
   }
-  const target = pick(await service.unfinished(), run);
+  const runs = await service.unfinished();
+  const target = pick(runs, run);
   const id = target.marker.run;
   if (dismiss) {
     const failed = await service.dismiss(target, "operator: plan recover --dismiss");
@@ -66,6 +67,13 @@ export async function runPlanRecover(
     still(
       `${target.problem ?? "no originals"}; nothing was written. Check its devices by hand, ` +
         `then: accel-agent plan recover ${id} --dismiss`,
+    );
+  }
+  const later = laterRunOnItsDevices(target, runs);
+  if (later) {
+    still(
+      `run ${later.run}, which started after it, changed ${later.device} too; recover or ` +
+        `dismiss that run first: accel-agent plan recover ${later.run}; nothing was written`,
     );
   }
   const trusted = target as CheckedRun & { originals: Record<string, Value | null> };
