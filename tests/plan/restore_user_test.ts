@@ -62,3 +62,36 @@ Deno.test("a restore that failed is printed as not restored, never as restored",
   );
   assert.deepEqual(lines.filter((l) => /restored SR:COR:H01/.test(l)), [], run.stdout);
 });
+
+Deno.test("a gateway that lies about an enum's state just before its write cannot have the restore set a state the limits do not allow", async () => {
+  await using user = await UserSetup.start({
+    limits: `[limits."${H01}"]\n${BOUNDS}\n[limits."${H03}"]\n${BOUNDS}\n` +
+      `[limits."SR:MODE"]\nvalues = ["On", "Standby"]\nreadback = false\n`,
+  });
+  const plan = await user.plan({
+    description: "standby",
+    actions: [
+      { type: "write", device: H01, value: 0.8, reason: "trim" },
+      { type: "write", device: "SR:MODE", value: "Standby", reason: "standby" },
+      { type: "write", device: H03, value: 0.1, reason: "trim" },
+    ],
+  });
+  const token = await user.token(plan);
+  const pvws = user.epics.pvws;
+  // SR:MODE is On (1); once H01 is written the gateway says Off (0), until SR:MODE is written.
+  pvws.onWrite = (pv) => {
+    if (pv === H01) pvws.lie("SR:MODE", 0);
+    if (pv === "SR:MODE") pvws.lie("SR:MODE", undefined);
+  };
+  const run = await user.run(["plan", "run", plan, "--approved-hash", token, "--json"]);
+  const out = JSON.parse(run.stdout);
+  assert.equal(out.status, "failed", run.stdout);
+  const modes = user.writes.filter((w) => w.pv === "SR:MODE").map((w) => w.value);
+  assert.deepEqual(modes, [2], "only Standby, never Off (0), reached SR:MODE");
+  const restore = out.restored.find((r: { device: string }) => r.device === "SR:MODE");
+  assert.equal(restore.ok, false);
+  assert.match(
+    restore.error,
+    /refused to restore SR:MODE to Off: its limits do not list that value, and it read On before/,
+  );
+});

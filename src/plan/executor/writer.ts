@@ -173,9 +173,11 @@ export class Writer {
    */
   async #rampTo(device: string, target: Value, signal: AbortSignal): Promise<Confirmation> {
     const maxStep = this.deps.limits.lookup(device)?.max_step;
-    if (typeof target !== "number" || maxStep === undefined) {
+    if (typeof target !== "number") {
+      this.#restorableState(device, target);
       return await this.#put(device, target, signal, true);
     }
+    if (maxStep === undefined) return await this.#put(device, target, signal, true);
     const tol = this.checked.tolerances[device] ?? 1e-6;
     let now = await this.#readNumber(device, signal);
     if (Math.abs(now - target) <= tol) {
@@ -191,6 +193,27 @@ export class Writer {
       now = await this.#readNumber(device, signal);
     }
     throw new Error(`${device} did not reach ${target}`);
+  }
+
+  /**
+   * Throws {@link RestoreRefused} unless a text or enum device's original is
+   * a value its limits list, or the value preflight read just before the
+   * plan (the audit's write-ahead record): it has no steps to bound, so a
+   * gateway that lied about it at its write would otherwise have the restore
+   * set a state nobody allowed.
+   */
+  #restorableState(device: string, original: Value): void {
+    const allowed = this.deps.limits.lookup(device)?.values;
+    const before = this.checked.live[device];
+    if (
+      allowed?.includes(String(original)) || JSON.stringify(before) === JSON.stringify(original)
+    ) {
+      return;
+    }
+    throw new RestoreRefused(
+      `refused to restore ${device} to ${show(original)}: its limits do not list that value, and ` +
+        `it read ${show(before ?? null)} before the plan; check ${device} by hand`,
+    );
   }
 
   /**

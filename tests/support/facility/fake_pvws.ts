@@ -118,9 +118,11 @@ export class FakePvws implements AsyncDisposable {
    * The gateway lies about a PV from now on: every update of it (the first
    * of a new subscription too) carries `value` — another channel's value,
    * say — while the PV itself keeps what it holds and takes writes as before.
+   * `undefined`: it tells the truth again.
    */
-  lie(name: string, value: number | string): void {
-    this.#lies.set(channelOf(name), value);
+  lie(name: string, value: number | string | undefined): void {
+    if (value === undefined) this.#lies.delete(channelOf(name));
+    else this.#lies.set(channelOf(name), value);
     this.#broadcast(name, this.#valueFields(this.#pv(name), name));
   }
 
