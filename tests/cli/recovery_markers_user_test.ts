@@ -110,3 +110,18 @@ Deno.test("of two unfinished runs that changed the same device, the older is rec
   assert.equal(user.epics.pvws.pvs.get(H01)?.value, 0.5);
   assert.deepEqual(await unfinished(user), []);
 });
+
+Deno.test("a running directory that is not one is said in one line by plan recover, never with a stack trace", async () => {
+  await using user = await UserSetup.start();
+  await Deno.mkdir(user.stateDir, { recursive: true });
+  await Deno.writeTextFile(`${user.stateDir}/running`, "not a directory");
+  for (const args of [[], ["--json"], ["12345678"], ["12345678", "--dismiss"]]) {
+    const r = await user.run(["plan", "recover", ...args]);
+    assert.equal(r.code, 1, r.stderr);
+    noTrace(r);
+    assert.match(
+      r.stderr.trim(),
+      /^accel-agent: cannot look for unfinished plans in .*\/running \(Not a directory[^\n]*\)$/,
+    );
+  }
+});

@@ -32,8 +32,21 @@ export async function runPlanRecover(
   io: Io,
 ): Promise<number> {
   const service = app.plans.service;
+  // The running directory damaged (a file in its place, unreadable): one line, never a trace.
+  const unfinished = async () => {
+    try {
+      return await service.unfinished();
+    } catch (e) {
+      throw new CliError(
+        `cannot look for unfinished plans in ${untrusted(app.stateDir)}/running (${
+          untrusted(errorMessage(e))
+        })`,
+        Exit.FAILURE,
+      );
+    }
+  };
   if (run === undefined) {
-    const runs = await service.unfinished();
+    const runs = await unfinished();
     if (json) io.out(`${terminalJson({ unfinished: runs.map(unfinishedJson) })}\n`);
     else if (runs.length === 0) io.out("no unfinished plans\n");
     else for (const m of runs) io.out(`${unfinishedText(m)}\n`);
@@ -47,7 +60,7 @@ export async function runPlanRecover(
       Exit.USAGE,
     );
   }
-  const runs = await service.unfinished();
+  const runs = await unfinished();
   const target = pick(runs, run);
   const id = target.marker.run;
   if (dismiss) {
