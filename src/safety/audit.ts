@@ -23,6 +23,7 @@ import {
 } from "../util/whole_append.ts";
 import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
+import { readRegularText, refuseIrregular } from "../util/bounded_read.ts";
 import { z } from "zod";
 
 /** The limits and kill switches a decision was made under. */
@@ -154,6 +155,8 @@ export class AuditLog {
   async #locked<T>(body: () => Promise<T>): Promise<T> {
     try {
       await Deno.mkdir(this.dir, { recursive: true });
+      // A FIFO in its place would block the open for good.
+      await refuseIrregular(`${this.dir}/.lock`);
       const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
       try {
         await lock.lock(true);
@@ -284,11 +287,15 @@ export class AuditError extends Error {
   override name = "AuditError";
 }
 
+/** A head record is one short line; a file larger than this is not one. */
+const MAX_HEAD_BYTES = 64 * 1024;
+
 /** The head record in `path`, or undefined when there is none. */
 export async function readHead(path: string): Promise<AuditHead | undefined> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    // A small regular file: a FIFO or /dev/zero in its place is refused, never waited on.
+    text = await readRegularText(path, MAX_HEAD_BYTES);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;

@@ -8,6 +8,7 @@
  * @module
  */
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
 
 /** A key that cannot be created, read or kept private; nothing keyed may proceed without it. */
 export class KeyError extends Error {
@@ -58,9 +59,13 @@ export async function loadKey(stateDir: string, name: KeyName): Promise<CryptoKe
   }
 }
 
+/** A key file is 65 bytes; anything that is not a small regular file is refused, never waited on. */
+const MAX_KEY_BYTES = 4096;
+
 async function readIfPresent(path: string): Promise<string | undefined> {
   try {
-    return await Deno.readTextFile(path);
+    // A FIFO would block the open, /dev/zero never end: both are refused after a stat.
+    return await readRegularText(path, MAX_KEY_BYTES);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;

@@ -42,6 +42,24 @@ function kindOf(info: Deno.FileInfo): string {
 }
 
 /**
+ * Throws {@link NotRegularFileError} when something other than a regular
+ * file is at `path` (a FIFO, whose open blocks; a device; a directory); a
+ * path with nothing at it is fine. For a file about to be opened for writing.
+ */
+export async function refuseIrregular(path: string, shown = path): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  if (!info.isFile) {
+    throw new NotRegularFileError(`${shown}: is ${kindOf(info)}, not a regular file`);
+  }
+}
+
+/**
  * The text of the regular file at `path`, at most `maxBytes` long. Throws
  * {@link NotRegularFileError} for anything else, {@link TooLargeError} past the
  * cap, and Deno's own errors (NotFound, PermissionDenied) as they come.
