@@ -26,6 +26,7 @@ import { sha256Hex } from "../util/hash.ts";
 import { CliError, Exit } from "./exit.ts";
 import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
 
 /** The plan service and the approver in force (each mode sets its own). */
 export interface PlanPath {
@@ -143,6 +144,9 @@ export async function createPlanPath(
   };
 }
 
+/** The largest limits file read (a facility's every device, with room to spare). */
+const MAX_LIMITS_BYTES = 16 << 20;
+
 /** The limits file's table and the SHA-256 of its bytes ("" when there is no file: nothing is writable). */
 async function readLimits(
   path: string,
@@ -150,7 +154,8 @@ async function readLimits(
 ): Promise<{ limits: LimitsTable; hash: string }> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    // A FIFO in its place would block every command; /dev/zero never ends.
+    text = await readRegularText(path, MAX_LIMITS_BYTES);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
       return { limits: new LimitsTable({}, matching), hash: "" };

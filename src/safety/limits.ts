@@ -40,6 +40,7 @@ import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import { keyLines } from "./limits_lines.ts";
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
 import { type DeviceNaming, namingFor, type NamingOptions } from "../adapters/device_names.ts";
 
 /** The longest settle time a limits entry may give: one hour, like `readback_timeout_s`. */
@@ -388,7 +389,7 @@ function codePoint(c: string): string {
 export async function loadLimits(path: string, matching: NameMatching = {}): Promise<LimitsTable> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readRegularText(path, 16 << 20);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return new LimitsTable({}, matching);
     throw new LimitsError(`${path}: cannot read the limits file (${errorMessage(e)})`);

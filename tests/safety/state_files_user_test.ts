@@ -58,3 +58,19 @@ for (const [what, make] of NOT_A_FILE) {
     });
   }
 }
+
+for (const [what, make] of NOT_A_FILE) {
+  Deno.test(`the limits file replaced by ${what}: every command says so in one line and ends`, async () => {
+    await using user = await UserSetup.start();
+    const path = `${user.dir}/limits.toml`;
+    await Deno.remove(path);
+    await make(path);
+    const r = await user.run(["get", "SR:COR:H01:SETPT"], { ceilingMs: 60_000 });
+    assert.doesNotMatch(r.stderr, /the test killed the program/, "hung");
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr.trim(),
+      /^accel-agent: limits error: .*limits\.toml: cannot read the limits file \(.*is (a FIFO|a character device).*not a regular file\)$/,
+    );
+  });
+}
