@@ -5,6 +5,7 @@
  * @module
  */
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
 import { parse, TomlError } from "smol-toml";
 import { parsePlan, type Plan, planHash } from "../plan_model/plan.ts";
 
@@ -13,11 +14,15 @@ export class PlanFileError extends Error {
   override name = "PlanFileError";
 }
 
+/** The largest plan file read: 500 actions of bounded text take far less. */
+const MAX_PLAN_BYTES = 4 << 20;
+
 /** Reads and validates a plan file (.toml, or JSON otherwise). */
 export async function readPlanFile(path: string): Promise<Plan> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    // A FIFO would block the open and /dev/zero never end: both refused after a stat.
+    text = await readRegularText(path, MAX_PLAN_BYTES);
   } catch (e) {
     throw new PlanFileError(`${path}: cannot read the plan file (${errorMessage(e)})`);
   }
