@@ -95,3 +95,37 @@ Deno.test("a gateway that lies about an enum's state just before its write canno
     /refused to restore SR:MODE to Off: its limits do not list that value, and it read On before/,
   );
 });
+
+Deno.test("a numeric device the gateway reads as text before a write is not written: its step from the live value cannot be checked", async () => {
+  await using user = await UserSetup.start({ limits: `[limits."${H01}"]\n${BOUNDS}` });
+  const plan = await user.plan({
+    description: "trim in two steps",
+    actions: [
+      { type: "write", device: H01, value: 0.6, reason: "trim" },
+      { type: "wait", seconds: 3, reason: "watch" },
+      { type: "write", device: H01, value: 1.0, reason: "trim more" },
+    ],
+  });
+  const token = await user.token(plan);
+  const pvws = user.epics.pvws;
+  // After the first write, someone moves H01 to 1.9 and the gateway reports it as text.
+  pvws.onWrite = () => {
+    pvws.onWrite = undefined;
+    setTimeout(() => {
+      pvws.garble = (u) =>
+        u.pv === H01 && typeof u.value === "number"
+          ? JSON.stringify({ ...u, value: String(u.value) })
+          : undefined;
+      pvws.set(H01, 1.9);
+    }, 500);
+  };
+  const run = await user.run(["plan", "run", plan, "--approved-hash", token, "--json"]);
+  const out = JSON.parse(run.stdout);
+  assert.equal(out.status, "failed", run.stdout);
+  assert.deepEqual(user.writes.map((w) => w.value).slice(0, 1), [0.6]);
+  assert.ok(!user.writes.some((w) => w.value === 1.0), JSON.stringify(user.writes));
+  assert.match(
+    out.errors.join("\n"),
+    /refused to write SR:COR:H01:SETPT = 1: it reads "1\.9", not a number/,
+  );
+});

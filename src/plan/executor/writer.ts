@@ -145,6 +145,14 @@ export class Writer {
     }
     if (!this.originals.has(device)) this.originals.set(device, before);
     const maxStep = this.deps.limits.lookup(device)?.max_step;
+    if (maxStep !== undefined && typeof value === "number" && typeof before !== "number") {
+      // A number read as text (a gateway sending it so): the step cannot be checked, so no write.
+      throw new StepRefused(
+        `refused to write ${device} = ${round6(value)}: it reads ${
+          JSON.stringify(before)
+        }, not a number, so the step from its live value cannot be checked against max_step ${maxStep}`,
+      );
+    }
     if (
       maxStep !== undefined && typeof before === "number" && typeof value === "number" &&
       Math.abs(value - before) > maxStep + 1e-9
