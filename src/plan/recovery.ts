@@ -19,7 +19,7 @@ import { canonicalJson } from "../util/hash.ts";
 import { round6 } from "../util/misc.ts";
 import type { Action, Plan } from "../plan_model/plan.ts";
 import { isRunId, type RunMarker } from "./run_journal.ts";
-import { findWriteAhead } from "./write_ahead.ts";
+import { findRunEnd, findWriteAhead } from "./write_ahead.ts";
 
 /** An unfinished run as far as it can be trusted. */
 export interface CheckedRun {
@@ -44,6 +44,20 @@ export async function checkRun(marker: RunMarker, audit: AuditLog): Promise<Chec
   }
   const { originals, planHash, time: recordedAt } = found.record;
   if (marker.damaged) return { marker, originals, recordedAt, problem: marker.damaged };
+  // A process killed after recording how the run ended, before removing its marker, leaves one
+  // that says "unfinished": restoring from it would undo what the run completed.
+  const end = marker.outcome
+    ? undefined
+    : await findRunEnd(audit, marker.run).catch(() => undefined);
+  if (end) {
+    return {
+      marker,
+      originals,
+      recordedAt,
+      problem: `the audit records its outcome (${end.status} at ${end.time}): the run ended, ` +
+        "and this marker was left behind; nothing is restored from it",
+    };
+  }
   const disagreement = planHash !== marker.planHash
     ? `names plan ${marker.planHash.slice(0, 12)}, the audit plan ${planHash.slice(0, 12)}`
     : originalsDisagree(marker.originals, originals);

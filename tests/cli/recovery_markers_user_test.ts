@@ -125,3 +125,45 @@ Deno.test("a running directory that is not one is said in one line by plan recov
     );
   }
 });
+
+Deno.test("a marker left behind by a run whose outcome the audit records (killed between the two) is not offered for recovery: following it would undo a completed plan", async () => {
+  await using user = await UserSetup.start();
+  const file = await user.plan({
+    description: "trim H01 and watch",
+    actions: [
+      { type: "write", device: H01, value: 0.6, reason: "trim" },
+      { type: "wait", seconds: 3, reason: "watch" },
+    ],
+  });
+  const token = await user.token(file);
+  let kept: [string, string] | undefined;
+  const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], {
+    ceilingMs: 120_000,
+    onSpawn: async () => {
+      await user.writesReached(1);
+      // The marker as it is while the plan runs: what a process killed after recording the
+      // outcome, before removing its marker, leaves.
+      for (const e of Deno.readDirSync(`${user.stateDir}/running`)) {
+        const path = `${user.stateDir}/running/${e.name}`;
+        if (e.name.endsWith(".json")) kept = [path, await Deno.readTextFile(path)];
+      }
+    },
+  });
+  assert.equal(JSON.parse(ran.stdout).status, "completed", ran.stdout);
+  assert.ok(kept, "the marker was seen");
+  await Deno.writeTextFile(kept[0], kept[1]);
+  const [listed] = (await unfinished(user)) as [Listed];
+  assert.match(listed.problem ?? "", /the audit records its outcome \(completed/);
+  const warned = await user.run(["get", H01]);
+  assert.doesNotMatch(warned.stderr, /did not finish/);
+  const r = await user.run(["plan", "recover", listed.run]);
+  assert.equal(r.code, 1, r.stderr);
+  noTrace(r);
+  assert.match(
+    r.stderr,
+    /stays open: .*the audit records its outcome \(completed.*nothing was written/,
+  );
+  assert.deepEqual(user.writes, [{ pv: H01, value: 0.6 }], "the completed trim stays");
+  assert.equal((await user.run(["plan", "recover", listed.run, "--dismiss"])).code, 0);
+  assert.deepEqual(await unfinished(user), []);
+});
