@@ -300,10 +300,20 @@ export class RunJournal {
   }
 }
 
-/** The marker in an open file; a placeholder saying why when it cannot be read. */
+/**
+ * The marker in an open file; a placeholder saying why when it cannot be
+ * read or names another run than its file does.
+ */
 async function readMarker(file: Deno.FsFile, path: string, run: string): Promise<RunMarker> {
   const text = new TextDecoder().decode(await readAll(file));
   const read = readJson(RunMarkerSchema, text);
+  // A marker is its file: content naming another run (a copy, an edit) would hide this one.
+  if (read.ok && read.value.run !== run) {
+    return placeholder(
+      run,
+      `its marker ${path} names run ${JSON.stringify(read.value.run)}, not ${run}`,
+    );
+  }
   if (read.ok) return read.value;
   // The file stays as it is: what it holds may be all that is known of the plan.
   return placeholder(run, `its marker ${path} is damaged (${read.why})`);

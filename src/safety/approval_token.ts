@@ -22,7 +22,7 @@ import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { z } from "zod";
-import { readRegularText } from "../util/bounded_read.ts";
+import { readRegularText, refuseIrregular } from "../util/bounded_read.ts";
 
 /** What a valid token says. */
 export interface TokenClaims {
@@ -141,13 +141,15 @@ export class ApprovalTokens {
   /** When a single-use token was used, or undefined while it is unused (or reusable). */
   async usedAt(claims: TokenClaims): Promise<string | undefined> {
     if (claims.expiresAt === undefined) return undefined;
+    const path = `${this.usedDir}/${claims.id}`;
     try {
-      await Deno.stat(`${this.usedDir}/${claims.id}`);
+      // A record that is no file (a FIFO would block its read) is said, not waited on.
+      if (!(await Deno.stat(path)).isFile) await refuseIrregular(path);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return undefined;
       throw e;
     }
-    return await usedAt(`${this.usedDir}/${claims.id}`);
+    return await usedAt(path);
   }
 
   /**

@@ -27,6 +27,7 @@ import {
 import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
 import { makePrivateDir } from "../util/private_files.ts";
+import { refuseIrregular } from "../util/bounded_read.ts";
 import { z } from "zod";
 import {
   type AuditEntry,
@@ -130,6 +131,8 @@ export class AuditLog {
   async #locked<T>(body: () => Promise<T>): Promise<T> {
     try {
       await makePrivateDir(this.dir);
+      // A FIFO in its place would block the open for good.
+      await refuseIrregular(`${this.dir}/.lock`);
       const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
       try {
         await lock.lock(true);
