@@ -141,7 +141,7 @@ const EndSchema = z.looseObject({
 export async function findRunEnd(audit: AuditLog, run: string): Promise<RunEnd | undefined> {
   const needle = `"run":${JSON.stringify(run)}`;
   for (const file of [...(await audit.files())].reverse()) {
-    const lines = (await Deno.readTextFile(file)).split("\n");
+    const lines = (await readAuditFile(file)).split("\n");
     for (let i = lines.length - 1; i >= 0; i--) {
       const line = lines[i] as string;
       if (!line.includes(needle)) continue;
