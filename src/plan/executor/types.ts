@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { PredictionDeps } from "../preflight_checks/predicted.ts";
 import type { ControlSystem, Severity, Value } from "../../adapters/adapter.ts";
 import type { LimitsTable } from "../../safety/limits.ts";
 import type { Timers } from "../../util/misc.ts";
@@ -13,6 +14,8 @@ export interface ExecuteDeps {
   cs: ControlSystem;
   limits: LimitsTable;
   policy: SafetyPolicy;
+  /** The response model the last preflight predicts with (absent: none). */
+  prediction?: PredictionDeps;
   /** Aborts the plan (Ctrl-C); the rollback and restores run on deadlines of their own. */
   signal: AbortSignal;
   now(): number;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PredictionDeps } from "../preflight_checks/predicted.ts";
 import type { ControlSystem, Value } from "../../adapters/adapter.ts";
 import type { Plan } from "../../plan_model/plan.ts";
 import type { DecisionKind } from "../../safety/approval.ts";
@@ -93,6 +94,8 @@ export interface PlanServiceDeps {
   autoApproveReadOnly: boolean;
   /** Settle time of readbacks whose limits entry gives no `settle_s`. */
   readbackTimeoutMs?: number;
+  /** The facility's response model and `[prediction]` policy: preflight's `predicted_effect`. */
+  prediction?: PredictionDeps;
   rollbackTimeoutMs?: number;
   restoreTimeoutMs?: number;
   /**
