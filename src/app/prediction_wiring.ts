@@ -60,6 +60,7 @@ function copyOf(sim: Cloneable, clock: Clock): SimulatorCopy {
     set: (name, value, signal) => copy.write(name, value, signal),
     describe: (names, signal) => copy.describe(names, signal),
     watchedBy: (written) => copy.watchedBy(written),
+    ownOf: (written) => copy.ownOf(written),
     noiseOf: (name) => copy.noiseOf(name),
     lossReason: () => copy.lossReason(),
   };

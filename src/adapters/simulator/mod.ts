@@ -171,6 +171,11 @@ export class Simulator implements ControlSystem {
     return this.clock.now();
   }
 
+  /** The written devices' own readbacks, power-supply temperatures and states. */
+  ownOf(written: readonly string[]): string[] {
+    return written.flatMap((w) => ownDevices(this.facility, w));
+  }
+
   /** Why the ring can hold no beam now (RF, aperture, resonance, instability…), if it cannot. */
   lossReason(): string | undefined {
     return this.physics.beam.conditions(this.clock.now(), this.setpoints).lossReason;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { PredictionDeps } from "../preflight_checks/predicted.ts";
+import type { Prediction } from "../../plan_model/prediction.ts";
 import type { ControlSystem, Severity, Value } from "../../adapters/adapter.ts";
 import type { LimitsTable } from "../../safety/limits.ts";
 import type { Timers } from "../../util/misc.ts";
@@ -116,6 +117,8 @@ export interface ExecutionResult {
   csvFiles: string[];
   startedAt: string;
   finishedAt: string;
+  /** What the last preflight predicted of the plan as it ran (absent: no prediction made). */
+  prediction?: Prediction;
 }
 
 /** How one action runs: in the plan, or in its rollback. */

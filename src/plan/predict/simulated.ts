@@ -36,6 +36,8 @@ export interface SimulatorCopy {
     signal?: AbortSignal,
   ): Promise<{ device: string; alarm?: AlarmLimits }[]>;
   watchedBy(written: readonly string[]): string[];
+  /** The written devices' own readbacks, temperatures and states (among the watched). */
+  ownOf(written: readonly string[]): string[];
   noiseOf(name: string): number;
   lossReason(): string | undefined;
 }
@@ -66,10 +68,12 @@ export class SimulatedResponse implements ResponseModel {
       sim.read(names, input.signal),
       sim.describe(names, input.signal),
     ]);
+    const own = new Set(sim.ownOf(writtenOn(path)));
     const watched: Watched[] = start.map((r, i) => ({
       device: r.device,
       units: r.units,
       noise: sim.noiseOf(r.device),
+      ...(own.has(r.device) ? { own: true } : {}),
       ...(infos[i]?.alarm ? { alarm: infos[i]?.alarm } : {}),
     }));
     const tracker = new Tracker(watched, readsOf(start));

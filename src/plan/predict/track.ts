@@ -18,6 +18,11 @@ export interface Watched {
   units: string;
   noise: number;
   alarm?: AlarmLimits;
+  /**
+   * A written device's own readback, temperature or status: it follows the
+   * write the table shows already, so it is listed only when it gets worse.
+   */
+  own?: boolean;
 }
 
 /** The watched devices' readings at one time, index for index. */
@@ -165,7 +170,8 @@ export class Tracker {
       const d = this.device(i);
       const noise = this.watched[i]?.noise ?? 0;
       const delta = d.start !== null && d.extreme !== null ? Math.abs(d.extreme - d.start) : 0;
-      if (d.worst !== "NONE" || delta > MOVED_SIGMAS * noise && delta > 0) out.push(d);
+      if (d.worst !== "NONE") out.push(d);
+      else if (!this.watched[i]?.own && delta > MOVED_SIGMAS * noise && delta > 0) out.push(d);
     }
     out.sort((a, b) => severityRank(b.worst) - severityRank(a.worst) || b.score - a.score);
     return out.slice(0, max);

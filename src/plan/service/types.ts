@@ -5,6 +5,7 @@
  * @module
  */
 import type { PredictionDeps } from "../preflight_checks/predicted.ts";
+import type { Prediction } from "../../plan_model/prediction.ts";
 import type { ControlSystem, Value } from "../../adapters/adapter.ts";
 import type { Plan } from "../../plan_model/plan.ts";
 import type { DecisionKind } from "../../safety/approval.ts";
@@ -30,10 +31,17 @@ export type PlanEvent =
 
 export type ProposeOutcome =
   | { status: "invalid"; errors: string[] }
-  | { status: "preflight_failed"; planHash: string; violations: Violation[] }
+  | {
+    status: "preflight_failed";
+    planHash: string;
+    violations: Violation[];
+    prediction?: Prediction;
+  }
   | {
     status: "rejected" | "deferred";
     planHash: string;
+    /** The prediction of the plan decided on, when it is the plan preflight predicted. */
+    prediction?: Prediction;
     reason?: string;
     savedPath?: string;
     planId?: string;
