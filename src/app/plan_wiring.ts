@@ -157,7 +157,12 @@ export async function createPlanPath(
     workDir: scansDir,
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,
-    prediction: predictionFor(cs, config.prediction),
+    prediction: predictionFor(
+      cs,
+      config.prediction,
+      config.prediction.response_dir &&
+        resolvePath(config.prediction.response_dir, loaded.baseDir, io),
+    ),
     onFinished: async (run) => await (await elog()).planFinished(run),
   });
   return {

@@ -15,6 +15,7 @@ import { SimulatedResponse, type SimulatorCopy } from "../plan/predict/simulated
 import type { Clock } from "../adapters/clock.ts";
 import type { Simulator } from "../adapters/simulator/mod.ts";
 import type { ResponseModel } from "../plan/predict/types.ts";
+import { LinearResponse } from "../plan/predict/linear.ts";
 
 /** The `[prediction]` table as the policy preflight holds plans to. */
 export function predictionPolicy(c: PredictionConfig): PredictionPolicy {
@@ -29,11 +30,31 @@ export function predictionPolicy(c: PredictionConfig): PredictionPolicy {
   };
 }
 
-/** The prediction of `cs`'s facility under `config`. */
-export function predictionFor(cs: ControlSystem, config: PredictionConfig): PredictionDeps {
+/**
+ * The prediction of `cs`'s facility under `config`: the simulator's copy,
+ * else the linear model of the response files in `responseDir` (resolved
+ * `[prediction] response_dir`), else none, said why.
+ */
+export function predictionFor(
+  cs: ControlSystem,
+  config: PredictionConfig,
+  responseDir = "",
+): PredictionDeps {
   const policy = predictionPolicy(config);
   if (cs.kind === "simulator") {
     return { policy, model: simulatorModel(cs, config.wait_horizon_s) };
+  }
+  if (responseDir) {
+    return {
+      policy,
+      model: new LinearResponse({
+        dir: responseDir,
+        cs,
+        watch: config.watch,
+        maxAgeDays: config.max_age_days,
+        now: () => Date.now(),
+      }),
+    };
   }
   return {
     policy,
