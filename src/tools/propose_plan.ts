@@ -11,7 +11,7 @@ import type { ProposeOutcome } from "../plan/service.ts";
 import type { ActionResult, Confirmation, ExecutionResult, Restore } from "../plan/executor.ts";
 import type { Value } from "../adapters/adapter.ts";
 import type { DecisionKind } from "../safety/approval.ts";
-import type { Prediction } from "../plan_model/prediction.ts";
+import { deviationText, type Prediction } from "../plan_model/prediction.ts";
 import { defineTool, ToolError } from "./define.ts";
 import { type PredictionJson, predictionJson } from "./prediction_json.ts";
 
@@ -99,6 +99,8 @@ export type ProposePlanResult =
     recovery?: { run: string; closed: boolean; why?: string };
     /** What the last preflight predicted of the plan as it ran. */
     prediction?: PredictionJson;
+    /** The deviation from the prediction that stopped the plan, with both values. */
+    deviation?: string;
     note?: string;
   };
 
@@ -217,6 +219,7 @@ export function forModel(
           : {}),
         recorded: o.recorded,
         ...predicted(e.prediction),
+        ...(e.observed?.deviation ? { deviation: deviationText(e.observed.deviation) } : {}),
         ...(o.recovery
           ? {
             recovery: {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { PredictionDeps } from "../preflight_checks/predicted.ts";
-import type { Prediction } from "../../plan_model/prediction.ts";
+import type { ObservedRun, Prediction } from "../../plan_model/prediction.ts";
 import type { ControlSystem, Severity, Value } from "../../adapters/adapter.ts";
 import type { LimitsTable } from "../../safety/limits.ts";
 import type { Timers } from "../../util/misc.ts";
@@ -119,6 +119,8 @@ export interface ExecutionResult {
   finishedAt: string;
   /** What the last preflight predicted of the plan as it ran (absent: no prediction made). */
   prediction?: Prediction;
+  /** What was compared with the prediction while the plan ran, and any deviation that stopped it. */
+  observed?: ObservedRun;
 }
 
 /** How one action runs: in the plan, or in its rollback. */
