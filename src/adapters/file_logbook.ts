@@ -14,6 +14,7 @@ import type { Logbook, LogbookEntry, PostedEntry } from "./logbook.ts";
 import { appendWhole, cutTornTail, realAppendFs } from "../util/whole_append.ts";
 import { readRegularText } from "../util/bounded_read.ts";
 import { errorMessage } from "../util/errors.ts";
+import { openLockFile } from "../util/lock_file.ts";
 
 /** The largest logbook file read (64 MiB): past it, reads and posts fail, naming the file. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -149,7 +150,7 @@ export class FileLogbook implements Logbook {
   async #locked<T>(body: () => Promise<T>): Promise<T> {
     try {
       await Deno.mkdir(dirOf(this.path), { recursive: true, mode: 0o700 });
-      const lock = await Deno.open(`${this.path}.lock`, { create: true, write: true, mode: 0o600 });
+      const lock = await openLockFile(`${this.path}.lock`);
       try {
         await lock.lock(true);
         // An append that did not finish left a torn line: cut it off (kept aside) first.

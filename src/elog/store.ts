@@ -11,6 +11,7 @@ import { type Draft, DRAFT_ID, DraftSchema, MAX_DRAFT_FILE_BYTES } from "./draft
 import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
 import { readJson } from "../util/json_file.ts";
 import { errorMessage } from "../util/errors.ts";
+import { openLockFile } from "../util/lock_file.ts";
 
 /** A draft that is not there, or not a draft: one line saying which and what to do. */
 export class DraftError extends Error {
@@ -92,11 +93,7 @@ export class DraftStore {
   /** Runs `body` holding the draft's lock (other processes wait). */
   async locked<T>(id: string, body: () => Promise<T>): Promise<T> {
     await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const lock = await Deno.open(`${this.dir}/${id}.lock`, {
-      create: true,
-      write: true,
-      mode: 0o600,
-    });
+    const lock = await openLockFile(`${this.dir}/${id}.lock`);
     try {
       await lock.lock(true);
       return await body();

@@ -14,6 +14,7 @@ import type { Command } from "../args/command.ts";
 import { DraftError, draftJson, readDraft, type ShiftFacts, shiftFacts } from "../../elog/mod.ts";
 import { resolveRange } from "../../util/time_range.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { isRefusal } from "../../util/bounded_read.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { draftText, postText, skipText } from "../term/elog_review.ts";
 import { settleDrafts } from "../term/elog_after.ts";
@@ -36,6 +37,8 @@ export async function runElog(app: App, cmd: ElogCommand, json: boolean, io: Io)
     }
   } catch (e) {
     if (e instanceof DraftError) throw new CliError(e.message, Exit.USAGE);
+    // A lock file that is no regular file (a FIFO put in its place): one line naming it.
+    if (isRefusal(e)) throw new CliError(e.message, Exit.FAILURE);
     throw e;
   }
 }
