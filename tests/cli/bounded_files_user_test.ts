@@ -173,6 +173,14 @@ const CASES: Case[] = [
     says: /\S+fit\.py: /,
   },
   {
+    file: "the packages directory's lock file ([sandbox] packages_dir)",
+    extra: '[sandbox]\npackages_dir = "packages"\nprewarm = false\n',
+    path: (u) => `${u.dir}/packages/pyodide-lock.json`,
+    // Read when the app is built, by every command.
+    args: () => ["get", H01],
+    says: /^accel-agent: \S+pyodide-lock\.json: /,
+  },
+  {
     file: "audit verify FILE",
     path: (u) => `${u.dir}/day.jsonl`,
     args: (_, p) => ["audit", "verify", p],
