@@ -3,12 +3,14 @@
  * tmpfs, mounted as root; skipped where mounting is refused): the index
  * cache, a plan run and a plan the model proposes each fail in one line that
  * says why (no space), write nothing to the machine, and leave no temporary
- * file behind to fill the disk further.
+ * file behind to fill the disk further; a shift summary that cannot be saved
+ * is printed, not lost.
  */
 import assert from "node:assert/strict";
 import { canMount, fill, mountTmpfs } from "../support/full_disk.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
-import { UserSetup } from "../support/user_grants.ts";
+import { runAsUser, UserSetup } from "../support/user_grants.ts";
+import { tempDir } from "../support/temp.ts";
 
 const H01 = "SR:COR:H01:SETPT";
 
@@ -91,6 +93,45 @@ Deno.test({
 
       assert.deepEqual(user.writes, [], "something was written to the machine");
       assert.deepEqual(temps(user.stateDir), [], "a temporary file was left behind");
+    } finally {
+      await unmount();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "with the state disk full, elog shift prints the summary it could not save and says so in one line",
+  ignore: !(await canMount()),
+  fn: async () => {
+    await using dir = await tempDir();
+    const state = `${dir.path}/state`;
+    const config = `${dir.path}/config.toml`;
+    await Deno.writeTextFile(config, `[state]\ndir = ${JSON.stringify(state)}\n`);
+    const unmount = await mountTmpfs(state, "256k");
+    try {
+      await fill(state);
+      const run = (args: string[]) => runAsUser(["--config", config, ...args]);
+
+      const human = await run(["elog", "shift"]);
+      assert.equal(human.code, 1, human.stderr);
+      assert.match(human.stdout, /^Shift summary/m, "the summary is printed, not lost");
+      const lines = human.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, human.stderr);
+      assert.match(
+        lines[0] ?? "",
+        /^accel-agent: cannot save the logbook draft \S+ \(No space left on device.*\); the summary is printed above, not saved$/,
+      );
+      assert.doesNotMatch(human.stderr, /internal error/);
+
+      const json = await run(["elog", "shift", "--json"]);
+      assert.equal(json.code, 1, json.stderr);
+      const out = JSON.parse(json.stdout);
+      assert.equal(out.status, "not_saved");
+      assert.match(out.draft.title, /^Shift summary/);
+      assert.ok(out.draft.body.length > 0);
+      assert.match(out.error, /No space left on device/);
+      assert.deepEqual(temps(state), [], "a temporary file was left behind");
     } finally {
       await unmount();
     }

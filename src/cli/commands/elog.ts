@@ -11,7 +11,16 @@ import type { App } from "../../app/app.ts";
 import { CliError, Exit } from "../../app/exit.ts";
 import { abortOnSignals, cancelledBy, type Io } from "../../app/io.ts";
 import type { Command } from "../args/command.ts";
-import { DraftError, draftJson, readDraft, type ShiftFacts, shiftFacts } from "../../elog/mod.ts";
+import {
+  type Draft,
+  DraftError,
+  draftJson,
+  DraftSaveError,
+  readDraft,
+  type ShiftFacts,
+  shiftFacts,
+} from "../../elog/mod.ts";
+import { fail } from "./fail.ts";
 import { resolveRange } from "../../util/time_range.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { isRefusal } from "../../util/bounded_read.ts";
@@ -143,7 +152,13 @@ async function shift(app: App, cmd: ElogCommand, json: boolean, io: Io): Promise
   );
   const prose = await proseOf(app, facts, controller.signal, io);
   const elog = await app.plans.elog();
-  const draft = await elog.shift(facts, prose);
+  let draft;
+  try {
+    draft = await elog.shift(facts, prose);
+  } catch (e) {
+    if (e instanceof DraftSaveError && e.draft) unsavedShift(e, e.draft, json, io);
+    throw e;
+  }
   const [report] = await settleDrafts(app, [draft], {
     choice: cmd.choice,
     ask: !json && io.stdinIsTerminal && io.stdoutIsTerminal,
@@ -156,6 +171,17 @@ async function shift(app: App, cmd: ElogCommand, json: boolean, io: Io): Promise
     io.out(draftText(draft, elog.where, io, Infinity));
   }
   return report?.error ? Exit.FAILURE : Exit.OK;
+}
+
+/** A summary that could not be saved (a full disk) is printed, not lost; then one line says so. */
+function unsavedShift(e: DraftSaveError, d: Draft, json: boolean, io: Io): never {
+  if (json) {
+    fail(io, true, "not_saved", e.message, Exit.FAILURE, {
+      draft: { title: d.title, body: d.body },
+    });
+  }
+  io.out(`${untrusted(d.title)}\n${untrusted(d.body.trimEnd(), { multiline: true })}\n`);
+  throw new CliError(`${e.message}; the summary is printed above, not saved`, Exit.FAILURE);
 }
 
 /** A few sentences of prose from the model over the numbers; none without a model. */
