@@ -15,7 +15,7 @@ import { Session } from "../agent/session.ts";
 import { loadConfig, type LoadedConfig, missingModelSetup, resolveModel } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
-import { processHookRunner, resolveHook } from "../tools/hooks.ts";
+import { killRunningHooks, processHookRunner, resolveHook } from "../tools/hooks.ts";
 import { sessionResultWriter } from "../tools/tool_results.ts";
 import { commandHooks, type HookSpec } from "../agent/hooks.ts";
 import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
@@ -317,6 +317,7 @@ export async function createApp(
       await saveSession();
     },
     async close() {
+      killRunningHooks();
       await features.close();
       await Promise.all([cs.close(), sandbox.runner.close()]);
     },
