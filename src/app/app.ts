@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
+import {
+  bytesText,
+  MAX_DEFINITION_BYTES,
+  NotRegularFileError,
+  readRegularText,
+  TooLargeError,
+} from "../util/bounded_read.ts";
 import { indexSourceFor, openControlSystem, openLazily } from "../adapters/mod.ts";
 import type { DeviceIndexService, IndexServiceOptions } from "../index/service.ts";
 import { type ControlSystem, readOnlyView } from "../adapters/adapter.ts";
@@ -148,6 +154,7 @@ export async function createApp(
 
   async function contextFiles(): Promise<ContextFile[]> {
     const files: ContextFile[] = [];
+    let total = 0;
     for (const dir of config.agent.context_dirs) {
       const abs = resolve(dir);
       let names: string[] = [];
@@ -161,9 +168,26 @@ export async function createApp(
           Exit.USAGE,
         );
       }
+      if (names.length > MAX_CONTEXT_FILES) {
+        throw new CliError(
+          `context dir ${dir}: more than ${MAX_CONTEXT_FILES} Markdown files; fix [agent] context_dirs`,
+          Exit.USAGE,
+        );
+      }
       names = names.sort();
       for (const n of names) {
-        files.push({ path: `${dir}/${n}`, text: await promptFile(`${abs}/${n}`, "context_dirs") });
+        const text = await promptFile(`${abs}/${n}`, "context_dirs");
+        // Every request of a turn carries them all: past what any model takes, they are a mistake.
+        total += text.length;
+        if (total > MAX_CONTEXT_BYTES) {
+          throw new CliError(
+            `context dir ${dir}: its files hold more than ${
+              bytesText(MAX_CONTEXT_BYTES)
+            } together; fix [agent] context_dirs`,
+            Exit.USAGE,
+          );
+        }
+        files.push({ path: `${dir}/${n}`, text });
       }
     }
     return files;
@@ -325,6 +349,10 @@ export async function createApp(
   if (opts.resume !== undefined) await app.resume(opts.resume || undefined);
   return app;
 }
+
+/** Markdown files of one context directory, and characters of all of them together, at most. */
+const MAX_CONTEXT_FILES = 256;
+const MAX_CONTEXT_BYTES = 4 * MAX_DEFINITION_BYTES;
 
 /** The device index service, its modules loaded on the first search (start-up does not pay). */
 function lazyIndexService(options: IndexServiceOptions): DeviceIndexService {
