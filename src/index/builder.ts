@@ -6,6 +6,7 @@
  * @module
  */
 import type { IndexRecord, IndexSource } from "./record.ts";
+import { bytesText } from "../util/bounded_read.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { words } from "./lexicon.ts";
 import {
@@ -25,6 +26,76 @@ import {
  * as raw `p:` terms, not analysed again as words.
  */
 const FROM_NAME = new Set(["section", "family", "device", "index", "signal", "units"]);
+
+/**
+ * What the index keeps of one device, at most: a service may send records of
+ * any size within its body cap (ChannelFinder pages of 16 MiB, a thousand
+ * channels of 14 KB each grew the process past 4 GB), so longer texts are
+ * cut, further properties and tags left out, and the whole is bounded.
+ * EPICS descriptions hold 40 characters; TANGO's are a sentence or two.
+ */
+export const MAX_NAME_CHARS = 1024;
+export const MAX_DESCRIPTION_CHARS = 512;
+/** A property's key or value, a units string, a tag. */
+export const MAX_VALUE_CHARS = 256;
+/** Properties, and tags, of one device. */
+export const MAX_PROPERTIES = 64;
+/** Characters of names, descriptions, units, properties and tags of the whole index. */
+export const MAX_TEXT_CHARS = 256 * 1024 * 1024;
+
+/**
+ * `text` cut to `n` characters (never half a surrogate pair), as a string of
+ * its own: a slice would keep the whole original alive. Texts within `n` are
+ * kept as they are (copying every one made a build of a million devices
+ * half again as slow).
+ */
+function cut(text: string, n: number): string {
+  if (text.length <= n) return text;
+  let kept = text.slice(0, n);
+  const last = kept.charCodeAt(kept.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) kept = kept.slice(0, -1);
+  // A slice of a concatenation is a slice of a fresh copy, not of the original.
+  return ` ${kept}`.slice(1);
+}
+
+/** A record within the caps above, and the characters of it the index keeps. */
+function bounded(rec: IndexRecord): { rec: IndexRecord; chars: number } {
+  let chars = rec.name.length;
+  const description = cut(rec.description, MAX_DESCRIPTION_CHARS);
+  const units = cut(rec.units, MAX_VALUE_CHARS);
+  chars += description.length + units.length;
+  let properties = rec.properties;
+  let count = 0;
+  let within = true;
+  for (const key in properties) {
+    const value = properties[key] ?? "";
+    if (
+      ++count > MAX_PROPERTIES || key.length > MAX_VALUE_CHARS || value.length > MAX_VALUE_CHARS
+    ) {
+      within = false;
+      break;
+    }
+    chars += key.length + value.length;
+  }
+  if (!within) {
+    properties = {};
+    chars = rec.name.length + description.length + units.length;
+    for (const [key, value] of Object.entries(rec.properties).slice(0, MAX_PROPERTIES)) {
+      const k = cut(key, MAX_VALUE_CHARS), v = cut(value, MAX_VALUE_CHARS);
+      properties[k] = v;
+      chars += k.length + v.length;
+    }
+  }
+  let tags = rec.tags;
+  if (tags.length > MAX_PROPERTIES || tags.some((t) => t.length > MAX_VALUE_CHARS)) {
+    tags = tags.slice(0, MAX_PROPERTIES).map((t) => cut(t, MAX_VALUE_CHARS));
+  }
+  for (const t of tags) chars += t.length;
+  return {
+    rec: { name: rec.name, description, units, writable: rec.writable, properties, tags },
+    chars,
+  };
+}
 
 /** A growing list of postings of one term. */
 class Postings {
@@ -52,8 +123,14 @@ export class IndexBuilder {
   readonly #writable: number[] = [];
   readonly #postings = new Map<string, Postings>();
   #sorted = true;
+  #text = 0;
 
-  constructor(lexicon: Lexicon, readonly sourceId: string, readonly lexiconDigest: string) {
+  constructor(
+    lexicon: Lexicon,
+    readonly sourceId: string,
+    readonly lexiconDigest: string,
+    readonly maxTextChars = MAX_TEXT_CHARS,
+  ) {
     this.#lexicon = lexicon;
   }
 
@@ -62,13 +139,33 @@ export class IndexBuilder {
     return this.#names.length;
   }
 
-  /** Adds one device; a name already added is refused (a source must not repeat names). */
-  add(rec: IndexRecord): void {
+  /**
+   * Adds one device, within the caps above (longer texts cut); a name already
+   * added is refused (a source must not repeat names), and so is a name past
+   * {@link MAX_NAME_CHARS} or a namespace past {@link MAX_TEXT_CHARS}.
+   */
+  add(given: IndexRecord): void {
     const id = this.#names.length;
     if (id >= MAX_DOCS) throw new RangeError(`device index: more than ${MAX_DOCS} devices`);
-    if (/[\n\r]/.test(rec.name)) {
+    if (given.name.length > MAX_NAME_CHARS) {
+      throw new RangeError(
+        `device index: a name from ${this.sourceId} is longer than ${MAX_NAME_CHARS} characters ` +
+          `(${JSON.stringify(given.name.slice(0, 80))}…)`,
+      );
+    }
+    if (/[\n\r]/.test(given.name)) {
       throw new Error(
-        `device index: ${JSON.stringify(rec.name)} from ${this.sourceId} holds a line break`,
+        `device index: ${JSON.stringify(given.name)} from ${this.sourceId} holds a line break`,
+      );
+    }
+    const { rec, chars } = bounded(given);
+    this.#text += chars;
+    if (this.#text > this.maxTextChars) {
+      throw new RangeError(
+        `device index: ${this.sourceId} holds more than ${bytesText(this.maxTextChars)} ` +
+          `of names, descriptions and properties (at its device ${
+            id + 1
+          }); the index keeps no more`,
       );
     }
     const prev = this.#names[id - 1];
