@@ -39,6 +39,7 @@ export type { App, Resumed, Steering } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
 import { homeProblem } from "../config/paths.ts";
 import { makePrivateDir } from "../util/private_files.ts";
+import { closeStateDir } from "./state_dir.ts";
 
 export async function createApp(
   opts: {
@@ -63,6 +64,7 @@ export async function createApp(
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
+  await closeStateDir(stateDir);
   const source = await indexSourceFor(config);
   const devices = source && lazyIndexService({
     source,
