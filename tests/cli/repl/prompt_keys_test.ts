@@ -89,6 +89,11 @@ Deno.test({
     await term.send("Enter");
     await term.waitFor(/also check the orbit {2}\(queued for the next step\)/);
     open();
+    // The plan changed the machine: its logbook draft is asked about first (skipped here).
+    await term.waitFor(/H02 is at zero\.[\s\S]*Logbook entry:/);
+    await term.send("Down");
+    await term.send("Down");
+    await term.send("Enter");
     await term.waitFor(/Orbit fine\.[\s\S]*accel›\s*$/m);
     await term.type("/quit");
     await term.send("Enter");
