@@ -23,6 +23,7 @@ import {
 import { fail } from "./fail.ts";
 import { resolveRange } from "../../util/time_range.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { timeoutSignal } from "../../util/misc.ts";
 import { isRefusal } from "../../util/bounded_read.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { draftText, postText, skipText } from "../term/elog_review.ts";
@@ -196,6 +197,10 @@ async function proseOf(
   } catch {
     return undefined;
   }
+  // The turn's deadline bounds this call too: an endpoint that trickles its answer for ever
+  // would otherwise keep the command, as every byte resets the idle timer.
+  const seconds = app.loaded.config.llm.turn_timeout_s;
+  const deadline = timeoutSignal(seconds * 1000);
   try {
     const model = await app.model();
     let text = "";
@@ -211,13 +216,16 @@ async function proseOf(
           { role: "user", content: JSON.stringify(facts) },
         ],
         tools: [],
-      }, signal)
+      }, AbortSignal.any([signal, deadline]))
     ) {
       if (ev.type === "done") text = ev.response.text;
     }
     return text;
   } catch (e) {
-    io.err(`accel-agent: the model's prose is left out (${untrusted(errorMessage(e))})\n`);
+    const why = deadline.aborted && !signal.aborted
+      ? `it was still answering after ${seconds} s, [llm] turn_timeout_s`
+      : untrusted(errorMessage(e));
+    io.err(`accel-agent: the model's prose is left out (${why})\n`);
     return undefined;
   }
 }
