@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { FIELD_BITS, type IndexData, PROPERTY, SEGMENT, SEPARATORS, TAG } from "./data.ts";
+import { FIELD_BITS, type IndexData, PROPERTY, rawText, SEGMENT, SEPARATORS, TAG } from "./data.ts";
 import { type IndexStore, MemoryStore } from "./store.ts";
 import type { Lexicon } from "./lexicon.ts";
 import {
@@ -142,9 +142,11 @@ export class DeviceIndex {
   filterMasks(properties?: Record<string, string>, tags?: string[]): Uint8Array[] {
     const out: Uint8Array[] = [];
     for (const [key, glob] of Object.entries(properties ?? {})) {
-      out.push(this.#valueDocs(`${PROPERTY}${key.toLowerCase()}=`, glob.toUpperCase()));
+      out.push(
+        this.#valueDocs(`${PROPERTY}${rawText(key).toLowerCase()}=`, rawText(glob).toUpperCase()),
+      );
     }
-    for (const glob of tags ?? []) out.push(this.#valueDocs(TAG, glob.toUpperCase()));
+    for (const glob of tags ?? []) out.push(this.#valueDocs(TAG, rawText(glob).toUpperCase()));
     return out;
   }
 
