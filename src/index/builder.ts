@@ -262,10 +262,8 @@ export class IndexBuilder {
       let t = this.#tags.get(tag);
       if (t === undefined) {
         const { key, numbers } = masked(tag);
-        t = {
-          raw: this.#postingsOf(TAG + rawText(tag).toUpperCase()),
-          terms: this.#template(key, false),
-        };
+        const raw = this.#postingsOf(TAG + rawText(tag).toUpperCase());
+        t = { raw, terms: this.#template(key, false) };
         if (numbers.length) t.terms = this.#lexicon.analyse(tag).map((x) => ({ fixed: x.term }));
         if (this.#tags.size > 100_000) this.#tags.clear();
         this.#tags.set(tag, t);

@@ -9,6 +9,8 @@
  */
 import type { IndexData, TextColumn } from "./data.ts";
 import { FileStore, type Sections, type StoreHeader } from "./file_store.ts";
+
+export { CacheDamage } from "./file_store.ts";
 import { openPlainSync } from "../util/glance_read.ts";
 import { NotRegularFileError } from "../util/bounded_read.ts";
 
@@ -228,7 +230,14 @@ export function openIndexSync(
       h.lexiconDigest !== lexiconDigest
     ) throw new RangeError("another index");
     const s = h.sections;
-    const fits = Object.values(s).every((x) => x.offset + x.length <= size);
+    // Each section after the header and the one before it, and inside the file.
+    let end = 8 + headLength;
+    const fits = SECTIONS.every((k) => {
+      const x = s[k];
+      const ok = x.offset >= end && x.offset + x.length <= size;
+      end = x.offset + x.length;
+      return ok;
+    });
     const n = h.count;
     if (
       !fits || s.nameEnds.length !== 4 * n || s.descEnds.length !== 4 * n ||

@@ -10,6 +10,7 @@ import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
 import type { DeviceIndex } from "../index/device_index.ts";
 import { informalResult, type SearchDeviceResult } from "./search_words.ts";
 import { errorMessage } from "../util/errors.ts";
+import { CacheDamage } from "../index/file_store.ts";
 
 export type { PatternDevice, SearchDeviceResult } from "./search_words.ts";
 
@@ -67,25 +68,36 @@ export const searchDevice = defineTool<typeof Parameters, SearchDeviceResult>({
   readOnly: true,
   outsideText: "facility services (names, descriptions, units)",
   async execute(args, ctx) {
-    const mode: SearchMode = args.mode === "auto"
-      ? searchModeOf(args.pattern)
-      : args.mode === "informal"
-      ? "informal"
-      : searchModeOf(args.pattern) === "regex"
-      ? "regex"
-      : "pattern";
-    if (mode === "informal") return await informal(args, ctx);
-    const result = mode === "regex" ? await regex(args, ctx) : await pattern(args, ctx);
-    if (result.total === 0) {
-      const index = await indexOrUndefined(ctx);
-      if (index) {
-        const [, { nearestFamilies }] = await ranking();
-        return { ...result, nearest_families: nearestFamilies(index, args.pattern) };
-      }
+    try {
+      return await search(args, ctx);
+    } catch (e) {
+      // A cache file damaged where its header could not tell: built again, and asked again.
+      if (!(e instanceof CacheDamage) || !ctx.devices?.refresh) throw e;
+      await ctx.devices.refresh(ctx.signal);
+      return await search(args, ctx);
     }
-    return result;
   },
 });
+
+async function search(args: Args, ctx: ToolContext): Promise<SearchDeviceResult> {
+  const mode: SearchMode = args.mode === "auto"
+    ? searchModeOf(args.pattern)
+    : args.mode === "informal"
+    ? "informal"
+    : searchModeOf(args.pattern) === "regex"
+    ? "regex"
+    : "pattern";
+  if (mode === "informal") return await informal(args, ctx);
+  const result = mode === "regex" ? await regex(args, ctx) : await pattern(args, ctx);
+  if (result.total === 0) {
+    const index = await indexOrUndefined(ctx);
+    if (index) {
+      const [, { nearestFamilies }] = await ranking();
+      return { ...result, nearest_families: nearestFamilies(index, args.pattern) };
+    }
+  }
+  return result;
+}
 
 async function pattern(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
