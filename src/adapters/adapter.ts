@@ -199,11 +199,5 @@ export function severityAtLeast(a: Severity, b: Severity): boolean {
   return SEVERITY_ORDER.indexOf(a) >= SEVERITY_ORDER.indexOf(b);
 }
 
-/** Compiles a `*`/`?` wildcard pattern to an anchored, case-insensitive RegExp. */
-export function wildcardToRegExp(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
-    /\?/g,
-    ".",
-  );
-  return new RegExp(`^${body}$`, "i");
-}
+/** A `*`/`?` wildcard over a whole name, case-insensitive, matched without backtracking. */
+export { wildcard } from "../util/glob.ts";

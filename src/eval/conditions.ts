@@ -17,7 +17,7 @@ import type {
   Series,
   Value,
 } from "../adapters/adapter.ts";
-import { wildcardToRegExp } from "../adapters/adapter.ts";
+import { wildcard } from "../adapters/adapter.ts";
 import type { Simulator } from "../adapters/simulator/mod.ts";
 import type { Conditions } from "./task.ts";
 
@@ -112,7 +112,7 @@ class ConditionedSystem implements ControlSystem {
     const entries = await this.inner.logs(q, signal);
     const from = Date.parse(q.from);
     const to = Date.parse(q.to);
-    const device = q.device ? wildcardToRegExp(q.device) : undefined;
+    const device = q.device ? wildcard(q.device) : undefined;
     const text = q.text?.toLowerCase();
     const extra = this.#extraLogs.filter((e) => {
       const t = Date.parse(e.time);

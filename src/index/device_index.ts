@@ -15,12 +15,8 @@
 import { FIELD_BITS, type IndexData, PROPERTY, rawText, SEGMENT, SEPARATORS, TAG } from "./data.ts";
 import { type IndexStore, MemoryStore } from "./store.ts";
 import type { Lexicon } from "./lexicon.ts";
-import {
-  satisfies,
-  type SegmentConstraint,
-  segmentConstraints,
-  wildcardRegExp,
-} from "./pattern.ts";
+import { satisfies, type SegmentConstraint, segmentConstraints } from "./pattern.ts";
+import { wildcard } from "../util/glob.ts";
 
 /** One device as a search result shows it. */
 export interface IndexedDevice {
@@ -252,7 +248,7 @@ export class DeviceIndex {
 
   /** Devices whose raw property or tag term (`prefix` + value) matches `glob`. */
   #valueDocs(prefix: string, glob: string): Uint8Array {
-    const re = wildcardRegExp(glob);
+    const re = wildcard(glob);
     const [from, to] = this.termRange(prefix);
     const ids: number[] = [];
     for (let id = from; id < to; id++) {
@@ -297,7 +293,7 @@ export class DeviceIndex {
     const offset = Math.max(0, Math.floor(q.offset ?? 0));
     const limit = Math.max(0, Math.floor(q.limit ?? DEFAULT_LIMIT));
     const pattern = (q.pattern ?? "").trim() || "*";
-    const re = q.regex ?? wildcardRegExp(pattern);
+    const re = q.regex ?? wildcard(pattern);
     const constraints = q.regex ? [] : segmentConstraints(pattern);
     const subsystem = q.subsystem?.trim().toUpperCase();
     if (subsystem) constraints.push({ text: subsystem, how: "equals" });
