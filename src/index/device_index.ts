@@ -31,7 +31,7 @@ export interface PatternQuery {
   /** `*` and `?` wildcards over the whole name, case-insensitive (default `*`). */
   pattern?: string;
   /** A regular expression tested against the whole name instead of `pattern`. */
-  regex?: RegExp;
+  regex?: { test(name: string): boolean };
   /** First name segment, case-insensitive. */
   subsystem?: string;
   writable?: boolean;

@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define.ts";
-import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
+import { type SearchMode, searchModeOf } from "../index/mode.ts";
+import { nameRegex, type NameTest } from "../index/linear_regex.ts";
 import type { DeviceIndex } from "../index/device_index.ts";
 import { informalResult, type SearchDeviceResult } from "./search_words.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -136,9 +137,9 @@ async function regex(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   ctx: ToolContext,
 ): Promise<ResultOf<"regex">> {
-  let re: RegExp;
+  let re: NameTest;
   try {
-    re = parseRegex(pattern);
+    re = await nameRegex(pattern);
   } catch (e) {
     throw new ToolError(`${pattern}: not a valid regular expression (${errorMessage(e)})`);
   }

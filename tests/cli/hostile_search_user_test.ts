@@ -77,3 +77,25 @@ Deno.test("property and tag filters built to backtrack are matched in time bound
   // The same filter that can match still finds the device it describes.
   assert.equal(calls.get("found")?.result?.total, 1, JSON.stringify(calls.get("found")));
 });
+
+Deno.test("regular expressions built to backtrack without a nested repetition are answered, in time bounded by the name's length", async () => {
+  const calls = await searchAsModel({
+    // Eight ways to read each character: 8^16 paths through a name of 16.
+    alternation: { pattern: "/^(?:.|.|.|.|.|.|.|.)*Z$/" },
+    // Twelve repetitions side by side: every way to split a name among them.
+    stars: { pattern: `/^${".*".repeat(12)}Z$/` },
+    nested: { pattern: "/^(S+)+Z$/" },
+    // What operators write still runs, and finds.
+    plain: { pattern: "/^SR:COR:H0[1-2]:SETPT$/" },
+    two: { pattern: "/^SR:.*:H.*SETPT$/" },
+    // What the linear engine cannot run is refused in words, not run.
+    backref: { pattern: "/^(SR):.*\\1.*$/" },
+  });
+  for (const id of ["alternation", "stars", "nested"]) {
+    assert.equal(calls.get(id)?.result?.total, 0, `${id}: ${JSON.stringify(calls.get(id))}`);
+  }
+  assert.equal(calls.get("plain")?.result?.total, 2);
+  assert.ok((calls.get("two")?.result?.total ?? 0) >= 2, JSON.stringify(calls.get("two")));
+  assert.equal(calls.get("backref")?.ok, false);
+  assert.match(JSON.stringify(calls.get("backref")), /never backtracks/);
+});

@@ -126,12 +126,32 @@ Deno.test("filters apply to ranked results: writability and subsystem", () => {
   assert.ok(page.devices.every((d) => d.writable && /^RING:COR:[HV]\d+:SETPT$/.test(d.name)));
 });
 
-Deno.test("a regular expression that can backtrack for minutes is refused before it runs", async () => {
-  const { parseRegex } = await import("../../src/index/mode.ts");
-  assert.throws(() => parseRegex("/^(A+)+$/"), /repeated group holds a repetition/);
-  assert.throws(() => parseRegex("/(\\w*:)*X/"), /repeated group/);
-  assert.equal(parseRegex("/^RING:(BPM|COR):0[1-3]/").test("ring:bpm:02:x"), true);
-  assert.throws(() => parseRegex("/[unclosed/"), SyntaxError);
+Deno.test("a regular expression that repeats more than once runs on the engine that never backtracks", async () => {
+  const { nameRegex, repetitions } = await import("../../src/index/linear_regex.ts");
+  assert.deepEqual(repetitions("^RING:(BPM|COR):0[1-3]"), { variable: 0, group: false });
+  assert.deepEqual(repetitions("^SR:.*X$"), { variable: 1, group: false });
+  assert.deepEqual(repetitions("^(A+)+$"), { variable: 2, group: true });
+  assert.deepEqual(repetitions("(?:.|.){3}Z"), { variable: 0, group: true });
+  assert.deepEqual(repetitions("[*+?]\\d{2}\\u{41}a*?"), { variable: 1, group: false });
+  // Run on the built-in engine, which these cannot make backtrack.
+  assert.ok((await nameRegex("/^RING:(BPM|COR):0[1-3]/")) instanceof RegExp);
+  assert.ok((await nameRegex("/^SR:.*X$/")) instanceof RegExp);
+  // The rest on the linear-time one: the same answers.
+  for (
+    const [text, name, expected] of [
+      ["/^(A+)+$/", "AAAA", true],
+      ["/^(A+)+$/", "AAAAB", false],
+      ["/^ring:.*:.*:x$/", "RING:BPM:01:X", true],
+      ["/^RING:.*:.*:X$/s", "ring:bpm:01:x", false],
+      [`/^${".*".repeat(12)}Z$/`, "RING:BPM:01:X", false],
+    ] as const
+  ) {
+    const re = await nameRegex(text);
+    assert.ok(!(re instanceof RegExp), text);
+    assert.equal(re.test(name), expected, `${text} ${name}`);
+  }
+  await assert.rejects(() => nameRegex("/^(A).*\\1.*$/"), /never backtracks/);
+  await assert.rejects(() => nameRegex("/[unclosed/"), SyntaxError);
 });
 
 Deno.test("a query of hundreds of words is cut to a bounded number of terms", () => {

@@ -1,0 +1,88 @@
+/**
+ * A regular expression over device names, run so that no expression can hold
+ * the program: one with at most one variable repetition and no repeated group
+ * (`^RING:BPM:0[1-5]:X$`, `SR:.*X`) runs on the built-in engine, which is fast
+ * and, for such an expression, bounded by the square of a name's length; any
+ * other (`(.|.)*Z`, `.*.*.*Z`, `(A+)+`) runs on RE2's linear-time engine
+ * (`re2js`, loaded only then), a few times slower but bounded by the name's
+ * length: the built-in engine backtracks through every way to split a name
+ * among the repetitions, for hours, and nothing can interrupt it.
+ *
+ * @module
+ */
+
+/** What tests a name. */
+export interface NameTest {
+  test(name: string): boolean;
+}
+
+/**
+ * How `body` repeats: the variable repetitions (`*`, `+`, `?`, `{n,}`,
+ * `{n,m}`) outside character classes, and whether any repetition applies to a group.
+ */
+export function repetitions(body: string): { variable: number; group: boolean } {
+  let variable = 0, group = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === "\\") {
+      // `\u{…}`, `\p{…}`, `\k<…>`: the braces are the escape's, not a repetition.
+      const next = body[i + 1] ?? "";
+      const open = body[i + 2];
+      if ("upPk".includes(next) && (open === "{" || open === "<")) {
+        const close = body.indexOf(open === "{" ? "}" : ">", i + 2);
+        i = close < 0 ? body.length : close;
+      } else i++;
+      continue;
+    }
+    if (c === "[") {
+      for (i++; i < body.length && body[i] !== "]"; i++) if (body[i] === "\\") i++;
+      continue;
+    }
+    const prev = body[i - 1];
+    let quantifier: "variable" | "fixed" | undefined;
+    if (c === "*" || c === "+") quantifier = "variable";
+    else if (c === "?" && prev !== "(" && !/[*+?}]/.test(prev ?? "")) quantifier = "variable";
+    else if (c === "{") {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(body.slice(i));
+      if (m) {
+        quantifier = m[2] === undefined || m[3] === m[1] ? "fixed" : "variable";
+        i += m[0].length - 1;
+      }
+    }
+    if (quantifier === undefined) continue;
+    if (quantifier === "variable") variable++;
+    if (prev === ")") group = true;
+  }
+  return { variable, group };
+}
+
+/**
+ * The `/body/flags` of a search as a test of names. Throws a SyntaxError,
+ * said in words, when it is not a regular expression, or when it needs the
+ * linear-time engine and uses what that engine cannot run (backreferences,
+ * lookaround).
+ */
+export async function nameRegex(text: string): Promise<NameTest> {
+  const t = text.trim();
+  const end = t.lastIndexOf("/");
+  const body = t.slice(1, end);
+  const flags = t.slice(end + 1).replace(/[gy]/g, "");
+  const builtIn = new RegExp(body, flags === "" ? "i" : flags);
+  const r = repetitions(body);
+  if (r.variable <= 1 && !r.group) return builtIn;
+  const { RE2JS } = await import("re2js");
+  let options = flags === "" || flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0;
+  if (flags.includes("s")) options |= RE2JS.DOTALL;
+  if (flags.includes("m")) options |= RE2JS.MULTILINE;
+  let re;
+  try {
+    re = RE2JS.compile(body, options);
+  } catch (e) {
+    throw new SyntaxError(
+      `it repeats more than once, so it is run on an engine that never backtracks, which ` +
+        `cannot run it (${e instanceof Error ? e.message : String(e)}); ` +
+        "backreferences and lookaround need backtracking: write it without them",
+    );
+  }
+  return { test: (name) => re.matcher(name).find() };
+}
