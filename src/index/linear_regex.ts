@@ -1,12 +1,14 @@
 /**
  * A regular expression over device names, run so that no expression can hold
- * the program: one with at most one variable repetition and no repeated group
- * (`^RING:BPM:0[1-5]:X$`, `SR:.*X`) runs on the built-in engine, which is fast
- * and, for such an expression, bounded by the square of a name's length; any
- * other (`(.|.)*Z`, `.*.*.*Z`, `(A+)+`) runs on RE2's linear-time engine
- * (`re2js`, loaded only then), a few times slower but bounded by the name's
- * length: the built-in engine backtracks through every way to split a name
- * among the repetitions, for hours, and nothing can interrupt it.
+ * the program: one with a single choice, a variable repetition or a group of
+ * alternatives, and no repeated group (`^RING:(BPM|COR):0[1-5]:X$`, `SR:.*X`)
+ * runs on the built-in engine, which is fast and, for such an expression,
+ * bounded by the square of a name's length; any other (`(.|.)*Z`, `.*.*.*Z`,
+ * `(A+)+`, `(.|.)(.|.)(.|.)…Z`) runs on RE2's linear-time engine (`re2js`,
+ * loaded only then), a few times slower but bounded by the name's length: the
+ * built-in engine backtracks through every way to split a name among the
+ * repetitions and every combination of alternatives, for hours, and nothing
+ * can interrupt it.
  *
  * @module
  */
@@ -18,10 +20,17 @@ export interface NameTest {
 
 /**
  * How `body` repeats: the variable repetitions (`*`, `+`, `?`, `{n,}`,
- * `{n,m}`) outside character classes, and whether any repetition applies to a group.
+ * `{n,m}`) outside character classes, whether any repetition applies to a
+ * group, and how many groups (the whole expression counting as one) hold
+ * alternatives (`|`): each such group is a choice the built-in engine
+ * backtracks through, as a repetition is.
  */
-export function repetitions(body: string): { variable: number; group: boolean } {
-  let variable = 0, group = false;
+export function repetitions(
+  body: string,
+): { variable: number; group: boolean; alternatives: number } {
+  let variable = 0, group = false, alternatives = 0;
+  /** For each open group, the whole expression first: whether it holds a `|`. */
+  const open = [false];
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (c === "\\") {
@@ -38,6 +47,9 @@ export function repetitions(body: string): { variable: number; group: boolean } 
       for (i++; i < body.length && body[i] !== "]"; i++) if (body[i] === "\\") i++;
       continue;
     }
+    if (c === "(") open.push(false);
+    else if (c === "|") open[open.length - 1] = true;
+    else if (c === ")" && open.length > 1 && open.pop()) alternatives++;
     const prev = body[i - 1];
     let quantifier: "variable" | "fixed" | undefined;
     if (c === "*" || c === "+") quantifier = "variable";
@@ -53,7 +65,8 @@ export function repetitions(body: string): { variable: number; group: boolean } 
     if (quantifier === "variable") variable++;
     if (prev === ")") group = true;
   }
-  return { variable, group };
+  if (open.some((bar) => bar)) alternatives += open.filter((bar) => bar).length;
+  return { variable, group, alternatives };
 }
 
 /**
@@ -69,7 +82,7 @@ export async function nameRegex(text: string): Promise<NameTest> {
   const flags = t.slice(end + 1).replace(/[gy]/g, "");
   const builtIn = new RegExp(body, flags === "" ? "i" : flags);
   const r = repetitions(body);
-  if (r.variable <= 1 && !r.group) return builtIn;
+  if (r.variable + r.alternatives <= 1 && !r.group) return builtIn;
   const { RE2JS } = await import("re2js");
   let options = flags === "" || flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0;
   if (flags.includes("s")) options |= RE2JS.DOTALL;

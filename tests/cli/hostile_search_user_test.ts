@@ -85,13 +85,15 @@ Deno.test("regular expressions built to backtrack without a nested repetition ar
     // Twelve repetitions side by side: every way to split a name among them.
     stars: { pattern: `/^${".*".repeat(12)}Z$/` },
     nested: { pattern: "/^(S+)+Z$/" },
+    // No repetition at all: eight ways to read each of 24 characters, 8^16 paths through a name of 16.
+    unrolled: { pattern: `/^${"(?:.|.|.|.|.|.|.|.)".repeat(24)}Z$/` },
     // What operators write still runs, and finds.
     plain: { pattern: "/^SR:COR:H0[1-2]:SETPT$/" },
     two: { pattern: "/^SR:.*:H.*SETPT$/" },
     // What the linear engine cannot run is refused in words, not run.
     backref: { pattern: "/^(SR):.*\\1.*$/" },
   });
-  for (const id of ["alternation", "stars", "nested"]) {
+  for (const id of ["alternation", "stars", "nested", "unrolled"]) {
     assert.equal(calls.get(id)?.result?.total, 0, `${id}: ${JSON.stringify(calls.get(id))}`);
   }
   assert.equal(calls.get("plain")?.result?.total, 2);

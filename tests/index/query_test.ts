@@ -126,13 +126,19 @@ Deno.test("filters apply to ranked results: writability and subsystem", () => {
   assert.ok(page.devices.every((d) => d.writable && /^RING:COR:[HV]\d+:SETPT$/.test(d.name)));
 });
 
-Deno.test("a regular expression that repeats more than once runs on the engine that never backtracks", async () => {
+Deno.test("a regular expression that repeats or chooses between alternatives more than once runs on the engine that never backtracks", async () => {
   const { nameRegex, repetitions } = await import("../../src/index/linear_regex.ts");
-  assert.deepEqual(repetitions("^RING:(BPM|COR):0[1-3]"), { variable: 0, group: false });
-  assert.deepEqual(repetitions("^SR:.*X$"), { variable: 1, group: false });
-  assert.deepEqual(repetitions("^(A+)+$"), { variable: 2, group: true });
-  assert.deepEqual(repetitions("(?:.|.){3}Z"), { variable: 0, group: true });
-  assert.deepEqual(repetitions("[*+?]\\d{2}\\u{41}a*?"), { variable: 1, group: false });
+  const r = (variable: number, group: boolean, alternatives: number) => ({
+    variable,
+    group,
+    alternatives,
+  });
+  assert.deepEqual(repetitions("^RING:(BPM|COR):0[1-3]"), r(0, false, 1));
+  assert.deepEqual(repetitions("^SR:.*X$"), r(1, false, 0));
+  assert.deepEqual(repetitions("^(A+)+$"), r(2, true, 0));
+  assert.deepEqual(repetitions("(?:.|.){3}Z"), r(0, true, 1));
+  assert.deepEqual(repetitions("^(?:(A|B)|[|]|\\|)Z|Y"), r(0, false, 3));
+  assert.deepEqual(repetitions("[*+?]\\d{2}\\u{41}a*?"), r(1, false, 0));
   // Run on the built-in engine, which these cannot make backtrack.
   assert.ok((await nameRegex("/^RING:(BPM|COR):0[1-3]/")) instanceof RegExp);
   assert.ok((await nameRegex("/^SR:.*X$/")) instanceof RegExp);
@@ -144,6 +150,9 @@ Deno.test("a regular expression that repeats more than once runs on the engine t
       ["/^ring:.*:.*:x$/", "RING:BPM:01:X", true],
       ["/^RING:.*:.*:X$/s", "ring:bpm:01:x", false],
       [`/^${".*".repeat(12)}Z$/`, "RING:BPM:01:X", false],
+      // No repetition at all, but eight ways to read each of 24 characters.
+      [`/^${"(?:.|.|.|.|.|.|.|.)".repeat(24)}Z$/`, "RING:BPM:01:X", false],
+      ["/^RING:(BPM|COR):.*X$/", "RING:BPM:01:X", true],
     ] as const
   ) {
     const re = await nameRegex(text);
