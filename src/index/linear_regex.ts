@@ -5,10 +5,11 @@
  * runs on the built-in engine, which is fast and, for such an expression,
  * bounded by the square of a name's length; any other (`(.|.)*Z`, `.*.*.*Z`,
  * `(A+)+`, `(.|.)(.|.)(.|.)…Z`) runs on RE2's linear-time engine (`re2js`,
- * loaded only then), a few times slower but bounded by the name's length: the
- * built-in engine backtracks through every way to split a name among the
+ * loaded only when needed), a few times slower but bounded by the name's
+ * length: the built-in engine backtracks through every way to split a name among the
  * repetitions and every combination of alternatives, for hours, and nothing
- * can interrupt it.
+ * can interrupt it. A name longer than {@link LONG_NAME} is tested on the
+ * linear-time engine by any expression with a repetition.
  *
  * @module
  */
@@ -70,6 +71,22 @@ export function repetitions(
 }
 
 /**
+ * Names longer than this are tested on the linear-time engine even by an
+ * expression the built-in engine runs: for `.*Z` it takes the square of a
+ * name's length (3 s for one name of 50,000 characters, hours for a few
+ * million), and a facility's service may name a channel so.
+ */
+export const LONG_NAME = 1_000;
+
+/**
+ * An expression with a variable repetition that the linear-time engine cannot
+ * run met a name longer than {@link LONG_NAME}: thrown by its test, said in words.
+ */
+export class UnboundedRegex extends Error {
+  override name = "UnboundedRegex";
+}
+
+/**
  * The `/body/flags` of a search as a test of names. Throws a SyntaxError,
  * said in words, when it is not a regular expression, or when it needs the
  * linear-time engine and uses what that engine cannot run (backreferences,
@@ -82,20 +99,44 @@ export async function nameRegex(text: string): Promise<NameTest> {
   const flags = t.slice(end + 1).replace(/[gy]/g, "");
   const builtIn = new RegExp(body, flags === "" ? "i" : flags);
   const r = repetitions(body);
-  if (r.variable + r.alternatives <= 1 && !r.group) return builtIn;
+  // Without a variable repetition each attempt reads at most the expression's length.
+  if (r.variable + r.alternatives <= 1 && !r.group && r.variable === 0) return builtIn;
+  const linear = await linearRegex(body, flags);
+  if (r.variable + r.alternatives <= 1 && !r.group) {
+    return {
+      test: (name) => {
+        if (name.length <= LONG_NAME) return builtIn.test(name);
+        if (linear instanceof Error) {
+          throw new UnboundedRegex(
+            `${text} cannot be tested against a name of ${name.length} characters in bounded ` +
+              `time: the engine that never backtracks cannot run it (${linear.message}); ` +
+              "backreferences and lookaround need backtracking: write it without them",
+          );
+        }
+        return linear.test(name);
+      },
+    };
+  }
+  if (linear instanceof Error) {
+    throw new SyntaxError(
+      `it repeats more than once, so it is run on an engine that never backtracks, which ` +
+        `cannot run it (${linear.message}); ` +
+        "backreferences and lookaround need backtracking: write it without them",
+    );
+  }
+  return linear;
+}
+
+/** `body` on RE2's linear-time engine, or why that engine cannot run it. */
+async function linearRegex(body: string, flags: string): Promise<NameTest | Error> {
   const { RE2JS } = await import("re2js");
   let options = flags === "" || flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0;
   if (flags.includes("s")) options |= RE2JS.DOTALL;
   if (flags.includes("m")) options |= RE2JS.MULTILINE;
-  let re;
   try {
-    re = RE2JS.compile(body, options);
+    const re = RE2JS.compile(body, options);
+    return { test: (name) => re.matcher(name).find() };
   } catch (e) {
-    throw new SyntaxError(
-      `it repeats more than once, so it is run on an engine that never backtracks, which ` +
-        `cannot run it (${e instanceof Error ? e.message : String(e)}); ` +
-        "backreferences and lookaround need backtracking: write it without them",
-    );
+    return e instanceof Error ? e : new Error(String(e));
   }
-  return { test: (name) => re.matcher(name).find() };
 }

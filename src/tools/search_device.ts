@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define.ts";
 import { type SearchMode, searchModeOf } from "../index/mode.ts";
-import { nameRegex, type NameTest } from "../index/linear_regex.ts";
+import { nameRegex, type NameTest, UnboundedRegex } from "../index/linear_regex.ts";
 import type { DeviceIndex } from "../index/device_index.ts";
 import { informalResult, type SearchDeviceResult } from "./search_words.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -143,15 +143,14 @@ async function regex(
   } catch (e) {
     throw new ToolError(`${pattern}: not a valid regular expression (${errorMessage(e)})`);
   }
-  const page = (await needIndex(ctx, "a regular expression")).match({
-    regex: re,
-    subsystem,
-    writable,
-    properties,
-    tags,
-    offset,
-    limit,
-  });
+  const index = await needIndex(ctx, "a regular expression");
+  let page;
+  try {
+    page = index.match({ regex: re, subsystem, writable, properties, tags, offset, limit });
+  } catch (e) {
+    if (e instanceof UnboundedRegex) throw new ToolError(e.message);
+    throw e;
+  }
   const next = page.offset + page.devices.length;
   return {
     mode: "regex",
