@@ -177,6 +177,13 @@ Deno.test("a regular expression with one repetition is tested against a facility
   assert.throws(() => ahead.test(long), /1000003 characters.*write it without them/);
   // Without a repetition every attempt is short: the built-in engine runs it, even with lookaround.
   assert.equal((await nameRegex("/(?=A)AZ/")).test(long), false);
+  // A counted repetition reads its count at each start: 27 s for .{20000}Z over 200,000
+  // characters. Either engine takes the count times the length: over 1,000 it is refused.
+  assert.equal((await nameRegex("/.{900}Z/")).test("SR:" + "A".repeat(5_000)), false);
+  assert.equal((await nameRegex("/.{900}Z/")).test("SR:" + "A".repeat(5_000) + "Z"), true);
+  assert.equal((await nameRegex("/A{2}Z/")).test("SR:AAZ"), true);
+  const counted = await nameRegex("/.{100000}Z/");
+  assert.throws(() => counted.test(long), UnboundedRegex);
 });
 
 Deno.test("a query of hundreds of words is cut to a bounded number of terms", () => {
