@@ -230,14 +230,19 @@ export function openIndexSync(
       h.lexiconDigest !== lexiconDigest
     ) throw new RangeError("another index");
     const s = h.sections;
-    // Each section after the header and the one before it, and inside the file.
+    // Each section after the header and the one before it, and inside the file; and the file
+    // ends where the last one (padded) does: a cut or grown file is not the one this header
+    // describes.
+    const padded = (n: number) => n + (4 - n % 4) % 4;
     let end = 8 + headLength;
-    const fits = SECTIONS.every((k) => {
+    const ordered = SECTIONS.every((k) => {
       const x = s[k];
       const ok = x.offset >= end && x.offset + x.length <= size;
       end = x.offset + x.length;
       return ok;
     });
+    const last = Math.max(...Object.values(s).map((x) => x.offset + padded(x.length)));
+    const fits = ordered && last === size;
     const n = h.count;
     if (
       !fits || s.nameEnds.length !== 4 * n || s.descEnds.length !== 4 * n ||

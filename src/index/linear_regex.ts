@@ -74,7 +74,7 @@ export function repetitions(
  * Names longer than this are tested on the linear-time engine even by an
  * expression the built-in engine runs: for `.*Z` it takes the square of a
  * name's length (3 s for one name of 50,000 characters, hours for a few
- * million), and a facility's service may name a channel so.
+ * million, were a name allowed so long; the index holds names up to 1,024).
  */
 export const LONG_NAME = 1_000;
 

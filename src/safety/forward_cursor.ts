@@ -13,6 +13,11 @@
 import type { AuditEntry } from "./audit.ts";
 import type { ForwardTarget } from "./audit_deliver.ts";
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
+import { readAuditFile } from "./audit_chain.ts";
+
+/** A cursor is one short JSON line; anything larger is not one. */
+const MAX_CURSOR_BYTES = 64 << 10;
 
 export interface Cursor {
   sent: number;
@@ -51,7 +56,7 @@ export class CursorFile {
   async read(): Promise<{ cursor: Cursor; damaged?: string }> {
     let text: string;
     try {
-      text = await Deno.readTextFile(this.path);
+      text = await readRegularText(this.path, MAX_CURSOR_BYTES);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return { cursor: FRESH };
       return {
@@ -127,7 +132,7 @@ export async function readRecordsAfter(
       seq += known.lines;
       continue;
     }
-    const lines = completeLines(await Deno.readTextFile(file));
+    const lines = completeLines(await readAuditFile(file));
     counted.set(file, { size, lines: lines.length });
     for (const line of lines) {
       seq++;

@@ -16,7 +16,7 @@ import {
 import { loadSynonyms } from "../../src/index/synonyms.ts";
 import { CacheDamage, openIndex, saveIndex } from "../../src/index/cache.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import { tempDir } from "../support/temp.ts";
 
 const synonyms = await loadSynonyms();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createRegistry } from "../../src/tools/mod.ts";
 import { createSimulator } from "../../src/adapters/simulator/mod.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
 import { buildIndex } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";
@@ -86,7 +86,8 @@ Deno.test("property and tag filters narrow a search by words", async () => {
 });
 
 Deno.test("a regular expression over a facility's very long name is answered in bounded time, or refused in words", async () => {
-  const long = "SR:" + "A".repeat(300_000);
+  // As long as the index holds one (1,024 characters), past where the built-in engine stops.
+  const long = "SR:" + "A".repeat(1_017);
   const rec = (name: string) => ({
     name,
     description: "",
@@ -116,5 +117,5 @@ Deno.test("a regular expression over a facility's very long name is answered in 
   assert.equal((found.result as Row).total, 1);
   const refused = await call("/(?=SR).*Z/");
   assert.equal(refused.ok, false);
-  assert.match(JSON.stringify(refused), /300003 characters.*write it without them/);
+  assert.match(JSON.stringify(refused), /1020 characters.*write it without them/);
 });
