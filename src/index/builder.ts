@@ -21,6 +21,7 @@ import {
   type IndexData,
   MAX_DOCS,
   PROPERTY,
+  rawText,
   SEGMENT,
   SEPARATORS,
   TAG,
@@ -235,7 +236,7 @@ export class IndexBuilder {
     for (const key in rec.properties) {
       const value = rec.properties[key] ?? "";
       let k = this.#keys.get(key);
-      if (k === undefined) this.#keys.set(key, k = key.toLowerCase());
+      if (k === undefined) this.#keys.set(key, k = rawText(key).toLowerCase());
       const v = this.#rawValue(k, value);
       this.#mark(v.raw, id, Field.PROP);
       // A value that is only a number (a position, a length, an index) says nothing to words.
@@ -262,7 +263,8 @@ export class IndexBuilder {
       let t = this.#tags.get(tag);
       if (t === undefined) {
         const { key, numbers } = masked(tag);
-        t = { raw: this.#postingsOf(TAG + tag.toUpperCase()), terms: this.#template(key, false) };
+        const raw = this.#postingsOf(TAG + rawText(tag).toUpperCase());
+        t = { raw, terms: this.#template(key, false) };
         if (numbers.length) t.terms = this.#lexicon.analyse(tag).map((x) => ({ fixed: x.term }));
         if (this.#tags.size > 100_000) this.#tags.clear();
         this.#tags.set(tag, t);
@@ -299,7 +301,7 @@ export class IndexBuilder {
     if (byValue === undefined) this.#values.set(key, byValue = new Map());
     let v = byValue.get(value);
     if (v === undefined) {
-      const raw = this.#postingsOf(`${PROPERTY}${key}=${value.toUpperCase()}`);
+      const raw = this.#postingsOf(`${PROPERTY}${key}=${rawText(value).toUpperCase()}`);
       v = /[0-9]/.test(value) ? { raw } : { raw, terms: this.#template(value, false) };
       if (byValue.size > 200_000) byValue.clear();
       this.#remember(value.length);
