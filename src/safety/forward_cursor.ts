@@ -13,6 +13,9 @@
 import type { AuditEntry } from "./audit.ts";
 import type { ForwardTarget } from "./audit_deliver.ts";
 import { errorMessage } from "../util/errors.ts";
+import { readRegularText } from "../util/bounded_read.ts";
+import { withLockFile } from "../util/lock_file.ts";
+import { readAuditFile } from "./audit_chain.ts";
 
 export interface Cursor {
   sent: number;
@@ -21,6 +24,9 @@ export interface Cursor {
 }
 
 const FRESH: Cursor = { sent: 0, hash: "", attempted: 0 };
+
+/** The largest cursor file read: three numbers and a hash. */
+const MAX_CURSOR_BYTES = 4096;
 
 /** A file name for a target: its kind and address, with anything but `[A-Za-z0-9.-]` as `_`. */
 export function cursorName(t: ForwardTarget): string {
@@ -38,20 +44,16 @@ export class CursorFile {
   /** Runs `body` holding this collector's lock (one sender per collector across processes). */
   async locked<T>(body: () => Promise<T>): Promise<T> {
     await Deno.mkdir(`${this.stateDir}/audit.forward`, { recursive: true, mode: 0o700 });
-    const lock = await Deno.open(`${this.path}.lock`, { create: true, write: true, mode: 0o600 });
-    try {
-      await lock.lock(true);
-      return await body();
-    } finally {
-      lock.close();
-    }
+    // A FIFO or a link at the lock's name is refused, not opened (an open would wait for ever).
+    return await withLockFile(`${this.path}.lock`, body);
   }
 
   /** The cursor; a missing file is a fresh start, a damaged one is said (and read as fresh). */
   async read(): Promise<{ cursor: Cursor; damaged?: string }> {
     let text: string;
     try {
-      text = await Deno.readTextFile(this.path);
+      // Through the bounded reader: a FIFO, a device or a huge file here is damage, not a wait.
+      text = await readRegularText(this.path, MAX_CURSOR_BYTES);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return { cursor: FRESH };
       return {
@@ -72,7 +74,9 @@ export class CursorFile {
   async save(c: Cursor): Promise<void> {
     const tmp = `${this.path}.${Deno.pid}.tmp`;
     try {
-      await Deno.writeTextFile(tmp, `${JSON.stringify(c)}\n`, { mode: 0o600 });
+      // Made new: whatever was left at the name (a FIFO, a link) is not written through.
+      await Deno.remove(tmp).catch(() => {});
+      await Deno.writeTextFile(tmp, `${JSON.stringify(c)}\n`, { mode: 0o600, createNew: true });
       using f = await Deno.open(tmp, { read: true });
       await f.sync();
       await Deno.rename(tmp, this.path);
@@ -127,7 +131,7 @@ export async function readRecordsAfter(
       seq += known.lines;
       continue;
     }
-    const lines = completeLines(await Deno.readTextFile(file));
+    const lines = completeLines(await readAuditFile(file));
     counted.set(file, { size, lines: lines.length });
     for (const line of lines) {
       seq++;
