@@ -108,7 +108,8 @@ export async function createPlanPath(
   const safety = async (): Promise<SafetyState> => {
     const [site, live] = await Promise.all([
       readSiteSwitches(io.env),
-      readConfigSwitch(loaded.path),
+      // Every file of the chain: a switch turned off in a config the operator's extends counts too.
+      readConfigSwitch(loaded.layers?.length ? loaded.layers.map((l) => l.path) : loaded.path),
     ]);
     const configOn = config.safety.writes_enabled && live.writesEnabled;
     return {

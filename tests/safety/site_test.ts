@@ -84,3 +84,20 @@ Deno.test("the config file's own switch is read again: turned off, gone or damag
   // No config file: built-in defaults, which allow writes.
   assert.deepEqual(await readConfigSwitch(undefined), { writesEnabled: true });
 });
+
+Deno.test("the switch is read again from every file of the chain: the highest that sets it decides, any one gone is off", async () => {
+  await using dir = await tempDir();
+  const site = `${dir.path}/site.toml`, own = `${dir.path}/own.toml`;
+  await Deno.writeTextFile(site, "[safety]\nwrites_enabled = true\n");
+  await Deno.writeTextFile(own, '[ui]\ncolor = "never"\n');
+  assert.deepEqual(await readConfigSwitch([site, own]), { writesEnabled: true });
+  await Deno.writeTextFile(site, "[safety]\nwrites_enabled = false\n");
+  assert.deepEqual(await readConfigSwitch([site, own]), { writesEnabled: false });
+  // As in the merged config: a file above that sets it decides.
+  await Deno.writeTextFile(own, "[safety]\nwrites_enabled = true\n");
+  assert.deepEqual(await readConfigSwitch([site, own]), { writesEnabled: true });
+  await Deno.remove(site);
+  const gone = await readConfigSwitch([site, own]);
+  assert.equal(gone.writesEnabled, false);
+  assert.match(gone.error ?? "", /site\.toml: cannot read the config file/);
+});
