@@ -169,7 +169,7 @@ export function configuredEnv(config: Config): string[] {
 
 /** The pinned Pyodide's assets (as `src/sandbox/mod.ts` finds them). */
 function pinnedPyodideDir(): string {
-  return normalize(new URL(".", import.meta.resolve("pyodide")).pathname);
+  return normalize(decodeURIComponent(new URL(".", import.meta.resolve("pyodide")).pathname));
 }
 
 /** `path`, and its resolved form too when a symlink is on the way (Deno checks the path used). */
