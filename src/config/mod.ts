@@ -58,7 +58,14 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
  */
 function mergedConfig(chain: Layer[]): { config: Config; origins: Map<string, string> } {
   if (chain.length === 0) return { config: ConfigSchema.parse({}), origins: new Map() };
-  const { raw, origins } = mergeChain(chain);
+  let merged;
+  try {
+    merged = mergeChain(chain);
+  } catch (e) {
+    if (e instanceof LayerError) throw new ConfigError(e.message);
+    throw e;
+  }
+  const { raw, origins } = merged;
   const whole = ConfigSchema.safeParse(raw);
   if (whole.success) return { config: simulatorsOwn(whole.data, origins), origins };
   for (const layer of [...chain].reverse()) validateConfig(layer.raw, layer.text, layer.shown);

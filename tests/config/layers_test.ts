@@ -138,6 +138,23 @@ const CHAIN_ERRORS: [string, Record<string, string>, string, RegExp][] = [
     "user.toml",
     /^site\.toml:1:5: invalid TOML: /,
   ],
+  [
+    "a path in another user's home (~user/) is refused where it is written, not resolved elsewhere",
+    {
+      "site/site.toml": '[safety]\nlimits_file = "~root/limits.toml"\n',
+      "user.toml": 'extends = "site/site.toml"\n',
+    },
+    "user.toml",
+    /^site\/site\.toml:2: key safety\.limits_file: "~root\/limits\.toml" names another user's home, which is not supported; write the absolute path$/,
+  ],
+  [
+    "a ~user program of a hook is refused too",
+    {
+      "user.toml": '[[hooks.before_tool]]\ncommand = ["~ops/bin/check"]\n',
+    },
+    "user.toml",
+    /^user\.toml:1: key hooks\.before_tool: "~ops\/bin\/check" names another user's home/,
+  ],
 ];
 
 for (const [name, files, start, expected] of CHAIN_ERRORS) {
