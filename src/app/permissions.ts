@@ -17,6 +17,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import {
   homeProblem,
   isWritableSetting,
+  type NamedPath,
   namedPaths,
   normalize,
   resolveConfigPath,
@@ -247,6 +248,8 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
       setting: "an output file named on the command line",
     })),
   ].flatMap(({ path, setting }) => withRealPath(check(path, setting)));
+  const over = writesOverBounds(loaded, named, site ? resolveConfigPath(site, ctx.cwd, home) : "");
+  if (over) throw new GrantError(over);
   return {
     read: unique(read),
     write: unique(write),
@@ -267,6 +270,41 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     ]),
     ...(programs.missing.length ? { notFound: programs.missing } : {}),
   };
+}
+
+/**
+ * Why a directory the program writes would hold a file that bounds it — a
+ * config file of the chain, the limits file or a site file — or undefined:
+ * granted writes over it, the program could change its own limits (a
+ * `[state] dir = "/"` from any layer of the chain would grant the whole disk).
+ */
+function writesOverBounds(
+  loaded: LoadedConfig,
+  named: NamedPath[],
+  site: string,
+): string | undefined {
+  const bounds = [
+    ...(loaded.path ? [{ path: loaded.path, what: "the config file" }] : []),
+    ...(loaded.layers ?? []).map((l) => ({ path: l.path, what: "a config file it extends" })),
+    ...named.filter((n) => n.setting === "[safety] limits_file")
+      .map((n) => ({ path: n.path, what: n.setting })),
+    { path: SITE_FILE, what: "the site file" },
+    ...(site ? [{ path: site, what: "ACCEL_AGENT_SITE_FILE" }] : []),
+  ];
+  for (const w of named.filter((n) => isWritableSetting(n.setting))) {
+    const dirs = withRealPath(w.path);
+    for (const b of bounds) {
+      const files = withRealPath(b.path);
+      if (
+        !dirs.some((d) => files.some((f) => f === d || f.startsWith(d === "/" ? "/" : `${d}/`)))
+      ) {
+        continue;
+      }
+      return `${w.setting} ${w.path} holds ${b.path} (${b.what}); a directory the program writes ` +
+        "may not hold its configuration, limits or site files: choose another";
+    }
+  }
+  return undefined;
 }
 
 /** The editor's program to grant: `[elog] editor`'s, else (when asked) the environment's. */
