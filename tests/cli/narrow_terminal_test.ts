@@ -74,6 +74,8 @@ Deno.test({
           "--from",
           "-6h",
         ],
+        ["logs", "elog"],
+        ["logs", "alarm"],
       ]
     ) {
       const json = await runAgent([...args, "--json"], { env: { HOME: home.path } });
@@ -90,6 +92,10 @@ Deno.test({
           String(s.description),
         ]),
         ...(result.series ?? []).map((s: Record<string, unknown>) => String(s.device)),
+        ...(result.entries ?? []).flatMap((e: Record<string, unknown>) => [
+          String(e.title ?? ""),
+          String(e.text ?? ""),
+        ]),
       ];
       assertFits(await screenOf(args, home.path), texts.flatMap(split), args.join(" "));
     }
