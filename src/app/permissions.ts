@@ -149,9 +149,22 @@ export function configuredUrls(config: Config): string[] {
   return urls.filter((u) => u !== "");
 }
 
-/** The hosts of {@link configuredUrls}, unique, in order. */
+/**
+ * The hosts of {@link configuredUrls}, unique, in order. A host with a comma
+ * is refused ({@link GrantError}): Deno would read the grant as two hosts.
+ */
 export function netHosts(config: Config): string[] {
-  return [...new Set(configuredUrls(config).map(hostPort).filter((h) => h !== undefined))];
+  const hosts = configuredUrls(config).map((url) => {
+    const host = hostPort(url);
+    if (host?.includes(",")) {
+      throw new GrantError(
+        `${url} names the host ${host.replace(/:\d+$/, "")}, which has a comma: no Deno grant ` +
+          "can hold it; correct the URL",
+      );
+    }
+    return host;
+  });
+  return [...new Set(hosts.filter((h) => h !== undefined))];
 }
 
 /** The variables the configuration names: API keys and the facility's credentials. */

@@ -151,3 +151,19 @@ Deno.test("a directory the program writes may not hold the files that bound it: 
   }
   assert.ok(!(await Deno.stat("/scans").then(() => true, () => false)), "nothing made at /");
 });
+
+Deno.test("a configured URL whose host has a comma is a config error from the launcher: the network grant never gains a second host", async () => {
+  await using tmp = await tempDir("accel-agent-comma-");
+  await Deno.writeTextFile(
+    `${tmp.path}/config.toml`,
+    'llm.base_url = "http://llm.example,other.example:8000/v1"\n',
+  );
+  const r = await runAsUser(["--config", `${tmp.path}/config.toml`, "permissions"]);
+  assert.equal(r.code, 2, r.stdout);
+  assert.equal(
+    r.stderr,
+    "accel-agent: config error: http://llm.example,other.example:8000/v1 names the host " +
+      "llm.example,other.example, which has a comma: no Deno grant can hold it; correct the URL\n",
+  );
+  assert.doesNotMatch(r.stdout, /--allow-net/);
+});

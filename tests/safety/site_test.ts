@@ -36,6 +36,11 @@ Deno.test("a site file named but missing, malformed, mistyped or with another ke
       ["writes_enabled = ", /not valid TOML/],
       ['writes_enabled = "yes"', /writes_enabled must be true or false/],
       ["writes_enabled = true\nallow_all = true", /unknown key allow_all/],
+      // A comma in a host would read as two hosts in the network grant.
+      [
+        '[audit_forward]\nhttp_url = "http://logs.example,other.example:8080/x"',
+        /audit_forward\.http_url must be an http\(s\) URL/,
+      ],
     ] as const
   ) {
     const [s] = await switches(text);
