@@ -36,6 +36,8 @@ export function cursorName(t: ForwardTarget): string {
 
 export class CursorFile {
   readonly path: string;
+  /** Whether the lock file was there before this process took it: the cursor was written then. */
+  #lockedBefore = false;
 
   constructor(readonly stateDir: string, target: ForwardTarget) {
     this.path = `${stateDir}/audit.forward/${cursorName(target)}.json`;
@@ -44,18 +46,27 @@ export class CursorFile {
   /** Runs `body` holding this collector's lock (one sender per collector across processes). */
   async locked<T>(body: () => Promise<T>): Promise<T> {
     await Deno.mkdir(`${this.stateDir}/audit.forward`, { recursive: true, mode: 0o700 });
+    this.#lockedBefore = await Deno.lstat(`${this.path}.lock`).then(() => true, () => false);
     // A FIFO or a link at the lock's name is refused, not opened (an open would wait for ever).
     return await withLockFile(`${this.path}.lock`, body);
   }
 
-  /** The cursor; a missing file is a fresh start, a damaged one is said (and read as fresh). */
-  async read(): Promise<{ cursor: Cursor; damaged?: string }> {
+  /**
+   * The cursor; a missing file is a fresh start (`missing`), a damaged one is
+   * said (and read as fresh). Missing beside a lock file an earlier run left,
+   * it was removed: what was delivered is unknown, which is said as damage.
+   */
+  async read(): Promise<{ cursor: Cursor; damaged?: string; missing?: boolean }> {
     let text: string;
     try {
       // Through the bounded reader: a FIFO, a device or a huge file here is damage, not a wait.
       text = await readRegularText(this.path, MAX_CURSOR_BYTES);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return { cursor: FRESH };
+      if (e instanceof Deno.errors.NotFound) {
+        return this.#lockedBefore
+          ? { cursor: FRESH, damaged: `its cursor ${this.path} is missing` }
+          : { cursor: FRESH, missing: true };
+      }
       return {
         cursor: FRESH,
         damaged: `its cursor ${this.path} cannot be read (${errorMessage(e)})`,

@@ -380,3 +380,20 @@ Deno.test("a cursor or a cursor lock that is a FIFO: said in one line, nothing h
   await until(() => new Set(collector.seqs()).size >= 4, "the fourth entry");
   await assertComplete(collector, s.auditDir);
 });
+
+Deno.test("a cursor removed after records were sent: every record is sent again marked, none twice unmarked", async () => {
+  await using collector = FakeSyslog.start();
+  const s = await setUp([syslogTo(collector.port)]);
+  await using _ = s.dir;
+  await s.append(3);
+  await s.forwarder.close();
+  await collector.received(3);
+  await until(() => s.forwarder.status().every((c) => !c.busy), "the forwarder at rest");
+  await Deno.remove(`${s.dir.path}/audit.forward/syslog-127.0.0.1_${collector.port}.json`);
+  await s.append(1);
+  await s.forwarder.close();
+  await until(() => collector.messages.length >= 7, "3 + 4 messages");
+  assert.match(s.reports.join("\n"), /cursor .* is missing; sending all 4 records again, marked/);
+  assert.ok(collector.messages.slice(3).every((m) => m.sd.resent === "1"));
+  await assertComplete(collector, s.auditDir);
+});
