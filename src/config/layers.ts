@@ -37,8 +37,11 @@ export class LayerError extends Error {
   override name = "LayerError";
 }
 
-/** Reads a file's text; undefined when it does not exist (other problems throw). */
-export type ReadText = (path: string, shown: string) => Promise<string | undefined>;
+/**
+ * Reads a file's text; undefined when it does not exist (other problems
+ * throw). `via` is the `extends` that names it (`file:line: extends`), for messages.
+ */
+export type ReadText = (path: string, shown: string, via?: string) => Promise<string | undefined>;
 
 /** Where the chain starts: the operator's file, else the shipped defaults. */
 export interface ChainStart {
@@ -86,7 +89,7 @@ export async function readChain(
     (defaults ? { path: defaults, shown: defaults, explicit: false } : undefined);
   while (next) {
     const path = normalize(next.path);
-    const text = await read(path, next.shown);
+    const text = await read(path, next.shown, next.via);
     if (text === undefined) {
       if (next.via) {
         throw new LayerError(`${next.via}: ${path} does not exist; name an existing config file`);

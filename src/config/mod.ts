@@ -94,23 +94,30 @@ function simulatorsOwn(config: Config, origins: Map<string, string>): Config {
 /** The largest config file read; a bigger one is refused (default.toml is a few KiB). */
 export const MAX_CONFIG_BYTES = 1 << 20;
 
-/** A config file's text, or undefined when it does not exist; anything else is a ConfigError. */
-async function readText(path: string, shown: string): Promise<string | undefined> {
+/**
+ * A config file's text, or undefined when it does not exist; anything else
+ * is a ConfigError, naming the `extends` that led to the file (`via`) if any.
+ */
+async function readText(
+  path: string,
+  shown: string,
+  via?: string,
+): Promise<string | undefined> {
+  const at = via ? `${via}: ` : "";
+  const fix = via ? "name a config file" : "pass a config file to --config";
   try {
     return await readRegularText(path, MAX_CONFIG_BYTES, shown);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
-    if (e instanceof NotRegularFileError) {
-      throw new ConfigError(`${e.message}; pass a config file to --config`);
-    }
+    if (e instanceof NotRegularFileError) throw new ConfigError(`${at}${e.message}; ${fix}`);
     if (e instanceof TooLargeError) {
-      throw new ConfigError(`${e.message}, too large for a config file; check the path`);
+      throw new ConfigError(`${at}${e.message}, too large for a config file; check the path`);
     }
     if (e instanceof Deno.errors.IsADirectory) {
-      throw new ConfigError(`${shown}: is a directory, not a config file`);
+      throw new ConfigError(`${at}${shown}: is a directory, not a config file; ${fix}`);
     }
     if (e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable) {
-      throw new ConfigError(`${shown}: cannot read the config file (${e.message})`);
+      throw new ConfigError(`${at}${shown}: cannot read the config file (${e.message})`);
     }
     throw e;
   }

@@ -214,3 +214,24 @@ Deno.test("keyLines finds tables, dotted keys, quoted keys and lists of tables",
   assert.equal(lines.get("displays"), 5);
   assert.equal(lines.get("llm.models.fast"), 10);
 });
+
+Deno.test("extends naming a FIFO, a device or a directory is one line naming the file and line of the extends", async () => {
+  await using dir = await tempDir();
+  const fifo = `${dir.path}/fifo.toml`;
+  assert.ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+  for (
+    const [target, what] of [
+      [fifo, /is a FIFO \(named pipe\), not a regular file; name a config file$/],
+      ["/dev/zero", /is a character device, not a regular file; name a config file$/],
+      [dir.path, /is a directory, not a regular file; name a config file$/],
+    ] as const
+  ) {
+    await write(`${dir.path}/user.toml`, `# mine\nextends = "${target}"\n`);
+    await assert.rejects(
+      () => loadConfig({ path: "user.toml", env: env(), cwd: dir.path }),
+      (e) =>
+        e instanceof ConfigError && /^user\.toml:2: extends: /.test(e.message) &&
+        what.test(e.message),
+    );
+  }
+});
