@@ -68,6 +68,18 @@ function mergedConfig(chain: Layer[]): { config: Config; origins: Map<string, st
   const { raw, origins } = merged;
   const whole = ConfigSchema.safeParse(raw);
   if (whole.success) return { config: simulatorsOwn(whole.data, origins), origins };
+  // The file and line that set the value in force: a wrong type a file above overrides is no problem.
+  const first = whole.error.issues[0];
+  const key = first
+    ? [
+      ...first.path.map(String),
+      ...(first.code === "unrecognized_keys" ? [first.keys[0] ?? ""] : []),
+    ]
+    : [];
+  for (let n = key.length; n > 0; n--) {
+    const from = origins.get(key.slice(0, n).join("."));
+    if (from) return { config: validateConfig(raw, undefined, from), origins };
+  }
   for (const layer of [...chain].reverse()) validateConfig(layer.raw, layer.text, layer.shown);
   return { config: validateConfig(raw, undefined, chain.at(-1)?.shown ?? "config"), origins };
 }

@@ -139,6 +139,16 @@ const CHAIN_ERRORS: [string, Record<string, string>, string, RegExp][] = [
     /^site\.toml:1:5: invalid TOML: /,
   ],
   [
+    "a bad value is reported where it stands, not a wrong type a file above overrides",
+    {
+      "site.toml": '[ui]\ncolor = 7\n',
+      "team.toml": 'extends = "site.toml"\n[agent]\nmax_iterations = "many"\n',
+      "user.toml": 'extends = "team.toml"\n[agent]\nmax_iterations = 5\n',
+    },
+    "user.toml",
+    /^site\.toml:2: key ui\.color: expected one of "auto", "always", "never", got number 7$/,
+  ],
+  [
     "a path in another user's home (~user/) is refused where it is written, not resolved elsewhere",
     {
       "site/site.toml": '[safety]\nlimits_file = "~root/limits.toml"\n',
