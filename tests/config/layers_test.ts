@@ -141,7 +141,7 @@ const CHAIN_ERRORS: [string, Record<string, string>, string, RegExp][] = [
   [
     "a bad value is reported where it stands, not a wrong type a file above overrides",
     {
-      "site.toml": '[ui]\ncolor = 7\n',
+      "site.toml": "[ui]\ncolor = 7\n",
       "team.toml": 'extends = "site.toml"\n[agent]\nmax_iterations = "many"\n',
       "user.toml": 'extends = "team.toml"\n[agent]\nmax_iterations = 5\n',
     },
