@@ -17,7 +17,6 @@ import type { LoadedConfig } from "../config/load.ts";
 import {
   homeProblem,
   isWritableSetting,
-  type NamedPath,
   namedPaths,
   normalize,
   resolveConfigPath,
@@ -28,6 +27,7 @@ import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
 import { EDITOR_ENV, editorCommand } from "./editor.ts";
 import { siteCollectorsSync } from "../safety/site.ts";
 import { collectorHost } from "../safety/forward_config.ts";
+import { SITE_FILE, withRealPath, writesOverBounds } from "./grant_checks.ts";
 
 /**
  * The only system information read: the host name, for the audit log, and
@@ -60,9 +60,6 @@ export const BASE_ENV = [
   "CLI_WIDTH",
   "INQUIRER_KEYBINDINGS",
 ] as const;
-
-/** The site kill switch that is always read (src/safety/site.ts). */
-const SITE_FILE = "/etc/accel-agent/site.toml";
 
 /** The program's own files that are read at run time (under `deno run`; embedded when compiled). */
 const OWN_FILES = [
@@ -186,16 +183,6 @@ function pinnedPyodideDir(): string {
   return normalize(decodeURIComponent(new URL(".", import.meta.resolve("pyodide")).pathname));
 }
 
-/** `path`, and its resolved form too when a symlink is on the way (Deno checks the path used). */
-function withRealPath(path: string): string[] {
-  try {
-    const real = Deno.realPathSync(path);
-    return real === path ? [path] : [path, real];
-  } catch {
-    return [path];
-  }
-}
-
 /**
  * The grants of a loaded configuration: read the config file and every path
  * it names, the program's own assets, the Pyodide assets and the site files;
@@ -283,41 +270,6 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
     ]),
     ...(programs.missing.length ? { notFound: programs.missing } : {}),
   };
-}
-
-/**
- * Why a directory the program writes would hold a file that bounds it — a
- * config file of the chain, the limits file or a site file — or undefined:
- * granted writes over it, the program could change its own limits (a
- * `[state] dir = "/"` from any layer of the chain would grant the whole disk).
- */
-function writesOverBounds(
-  loaded: LoadedConfig,
-  named: NamedPath[],
-  site: string,
-): string | undefined {
-  const bounds = [
-    ...(loaded.path ? [{ path: loaded.path, what: "the config file" }] : []),
-    ...(loaded.layers ?? []).map((l) => ({ path: l.path, what: "a config file it extends" })),
-    ...named.filter((n) => n.setting === "[safety] limits_file")
-      .map((n) => ({ path: n.path, what: n.setting })),
-    { path: SITE_FILE, what: "the site file" },
-    ...(site ? [{ path: site, what: "ACCEL_AGENT_SITE_FILE" }] : []),
-  ];
-  for (const w of named.filter((n) => isWritableSetting(n.setting))) {
-    const dirs = withRealPath(w.path);
-    for (const b of bounds) {
-      const files = withRealPath(b.path);
-      if (
-        !dirs.some((d) => files.some((f) => f === d || f.startsWith(d === "/" ? "/" : `${d}/`)))
-      ) {
-        continue;
-      }
-      return `${w.setting} ${w.path} holds ${b.path} (${b.what}); a directory the program writes ` +
-        "may not hold its configuration, limits or site files: choose another";
-    }
-  }
-  return undefined;
 }
 
 /** The editor's program to grant: `[elog] editor`'s, else (when asked) the environment's. */

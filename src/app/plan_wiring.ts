@@ -21,6 +21,7 @@ import {
   MAX_LIMITS_BYTES,
   type NameMatching,
   nameMatchingFor,
+  openToAll,
   parseLimits,
 } from "../safety/limits.ts";
 import { readConfigSwitch, readSiteSwitches } from "../safety/site.ts";
@@ -227,6 +228,8 @@ async function readLimits(
       Exit.USAGE,
     );
   }
+  const open = await openToAll(path);
+  if (open) throw new CliError(`limits error: ${open}`, Exit.USAGE);
   try {
     return { limits: parseLimits(text, path, matching), hash: await sha256Hex(text) };
   } catch (e) {
