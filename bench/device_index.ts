@@ -25,7 +25,7 @@ import { saveIndex } from "../src/index/cache.ts";
 import { wildcardToRegExp } from "../src/adapters/adapter.ts";
 import type { IndexRecord } from "../src/index/record.ts";
 import { simulatorIndexSource } from "../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../src/facility/facility.ts";
 import { buildIndex } from "../src/index/mod.ts";
 import {
   loadQueries,

@@ -17,9 +17,9 @@
  * @module
  */
 import { createSimulator, type Simulator } from "../src/adapters/simulator/mod.ts";
-import { buildFacility } from "../src/adapters/simulator/facility.ts";
-import type { FacilitySpec } from "../src/adapters/simulator/facility.ts";
-import { buildScaledFacility } from "../src/adapters/simulator/scale.ts";
+import { buildFacility } from "../src/facility/facility.ts";
+import type { FacilitySpec } from "../src/facility/facility.ts";
+import { buildScaledFacility } from "../src/facility/scale.ts";
 import facilityJson from "../configs/devices/facility.json" with { type: "json" };
 import { atMost, type Figure, median } from "./figure.ts";
 

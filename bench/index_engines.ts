@@ -17,7 +17,7 @@ import { DeviceIndex, Lexicon, lexiconDigest, rankedSearch } from "../src/index/
 import { loadSynonyms } from "../src/index/synonyms.ts";
 import type { IndexRecord } from "../src/index/record.ts";
 import { simulatorIndexSource } from "../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../src/facility/facility.ts";
 import { loadQueries } from "../tests/index/quality.ts";
 import { BENCH_QUERIES, generateRecords } from "./index_names.ts";
 import { median } from "./figure.ts";

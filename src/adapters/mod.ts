@@ -6,8 +6,8 @@
 import type { Config } from "../config/schema.ts";
 import type { ControlSystem } from "./adapter.ts";
 import type { Clock } from "./clock.ts";
-import { defaultFacility } from "./simulator/facility.ts";
-import { scaledFacility } from "./simulator/scale.ts";
+import { defaultFacility } from "../facility/facility.ts";
+import { scaledFacility } from "../facility/scale.ts";
 import { simulatorIndexSource } from "./simulator/index_source.ts";
 import type { IndexSource } from "../index/record.ts";
 import type { DeviceIndex } from "../index/device_index.ts";

@@ -9,12 +9,11 @@
  * @module
  */
 import { resolveConfigPath } from "../config/paths.ts";
-import { createSimulator } from "../adapters/simulator/mod.ts";
 import { type Config, type LoadedConfig, resolveModel } from "../config/mod.ts";
 import type { Usage } from "../llm/types.ts";
 import { createApp } from "../app/app.ts";
 import type { Io } from "../app/io.ts";
-import { withConditions } from "./conditions.ts";
+import { simulatorFor, withConditions } from "./conditions.ts";
 import { grade, type Observation, type ObservedPlan } from "./graders.ts";
 import { type AttemptRecord, auditLines, failedAttempt, observe } from "./record.ts";
 import type { Task } from "./task.ts";
@@ -63,10 +62,11 @@ export async function runAttempt(
   if (signal?.aborted) onOuter();
   else signal?.addEventListener("abort", onOuter, { once: true });
   const config = attemptConfig(task, base, model, dir);
-  const sim = createSimulator({ seed: task.seed });
+  const startMs = Date.now();
+  const sim = simulatorFor(task.seed, task.conditions, startMs);
   let app: Awaited<ReturnType<typeof createApp>> | undefined;
   try {
-    const cs = await withConditions(sim, task.conditions, Date.now());
+    const cs = await withConditions(sim, task.conditions, startMs);
     app = await createApp(
       { loaded: { ...base, config }, controlSystem: cs, profile: "sim-eval" },
       quietIo(env, base.baseDir),

@@ -1,10 +1,12 @@
 /**
- * A task's starting conditions on a fresh simulator, through its public
- * surface only: setpoints are written before the attempt, and the rest (a
- * tripped station, a drifting BPM, a stuck corrector, log entries of a night
- * shift, a tampered description or archive metadata) is a thin {@link ControlSystem} in front of
- * it. The wrapper keeps the simulator's `kind`, so limits and the profile
- * check treat it as the simulator it is.
+ * A task's starting conditions on a fresh simulator: its faults (a tripped
+ * station, a pressure burst, a drifting BPM, a failed supply) are causes
+ * added to the simulator, whose physics then gives every reading, the
+ * archive and the alarm log; setpoints are written before the attempt; what
+ * people wrote about it (e-log entries) and what a hostile service sends (a
+ * tampered description or archive metadata, an alarm text) is a thin {@link ControlSystem} in
+ * front of it. The wrapper keeps the simulator's `kind`, so limits and the
+ * profile check treat it as the simulator it is.
  *
  * @module
  */
@@ -18,8 +20,33 @@ import type {
   Value,
 } from "../adapters/adapter.ts";
 import { wildcardToRegExp } from "../adapters/adapter.ts";
-import type { Simulator } from "../adapters/simulator/mod.ts";
-import type { Conditions } from "./task.ts";
+import { createSimulator, type FaultSpec, type Simulator } from "../adapters/simulator/mod.ts";
+import type { Clock } from "../adapters/clock.ts";
+import type { Conditions, Fault } from "./task.ts";
+
+const MIN_MS = 60_000;
+const HOUR_MS = 60 * MIN_MS;
+
+/**
+ * A fresh simulator of `seed` for an attempt starting at `startMs`: its own
+ * incidents leave the conditions' quiet hours alone (and the hour after the
+ * start), so the faults are what the task is about.
+ */
+export function simulatorFor(
+  seed: number,
+  conditions: Conditions,
+  startMs: number,
+  clock?: Clock,
+): Simulator {
+  const hours = conditions.quiet_hours;
+  return createSimulator({
+    seed,
+    clock,
+    ...(hours === undefined
+      ? {}
+      : { quiet: { from: startMs - hours * HOUR_MS, to: startMs + HOUR_MS } }),
+  });
+}
 
 /** Applies `conditions` to `sim` (which it then owns) as of `startMs`. */
 export async function withConditions(
@@ -28,16 +55,64 @@ export async function withConditions(
   startMs: number,
   now: () => number = Date.now,
 ): Promise<ControlSystem> {
+  for (const fault of conditions.faults ?? []) sim.addFault(faultSpec(fault, startMs));
   for (const [device, value] of Object.entries(conditions.writes ?? {})) {
     await sim.write(device, value);
   }
   return new ConditionedSystem(sim, conditions, startMs, now);
 }
 
+/** A task's fault as the simulator takes it, its times counted back from `startMs`. */
+export function faultSpec(f: Fault, startMs: number): FaultSpec {
+  const at = startMs - f.minutes_ago * MIN_MS;
+  const until = (d: number | undefined) => (d === undefined ? {} : { until: at + d * MIN_MS });
+  switch (f.kind) {
+    case "rf-trip": {
+      if (f.reset_after_min === undefined) {
+        return { kind: f.kind, station: f.station, cause: f.cause, at };
+      }
+      const reset = at + f.reset_after_min * MIN_MS;
+      return {
+        kind: f.kind,
+        station: f.station,
+        cause: f.cause,
+        at,
+        reset,
+        on: reset + (f.conditioning_min ?? 3) * MIN_MS,
+      };
+    }
+    case "vacuum-burst":
+      return { kind: f.kind, gauge: f.gauge, peakMbar: f.peak_mbar, tauMin: f.tau_min, at };
+    case "bpm-drift":
+      return { kind: f.kind, device: f.device, mmPerMin: f.mm_per_min, at };
+    case "supply-fault":
+      return { kind: f.kind, device: f.device, at, ...until(f.duration_min) };
+    case "overtemp":
+      return {
+        kind: f.kind,
+        device: f.device,
+        riseDegC: f.rise_degc,
+        rampMin: f.ramp_min,
+        at,
+        ...until(f.duration_min),
+      };
+    case "injection":
+      return {
+        kind: f.kind,
+        cause: f.cause,
+        at,
+        ...(f.device === undefined ? {} : { device: f.device }),
+        ...(f.level === undefined ? {} : { level: f.level }),
+        ...until(f.duration_min),
+      };
+    case "id-stall":
+      return { kind: f.kind, device: f.device, at, until: at + f.duration_min * MIN_MS };
+  }
+}
+
 class ConditionedSystem implements ControlSystem {
   readonly kind: string;
   readonly #extraLogs: LogEntry[];
-  readonly #stuck: Set<string>;
 
   constructor(
     readonly inner: Simulator,
@@ -46,7 +121,6 @@ class ConditionedSystem implements ControlSystem {
     readonly now: () => number,
   ) {
     this.kind = inner.kind;
-    this.#stuck = new Set(c.stuck ?? []);
     this.#extraLogs = (c.logs ?? []).map((l, i): LogEntry => ({
       source: l.source,
       id: `eval-${i + 1}`,
@@ -60,31 +134,12 @@ class ConditionedSystem implements ControlSystem {
     }));
   }
 
-  async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
-    const readings = await this.inner.read(names, signal);
-    const minutes = (this.now() - this.startMs) / 60_000;
-    return readings.map((r) => {
-      const o = this.c.override?.find((x) => x.device === r.device);
-      if (o) {
-        return {
-          ...r,
-          value: o.value,
-          severity: o.severity ?? r.severity,
-          status: o.status ?? r.status,
-        };
-      }
-      const d = this.c.drift?.find((x) => x.device === r.device);
-      if (d && r.ok && typeof r.value === "number") {
-        return { ...r, value: r.value + d.per_minute * Math.max(minutes, 1) };
-      }
-      return r;
-    });
+  read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
+    return this.inner.read(names, signal);
   }
 
-  async write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
-    // A stuck device takes the command and does not move: its readback says so.
-    if (this.#stuck.has(name)) return;
-    await this.inner.write(name, value, signal);
+  write(name: string, value: Value, signal?: AbortSignal): Promise<void> {
+    return this.inner.write(name, value, signal);
   }
 
   async describe(names: string[], signal?: AbortSignal): Promise<DeviceInfo[]> {

@@ -14,25 +14,85 @@ import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 
 const Device = z.string().min(1).max(256);
 
+const MinutesAgo = z.number().min(0).max(7 * 24 * 60);
+const Minutes = z.number().positive().max(7 * 24 * 60);
+
+/**
+ * A fault of the facility, from `minutes_ago` before the attempt starts: a
+ * cause the simulator's physics follows (a tripped station loses the beam,
+ * a burst shortens the lifetime), so every reading, the archive and the
+ * alarm log agree with it.
+ */
+const FaultSchema = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("rf-trip"),
+    station: z.number().int().min(1).max(4),
+    cause: z.enum(["REFL_PWR", "ARC", "WATER", "KLYSTRON", "VACUUM"]),
+    minutes_ago: MinutesAgo,
+    /** Reset this long after the trip (absent: still tripped), then conditioned for `conditioning_min`. */
+    reset_after_min: Minutes.optional(),
+    conditioning_min: Minutes.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal("vacuum-burst"),
+    gauge: Device,
+    peak_mbar: z.number().positive(),
+    tau_min: Minutes,
+    minutes_ago: MinutesAgo,
+  }),
+  z.strictObject({
+    kind: z.literal("bpm-drift"),
+    device: Device,
+    mm_per_min: z.number(),
+    minutes_ago: MinutesAgo,
+  }),
+  z.strictObject({
+    kind: z.literal("supply-fault"),
+    device: Device,
+    minutes_ago: MinutesAgo,
+    duration_min: Minutes.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal("overtemp"),
+    device: Device,
+    rise_degc: z.number(),
+    ramp_min: Minutes,
+    minutes_ago: MinutesAgo,
+    duration_min: Minutes.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal("injection"),
+    cause: z.enum(["kicker", "gun", "timing", "septum"]),
+    device: Device.optional(),
+    level: z.number().optional(),
+    minutes_ago: MinutesAgo,
+    duration_min: Minutes.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal("id-stall"),
+    device: Device,
+    minutes_ago: MinutesAgo,
+    duration_min: Minutes,
+  }),
+]);
+export type Fault = z.infer<typeof FaultSchema>;
+
 /** Starting conditions, applied to a fresh simulator before the first turn. */
 export const ConditionsSchema = z.strictObject({
-  /** Setpoints written before the attempt (not audited: they are the starting state). */
+  /** The facility's own incidents leave these hours before the attempt (and its next hour) alone. */
+  quiet_hours: z.number().min(0).max(7 * 24).optional(),
+  /** Faults of the facility: causes its physics follows (see above). */
+  faults: z.array(FaultSchema).optional(),
+  /** Setpoints written before the attempt, after the faults (not audited: they are the starting state). */
   writes: z.record(Device, z.union([z.number(), z.string()])).optional(),
-  /** Devices whose readings are replaced: a tripped station, a failed interlock. */
-  override: z.array(z.strictObject({
-    device: Device,
-    value: z.union([z.number(), z.string()]),
-    severity: z.enum(["NONE", "MINOR", "MAJOR", "INVALID"]).optional(),
-    status: z.string().optional(),
-  })).optional(),
-  /** Devices whose readings drift by `per_minute` (device units) from the attempt's start. */
-  drift: z.array(z.strictObject({ device: Device, per_minute: z.number() })).optional(),
-  /** Setpoints that accept writes but never move (a stuck corrector). */
-  stuck: z.array(Device).optional(),
-  /** Log entries added to the e-log or alarm log, `minutes_ago` before the attempt starts. */
+  /**
+   * Log entries added to the e-log or alarm log, `minutes_ago` before the attempt starts: what
+   * people wrote about the faults, or text a hostile service sends. An alarm entry must describe
+   * an alarm the device is in at that time (the consistency test checks it).
+   */
   logs: z.array(z.strictObject({
     source: z.enum(["elog", "alarm"]),
-    minutes_ago: z.number().min(0).max(7 * 24 * 60),
+    minutes_ago: MinutesAgo,
     title: z.string(),
     text: z.string(),
     author: z.string().optional(),
@@ -135,6 +195,43 @@ export type Check = z.infer<typeof CheckSchema>;
 
 const Scenario = z.looseObject({ turns: z.array(z.unknown()) });
 
+/**
+ * A fact about the facility that a task's premise or expected answer rests
+ * on, checked at several seeds by the tasks' consistency test (attempts
+ * ignore it): a reading at the attempt's start (or `minutes_ago` before it,
+ * from the archive), an alarm-log entry, or an archived change.
+ */
+export const ExpectSchema = z.union([
+  z.strictObject({
+    device: Device,
+    minutes_ago: MinutesAgo.optional(),
+    value: z.union([z.number(), z.string()]).optional(),
+    min: z.number().optional(),
+    max: z.number().optional(),
+    severity: z.enum(["NONE", "MINOR", "MAJOR", "INVALID"]).optional(),
+    status: z.string().optional(),
+  }),
+  z.strictObject({
+    /** Two readings that differ by at least this much (a readback that does not follow). */
+    differ: z.tuple([Device, Device]),
+    by: z.number().min(0),
+  }),
+  z.strictObject({
+    /** The alarm log holds an entry of this device with this status since `within_min`. */
+    alarm: Device,
+    status: z.string(),
+    within_min: Minutes,
+  }),
+  z.strictObject({
+    /** The archive shows this device changing by at least `min_change` (or at most `max_change`). */
+    archive: Device,
+    minutes: Minutes,
+    min_change: z.number().min(0).optional(),
+    max_change: z.number().min(0).optional(),
+  }),
+]);
+export type Expect = z.infer<typeof ExpectSchema>;
+
 export const TaskSchema = z.strictObject({
   $comment: z.string().optional(),
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes"),
@@ -152,6 +249,8 @@ export const TaskSchema = z.strictObject({
     model_calls: z.number().int().min(1).optional(),
   }).default({ seconds: 300 }),
   grade: z.array(CheckSchema).min(1),
+  /** Facts the premise and expected answer rest on (see {@link ExpectSchema}). */
+  expect: z.array(ExpectSchema).optional(),
   /** Scripted transcripts (scenario JSON of the scripted server): one solving, some wrong. */
   scripted: z.strictObject({
     solving: Scenario,

@@ -11,6 +11,7 @@
  * @module
  */
 import type { IndexRecord, IndexSource } from "./record.ts";
+import { bytesText } from "../util/bounded_read.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { NUMBER_MARK, words } from "./lexicon.ts";
 import {
@@ -59,6 +60,9 @@ const NOT_WORDS = new Set([
   "index",
 ]);
 
+/** Characters of descriptions and values the builder's memos may hold together. */
+const MEMO_TEXT_CHARS = 16 * 1024 * 1024;
+
 /** Work done between two turns of the event loop while a source is added, ms. */
 const SLICE_MS = 20;
 
@@ -67,6 +71,76 @@ const NUMERIC = /^[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?$/;
 
 /** EPICS record types that hold a state (a binary or multi-bit input). */
 const STATE_RECORDS = new Set(["bi", "mbbi", "mbbidirect"]);
+
+/**
+ * What the index keeps of one device, at most: a service may send records of
+ * any size within its body cap (ChannelFinder pages of 16 MiB, a thousand
+ * channels of 14 KB each grew the process past 4 GB), so longer texts are
+ * cut, further properties and tags left out, and the whole is bounded.
+ * EPICS descriptions hold 40 characters; TANGO's are a sentence or two.
+ */
+export const MAX_NAME_CHARS = 1024;
+export const MAX_DESCRIPTION_CHARS = 512;
+/** A property's key or value, a units string, a tag. */
+export const MAX_VALUE_CHARS = 256;
+/** Properties, and tags, of one device. */
+export const MAX_PROPERTIES = 64;
+/** Characters of names, descriptions, units, properties and tags of the whole index. */
+export const MAX_TEXT_CHARS = 256 * 1024 * 1024;
+
+/**
+ * `text` cut to `n` characters (never half a surrogate pair), as a string of
+ * its own: a slice would keep the whole original alive. Texts within `n` are
+ * kept as they are (copying every one made a build of a million devices
+ * half again as slow).
+ */
+function cut(text: string, n: number): string {
+  if (text.length <= n) return text;
+  let kept = text.slice(0, n);
+  const last = kept.charCodeAt(kept.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) kept = kept.slice(0, -1);
+  // A slice of a concatenation is a slice of a fresh copy, not of the original.
+  return ` ${kept}`.slice(1);
+}
+
+/** A record within the caps above, and the characters of it the index keeps. */
+function bounded(rec: IndexRecord): { rec: IndexRecord; chars: number } {
+  let chars = rec.name.length;
+  const description = cut(rec.description, MAX_DESCRIPTION_CHARS);
+  const units = cut(rec.units, MAX_VALUE_CHARS);
+  chars += description.length + units.length;
+  let properties = rec.properties;
+  let count = 0;
+  let within = true;
+  for (const key in properties) {
+    const value = properties[key] ?? "";
+    if (
+      ++count > MAX_PROPERTIES || key.length > MAX_VALUE_CHARS || value.length > MAX_VALUE_CHARS
+    ) {
+      within = false;
+      break;
+    }
+    chars += key.length + value.length;
+  }
+  if (!within) {
+    properties = {};
+    chars = rec.name.length + description.length + units.length;
+    for (const [key, value] of Object.entries(rec.properties).slice(0, MAX_PROPERTIES)) {
+      const k = cut(key, MAX_VALUE_CHARS), v = cut(value, MAX_VALUE_CHARS);
+      properties[k] = v;
+      chars += k.length + v.length;
+    }
+  }
+  let tags = rec.tags;
+  if (tags.length > MAX_PROPERTIES || tags.some((t) => t.length > MAX_VALUE_CHARS)) {
+    tags = tags.slice(0, MAX_PROPERTIES).map((t) => cut(t, MAX_VALUE_CHARS));
+  }
+  for (const t of tags) chars += t.length;
+  return {
+    rec: { name: rec.name, description, units, writable: rec.writable, properties, tags },
+    chars,
+  };
+}
 
 /** Collects records, then {@link IndexBuilder.finish}es into {@link IndexData}. */
 export class IndexBuilder {
@@ -87,6 +161,12 @@ export class IndexBuilder {
    * without digits, its analysed terms (values repeat: "QUAD", "setpoint", "A").
    */
   readonly #values = new Map<string, Map<string, Value>>();
+  /**
+   * Characters of the texts the two memos above hold: past
+   * {@link MEMO_TEXT_CHARS} both start again, so a namespace whose every
+   * description and value differs holds no more than that in memos.
+   */
+  #memoChars = 0;
   /** Tag → its postings (`t:TAG`) and analysed terms. */
   readonly #tags = new Map<string, { raw: Postings; terms: TemplateTerm[] }>();
   /** Property keys as written → lower case. */
@@ -97,8 +177,14 @@ export class IndexBuilder {
   readonly #told: string[] = [];
   readonly #places: string[] = [];
   #sorted = true;
+  #text = 0;
 
-  constructor(lexicon: Lexicon, readonly sourceId: string, readonly lexiconDigest: string) {
+  constructor(
+    lexicon: Lexicon,
+    readonly sourceId: string,
+    readonly lexiconDigest: string,
+    readonly maxTextChars = MAX_TEXT_CHARS,
+  ) {
     this.#lexicon = lexicon;
   }
 
@@ -136,6 +222,7 @@ export class IndexBuilder {
         return { parts: texts, marks, byNumber: new Map() };
       });
       if (templates.size > 200_000) templates.clear();
+      this.#remember(key.length);
       templates.set(key, template);
     }
     return template;
@@ -191,13 +278,33 @@ export class IndexBuilder {
     }
   }
 
-  /** Adds one device. */
-  add(rec: IndexRecord): void {
+  /**
+   * Adds one device, within the caps above (longer texts cut); a name already
+   * added is refused (a source must not repeat names), and so is a name past
+   * {@link MAX_NAME_CHARS} or a namespace past {@link MAX_TEXT_CHARS}.
+   */
+  add(given: IndexRecord): void {
     const id = this.#names.length;
     if (id >= MAX_DOCS) throw new RangeError(`device index: more than ${MAX_DOCS} devices`);
-    if (/[\n\r]/.test(rec.name)) {
+    if (given.name.length > MAX_NAME_CHARS) {
+      throw new RangeError(
+        `device index: a name from ${this.sourceId} is longer than ${MAX_NAME_CHARS} characters ` +
+          `(${JSON.stringify(given.name.slice(0, 80))}…)`,
+      );
+    }
+    if (/[\n\r]/.test(given.name)) {
       throw new Error(
-        `device index: ${JSON.stringify(rec.name)} from ${this.sourceId} holds a line break`,
+        `device index: ${JSON.stringify(given.name)} from ${this.sourceId} holds a line break`,
+      );
+    }
+    const { rec, chars } = bounded(given);
+    this.#text += chars;
+    if (this.#text > this.maxTextChars) {
+      throw new RangeError(
+        `device index: ${this.sourceId} holds more than ${bytesText(this.maxTextChars)} ` +
+          `of names, descriptions and properties (at its device ${
+            id + 1
+          }); the index keeps no more`,
       );
     }
     const prev = this.#names[id - 1];
@@ -284,6 +391,15 @@ export class IndexBuilder {
   }
 
   /** The raw property term `p:key=VALUE` of a value, and its analysed terms when it has no digits. */
+  /** Counts `chars` more memoised text, first emptying the memos when they are full. */
+  #remember(chars: number): void {
+    this.#memoChars += chars;
+    if (this.#memoChars <= MEMO_TEXT_CHARS) return;
+    for (const t of this.#templates) t.clear();
+    for (const byValue of this.#values.values()) byValue.clear();
+    this.#memoChars = chars;
+  }
+
   #rawValue(key: string, value: string): Value {
     let byValue = this.#values.get(key);
     if (byValue === undefined) this.#values.set(key, byValue = new Map());
@@ -292,6 +408,7 @@ export class IndexBuilder {
       const raw = this.#postingsOf(`${PROPERTY}${key}=${value.toUpperCase()}`);
       v = /[0-9]/.test(value) ? { raw } : { raw, terms: this.#template(value, false) };
       if (byValue.size > 200_000) byValue.clear();
+      this.#remember(value.length);
       byValue.set(value, v);
     }
     return v;

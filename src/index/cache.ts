@@ -228,7 +228,11 @@ export function openIndexSync(
       h.lexiconDigest !== lexiconDigest
     ) throw new RangeError("another index");
     const s = h.sections;
-    const fits = Object.values(s).every((x) => x.offset + x.length <= size);
+    // The sections lie inside the file, and the file ends where the last one (padded) does:
+    // a cut or grown file is not the one this header describes.
+    const padded = (n: number) => n + (4 - n % 4) % 4;
+    const end = Math.max(...Object.values(s).map((x) => x.offset + padded(x.length)));
+    const fits = end === size && Object.values(s).every((x) => x.offset + x.length <= size);
     const n = h.count;
     if (
       !fits || s.nameEnds.length !== 4 * n || s.descEnds.length !== 4 * n ||

@@ -19,13 +19,15 @@ import { canonicalJson } from "../util/hash.ts";
 import { round6 } from "../util/misc.ts";
 import type { Action, Plan } from "../plan_model/plan.ts";
 import { isRunId, type RunMarker } from "./run_journal.ts";
-import { findWriteAhead } from "./write_ahead.ts";
+import { findRunEnd, findWriteAhead } from "./write_ahead.ts";
 
 /** An unfinished run as far as it can be trusted. */
 export interface CheckedRun {
   marker: RunMarker;
   /** The originals of the audit's write-ahead record, when it was found and checks out. */
   originals?: Record<string, Value | null>;
+  /** When the audit recorded those originals, just before the run's first write. */
+  recordedAt?: string;
   /** Why nothing is restored from this marker; undefined when it agrees with the audit. */
   problem?: string;
 }
@@ -40,8 +42,22 @@ export async function checkRun(marker: RunMarker, audit: AuditLog): Promise<Chec
     const why = marker.damaged ? `${marker.damaged}, and ${found.why}` : found.why;
     return { marker, problem: why };
   }
-  const { originals, planHash } = found.record;
-  if (marker.damaged) return { marker, originals, problem: marker.damaged };
+  const { originals, planHash, time: recordedAt } = found.record;
+  if (marker.damaged) return { marker, originals, recordedAt, problem: marker.damaged };
+  // A process killed after recording how the run ended, before removing its marker, leaves one
+  // that says "unfinished": restoring from it would undo what the run completed.
+  const end = marker.outcome
+    ? undefined
+    : await findRunEnd(audit, marker.run).catch(() => undefined);
+  if (end) {
+    return {
+      marker,
+      originals,
+      recordedAt,
+      problem: `the audit records its outcome (${end.status} at ${end.time}): the run ended, ` +
+        "and this marker was left behind; nothing is restored from it",
+    };
+  }
   const disagreement = planHash !== marker.planHash
     ? `names plan ${marker.planHash.slice(0, 12)}, the audit plan ${planHash.slice(0, 12)}`
     : originalsDisagree(marker.originals, originals);
@@ -49,10 +65,32 @@ export async function checkRun(marker: RunMarker, audit: AuditLog): Promise<Chec
     return {
       marker,
       originals,
+      recordedAt,
       problem: `its marker disagrees with the audit's write-ahead record (${disagreement})`,
     };
   }
-  return { marker, originals };
+  return { marker, originals, recordedAt };
+}
+
+/**
+ * An unfinished run that started after `run` and may have changed one of
+ * its devices, with that device; undefined when there is none. Such a run's
+ * originals are values `run` left: recovering `run` first and that run after
+ * would put `run`'s fault back, so runs are recovered newest first.
+ */
+export function laterRunOnItsDevices(
+  run: CheckedRun,
+  runs: CheckedRun[],
+): { run: string; device: string } | undefined {
+  const when = (r: CheckedRun) => r.recordedAt ?? r.marker.startedAt;
+  const mine = Object.keys(run.originals ?? run.marker.originals);
+  for (const other of runs) {
+    if (other.marker.run === run.marker.run || !(when(other) > when(run))) continue;
+    const theirs = other.originals ?? other.marker.originals;
+    const device = mine.find((d) => d in theirs);
+    if (device !== undefined) return { run: other.marker.run, device };
+  }
+  return undefined;
 }
 
 /** How two sets of originals differ, in a few words; undefined when they do not. */

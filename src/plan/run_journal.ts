@@ -23,7 +23,7 @@
 import { z } from "zod";
 import type { Value } from "../adapters/adapter.ts";
 import { readJson } from "../util/json_file.ts";
-import { readRegularText } from "../util/bounded_read.ts";
+import { kindOf, notRegular, readRegularText } from "../util/bounded_read.ts";
 
 /** What is known of a plan that started writing. */
 export interface RunMarker {
@@ -244,6 +244,9 @@ export class RunJournal {
     }
     let marker: RunMarker;
     try {
+      // A FIFO put in its place opens (read and write never wait) but a read would wait for ever.
+      const info = await file.stat();
+      if (!info.isFile) throw notRegular(this.#path(run), kindOf(info));
       if (!(await file.tryLock(true))) {
         throw new Error(`run ${run} is being recovered or run by another process`);
       }
@@ -300,10 +303,20 @@ export class RunJournal {
   }
 }
 
-/** The marker in an open file; a placeholder saying why when it cannot be read. */
+/**
+ * The marker in an open file; a placeholder saying why when it cannot be
+ * read or names another run than its file does.
+ */
 async function readMarker(file: Deno.FsFile, path: string, run: string): Promise<RunMarker> {
   const text = new TextDecoder().decode(await readAll(file));
   const read = readJson(RunMarkerSchema, text);
+  // A marker is its file: content naming another run (a copy, an edit) would hide this one.
+  if (read.ok && read.value.run !== run) {
+    return placeholder(
+      run,
+      `its marker ${path} names run ${JSON.stringify(read.value.run)}, not ${run}`,
+    );
+  }
   if (read.ok) return read.value;
   // The file stays as it is: what it holds may be all that is known of the plan.
   return placeholder(run, `its marker ${path} is damaged (${read.why})`);

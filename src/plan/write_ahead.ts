@@ -90,23 +90,80 @@ async function checkEntry(
   if (!kind.safeParse(raw).success) return undefined;
   const parsed = EntrySchema.safeParse(raw);
   if (!parsed.success) return bad("is not a whole write-ahead entry");
-  const { hash, mac, ...body } = raw as AuditEntry;
-  if (await entryHash(body) !== hash) return bad("does not match its hash: it was edited");
-  let key: CryptoKey | undefined;
-  try {
-    key = await audit.opts.key?.();
-  } catch (e) {
-    return bad(`cannot be checked: the audit key cannot be read (${errorMessage(e)})`);
-  }
-  if (key) {
-    if (mac === undefined) return bad("carries no MAC in a keyed audit");
-    if (!sameText(await entryMac(key, hash), mac)) {
-      return bad("carries a MAC the audit key did not make: it was rewritten");
-    }
-  }
+  const broken = await integrityProblem(audit, raw as AuditEntry);
+  if (broken) return bad(broken);
   const e = parsed.data;
   return {
     ok: true,
     record: { run, planHash: e.planHash, time: e.time, originals: e.originals },
   };
+}
+
+/** Why an entry of the audit cannot be trusted (its hash, or its MAC in a keyed audit); undefined when it can. */
+async function integrityProblem(audit: AuditLog, entry: AuditEntry): Promise<string | undefined> {
+  const { hash, mac, ...body } = entry;
+  if (await entryHash(body) !== hash) return "does not match its hash: it was edited";
+  let key: CryptoKey | undefined;
+  try {
+    key = await audit.opts.key?.();
+  } catch (e) {
+    return `cannot be checked: the audit key cannot be read (${errorMessage(e)})`;
+  }
+  if (!key) return undefined;
+  if (mac === undefined) return "carries no MAC in a keyed audit";
+  if (!sameText(await entryMac(key, hash), mac)) {
+    return "carries a MAC the audit key did not make: it was rewritten";
+  }
+  return undefined;
+}
+
+/** How a run ended, as an intact entry of the audit records it. */
+export interface RunEnd {
+  /** `completed`, `failed`, `aborted`, `refused`, `recovered`, `dismissed`… */
+  status: string;
+  time: string;
+}
+
+const EndSchema = z.looseObject({
+  run: z.string(),
+  time: z.string(),
+  decision: z.string(),
+  status: z.string().optional(),
+  restores: z.array(z.looseObject({ ok: z.boolean() })).optional(),
+});
+
+/**
+ * The intact audit entry, if any, that says `run` ended with nothing left to
+ * restore: it completed or was refused; it failed or was aborted with every
+ * restore confirmed; or it was recovered or dismissed. (A run that ended with
+ * a restore not confirmed stays open: its marker keeps that outcome.)
+ */
+export async function findRunEnd(audit: AuditLog, run: string): Promise<RunEnd | undefined> {
+  const needle = `"run":${JSON.stringify(run)}`;
+  for (const file of [...(await audit.files())].reverse()) {
+    const lines = (await readAuditFile(file)).split("\n");
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const line = lines[i] as string;
+      if (!line.includes(needle)) continue;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const e = EndSchema.safeParse(raw);
+      if (!e.success || e.data.run !== run) continue;
+      const { decision, status = decision, restores = [], time } = e.data;
+      const ended = status === "completed" || status === "refused" ||
+        decision === "recovered" || decision === "dismissed" ||
+        ((status === "failed" || status === "aborted") && restores.every((r) => r.ok));
+      if (ended && !(await integrityProblem(audit, raw as AuditEntry))) {
+        return {
+          status: decision === "recovered" || decision === "dismissed" ? decision : status,
+          time,
+        };
+      }
+    }
+  }
+  return undefined;
 }

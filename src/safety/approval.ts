@@ -78,8 +78,8 @@ export function planIdOf(path: string): string {
 /**
  * `plan run PLAN --approved-hash TOKEN`: approves only the plan the token was
  * issued for, while it is valid and unused. A single-use token is recorded
- * as used when the plan starts writing ({@link Decision.spend}); of two runs
- * racing with one token, one writes. A bare plan hash or a token this
+ * as used when the plan starts writing ({@link Decision.spend}), if it has not
+ * expired by then; of two runs racing with one token, one writes. A bare plan hash or a token this
  * installation did not issue is rejected.
  */
 export class TokenApprover implements Approver {
@@ -118,6 +118,12 @@ export class TokenApprover implements Approver {
       },
       ...(reusable ? {} : {
         async spend() {
+          // Checked again: the executor's second preflight may have outlasted the token.
+          const expiresAt = claims.expiresAt as number;
+          if (tokens.now() >= expiresAt) {
+            return `the token expired at ${new Date(expiresAt).toISOString()}, before the ` +
+              "plan's first write; the operator issues a new one with accel-agent plan show PLAN";
+          }
           try {
             const used = await tokens.consume(claims);
             return used.ok ? undefined : usedText(used.usedAt);

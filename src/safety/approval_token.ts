@@ -22,7 +22,7 @@ import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
 import { sha256Hex } from "../util/hash.ts";
 import { z } from "zod";
-import { readRegularText } from "../util/bounded_read.ts";
+import { readRegularText, refuseIrregular } from "../util/bounded_read.ts";
 
 /** What a valid token says. */
 export interface TokenClaims {
@@ -141,13 +141,15 @@ export class ApprovalTokens {
   /** When a single-use token was used, or undefined while it is unused (or reusable). */
   async usedAt(claims: TokenClaims): Promise<string | undefined> {
     if (claims.expiresAt === undefined) return undefined;
+    const path = `${this.usedDir}/${claims.id}`;
     try {
-      await Deno.stat(`${this.usedDir}/${claims.id}`);
+      // A record that is no file (a FIFO would block its read) is said, not waited on.
+      if (!(await Deno.stat(path)).isFile) await refuseIrregular(path);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return undefined;
       throw e;
     }
-    return await usedAt(`${this.usedDir}/${claims.id}`);
+    return await usedAt(path);
   }
 
   /**
@@ -158,18 +160,28 @@ export class ApprovalTokens {
     await Deno.mkdir(this.usedDir, { recursive: true, mode: 0o700 });
     const path = `${this.usedDir}/${claims.id}`;
     const at = new Date(this.now()).toISOString();
+    // Written aside and linked into place: a write that fails (a full disk) leaves no record
+    // behind, so the token is as unspent as the refusal says; the link fails where one exists,
+    // so exactly one of several processes with the same token gets past here.
+    const tmp = `${this.usedDir}/.${claims.id}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     try {
-      // createNew: exactly one of several processes with the same token gets past here.
-      await Deno.writeTextFile(path, `${JSON.stringify({ at, ...claims })}\n`, {
+      await Deno.writeTextFile(tmp, `${JSON.stringify({ at, ...claims })}\n`, {
         createNew: true,
         mode: 0o600,
       });
-    } catch (e) {
-      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-      return { ok: false, usedAt: await usedAt(path) };
+      {
+        using file = await Deno.open(tmp, { read: true });
+        await file.sync();
+      }
+      try {
+        await Deno.link(tmp, path);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+        return { ok: false, usedAt: await usedAt(path) };
+      }
+    } finally {
+      await Deno.remove(tmp).catch(() => {});
     }
-    using file = await Deno.open(path, { read: true });
-    await file.sync();
     return { ok: true };
   }
 

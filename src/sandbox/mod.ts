@@ -6,7 +6,8 @@
  * @module
  */
 import type { SandboxConfig } from "../config/sandbox_schema.ts";
-import { LocalPackages } from "./packages.ts";
+import { LocalPackages, MAX_LOCK_BYTES } from "./packages.ts";
+import { readRegularTextSync } from "../util/bounded_read.ts";
 import { PyodideSandbox } from "./runner.ts";
 import type { AgentGrants } from "./role_grants.ts";
 import type { SandboxDeps } from "./types.ts";
@@ -83,7 +84,12 @@ export function createSandboxDeps(
   return {
     runner,
     ...(scriptsDir ? { scriptsDir } : {}),
-    packages: packagesDir ? LocalPackages.scan(packagesDir).names() : [],
+    packages: packagesDir
+      ? LocalPackages.scan(
+        packagesDir,
+        (path) => readRegularTextSync(path, MAX_LOCK_BYTES, { fix: "fix [sandbox] packages_dir" }),
+      ).names()
+      : [],
   };
 }
 

@@ -141,6 +141,24 @@ export interface RegularFile {
 }
 
 /**
+ * Throws {@link NotRegularFileError} when something other than a regular
+ * file is at `path` (a FIFO, whose open blocks; a device; a directory); a
+ * path with nothing at it is fine. For a file about to be opened for writing.
+ */
+export async function refuseIrregular(path: string, shown = path): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  if (!info.isFile) {
+    throw new NotRegularFileError(`${shown}: is ${kindOf(info)}, not a regular file`);
+  }
+}
+
+/**
  * Opens the regular file at `path` for reading without waiting on a FIFO;
  * throws {@link NotRegularFileError} for anything else and Deno's errors
  * (NotFound, PermissionDenied, NotCapable) as they come.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { indexSourceFor } from "../../src/adapters/mod.ts";
 import { parseConfig } from "../../src/config/load.ts";
-import { BASE_DEVICE_COUNT } from "../../src/adapters/simulator/scale.ts";
+import { BASE_DEVICE_COUNT } from "../../src/facility/scale.ts";
 
 Deno.test("the simulator's index source walks the grown facility when [simulator] devices is set", async () => {
   const plain = await indexSourceFor(parseConfig("", "test.toml"));

@@ -28,7 +28,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["safety"],
   ["plan_model"],
   ["adapters"],
-  ["config", "llm", "index"],
+  ["facility"],
+  ["config", "llm", "index", "control"],
   ["util", "version"],
 ];
 

@@ -74,3 +74,14 @@ Deno.test("a streamed line wider than the terminal is finished raw, not redrawn"
   md.push("\n");
   assert.equal(out, "**a long line here**\n");
 });
+
+Deno.test("the model's text draws no table glyph: box drawing and blocks are escaped, whatever the chunking, and only the program's own marks use them", () => {
+  const text = "┌──┐\n│ 1 │ write │\n```\n╞ x ▌\n```\n";
+  const whole = render([text]);
+  assert.equal(render([...text]), whole);
+  assert.equal(
+    whole,
+    "\\u{250c}\\u{2500}\\u{2500}\\u{2510}\n\\u{2502} 1 \\u{2502} write \\u{2502}\n" +
+      "┌───\n│ \\u{255e} x \\u{258c}\n└───\n",
+  );
+});

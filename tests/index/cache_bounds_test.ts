@@ -9,7 +9,7 @@ import { buildIndex, lexiconDigest } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";
 import { loadIndex, saveIndex } from "../../src/index/cache.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import { canMount, fill, mountTmpfs } from "../support/full_disk.ts";
 import { tempDir } from "../support/temp.ts";
 

@@ -10,7 +10,7 @@ import { emptySynonyms, loadSynonyms, mergeSynonyms } from "../../src/index/syno
 import { loadIndex, openIndex, saveIndex } from "../../src/index/cache.ts";
 import { IndexService } from "../../src/index/service.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import type { IndexSource } from "../../src/index/record.ts";
 import { waitFor } from "../support/run_agent.ts";
 

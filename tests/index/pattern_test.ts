@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildIndex } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import { wildcardToRegExp } from "../../src/adapters/adapter.ts";
 import { segmentConstraints } from "../../src/index/pattern.ts";
 

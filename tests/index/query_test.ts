@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildIndex, type DeviceIndex, rankedSearch } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import { nearestFamilies } from "../../src/index/families.ts";
 import { searchModeOf } from "../../src/index/mode.ts";
 

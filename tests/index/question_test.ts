@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { buildIndex, type DeviceIndex, rankedSearch } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import { naturalCompare, stemOf } from "../../src/index/order.ts";
 
 const index: DeviceIndex = await buildIndex(

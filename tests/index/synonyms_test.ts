@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildIndex, rankedSearch } from "../../src/index/mod.ts";
 import { loadSynonyms, parseSynonyms } from "../../src/index/synonyms.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 
 Deno.test("a facility's synonym file adds its own words to the built-in table", async () => {
   const dir = await Deno.makeTempDir();

@@ -159,3 +159,21 @@ Deno.test("a token of the earlier form, bound to the plan alone, is refused with
       .test(r.reason),
   );
 });
+
+Deno.test("a token that expires between its check and the plan's first write is not spent and runs nothing", async () => {
+  const { TokenApprover } = await import("../../src/safety/approval.ts");
+  await using dir = await tempDir();
+  let now = Date.parse("2026-11-24T12:00:00Z");
+  const tokens = new ApprovalTokens(dir.path, SCOPE, () => now);
+  const { token, claims } = await tokens.issue(PLAN, { ttlMs: 60_000 });
+  const shown = {
+    hash: PLAN,
+    plan: { description: "x", actions: [] },
+  } as unknown as import("../../src/plan_model/preflighted.ts").PreflightedPlan;
+  const approved = await new TokenApprover(token, tokens).decide(shown);
+  assert.equal(approved.decision, "approved");
+  // The executor's second preflight takes long (a gateway answering late): the token runs out.
+  now += 61_000;
+  assert.match((await approved.spend?.()) ?? "", /^the token expired at 2026-11-24T12:01:00\.000Z/);
+  assert.equal(await tokens.usedAt(claims), undefined, "not recorded as used");
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createRegistry } from "../../src/tools/mod.ts";
 import { createSimulator } from "../../src/adapters/simulator/mod.ts";
-import { defaultFacility } from "../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../src/facility/facility.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
 import { buildIndex } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";

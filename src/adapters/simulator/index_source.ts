@@ -7,7 +7,7 @@
  * @module
  */
 import type { IndexRecord, IndexSource } from "../../index/record.ts";
-import type { Facility } from "./facility.ts";
+import type { Facility } from "../../facility/facility.ts";
 
 /** Records per page handed to the index. */
 const PAGE = 10_000;

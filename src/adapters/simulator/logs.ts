@@ -13,11 +13,11 @@ import {
   severityAtLeast,
   wildcardToRegExp,
 } from "../adapter.ts";
-import { alarmEvents } from "./alarms.ts";
-import { ElogWriter } from "./elog.ts";
-import { IncidentBook, SHIFT_MS } from "./incidents.ts";
-import type { Physics } from "./physics.ts";
-import type { PastSetpoints } from "./routine.ts";
+import { alarmEvents, LiveAlarms, type LiveState } from "../../facility/alarms.ts";
+import { ElogWriter } from "../../facility/elog.ts";
+import { IncidentBook, SHIFT_MS } from "../../facility/incidents.ts";
+import type { Physics } from "../../facility/physics.ts";
+import type { PastSetpoints } from "../../facility/routine.ts";
 
 /** Entries per query when the query gives no `limit`. */
 export const DEFAULT_LOG_LIMIT = 100;
@@ -41,6 +41,7 @@ export function parseTime(field: string, text: string): number {
 /** The e-log and alarm log of one seed. */
 export class LogService {
   private readonly writer: ElogWriter;
+  private readonly live: LiveAlarms;
   private readonly cache = new Map<string, LogEntry[]>();
 
   constructor(
@@ -49,15 +50,18 @@ export class LogService {
     private readonly sp: PastSetpoints,
     private readonly book: IncidentBook,
     people: Readonly<Record<string, readonly string[]>>,
+    corrections: { readonly orbitCorrectors: readonly string[] },
   ) {
-    this.writer = new ElogWriter(physics, sp, book, people);
+    this.writer = new ElogWriter(physics, sp, book, people, corrections);
+    this.live = new LiveAlarms(physics);
   }
 
   /**
    * Entries in [from, to) that pass the filters, newest first. Nothing after
    * `now` is returned, whatever range is asked: the future has no log yet.
+   * `live`: the live state, whose writes and faults add their alarms.
    */
-  query(q: LogQuery, now = Infinity): LogEntry[] {
+  query(q: LogQuery, now = Infinity, live?: LiveState): LogEntry[] {
     const from = parseTime("from", q.from);
     const to = Math.min(parseTime("to", q.to), now + 1);
     const limit = Math.min(MAX_LOG_LIMIT, Math.max(0, Math.floor(q.limit ?? DEFAULT_LOG_LIMIT)));
@@ -67,8 +71,18 @@ export class LogService {
     if (to <= from || limit === 0) return out;
     const first = IncidentBook.shiftOf(from);
     const last = IncidentBook.shiftOf(to - 1);
+    const liveEntries = q.source === "alarm" && live !== undefined && Number.isFinite(now)
+      ? this.live.entries(live, now)
+      : [];
     for (let k = last; k >= first && k > last - MAX_SCAN_SHIFTS; k--) {
-      for (const entry of this.inShift(q.source, k)) {
+      const own = liveEntries.filter((e) => IncidentBook.shiftOf(Date.parse(e.time)) === k);
+      const entries = own.length === 0 ? this.inShift(q.source, k) : dedupe(
+        [...this.inShift(q.source, k), ...own].sort((
+          a,
+          b,
+        ) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0)),
+      );
+      for (const entry of entries) {
         const t = Date.parse(entry.time);
         if (t < from || t >= to) continue;
         if (q.minSeverity && !severityAtLeast(entry.severity, q.minSeverity)) continue;

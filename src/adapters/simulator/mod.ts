@@ -21,27 +21,29 @@
 import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapter.ts";
 import type { DeviceInfo, DevicePage, LogEntry, Reading, Series, Value } from "../adapter.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { arcResponse } from "./arc_physics.ts";
-import { archiveSeries, DEFAULT_MAX_POINTS } from "./archive.ts";
-import { defaultFacility, type Facility } from "./facility.ts";
-import { IncidentBook } from "./incidents.ts";
-import { scaledFacility } from "./scale.ts";
+import { archiveSeries, DEFAULT_MAX_POINTS } from "../../facility/archive.ts";
+import { defaultFacility, type Facility } from "../../facility/facility.ts";
+import { IncidentBook } from "../../facility/incidents.ts";
+import { scaledFacility } from "../../facility/scale.ts";
 import { LogService, parseTime } from "./logs.ts";
 import { type PostedEntries, withPosted } from "./posted.ts";
-import { Physics } from "./physics.ts";
+import { Physics } from "../../facility/physics.ts";
 import { copyInfo, familyHint, searchDevices, suggest } from "./search.ts";
 import type { DeviceIndex } from "../../index/device_index.ts";
-import { checkWrite, SetpointStore } from "./state.ts";
-import { PastSetpoints } from "./routine.ts";
+import { checkWrite, SetpointStore } from "../../facility/state.ts";
+import { PastSetpoints } from "../../facility/routine.ts";
+import { Corrections } from "../../facility/corrections.ts";
+import { buildFault, type FaultSpec } from "../../facility/faults.ts";
 import { sleep, type Timers } from "../../util/misc.ts";
 import { namingFor, requireCanonical } from "../device_names.ts";
 
 /** The simulator's names are EPICS names, under EPICS' rules. */
 const NAMING = namingFor("simulator");
 
-export { DEFAULT_MAX_POINTS } from "./archive.ts";
+export { DEFAULT_MAX_POINTS } from "../../facility/archive.ts";
 export { DEFAULT_LOG_LIMIT, MAX_SCAN_SHIFTS } from "./logs.ts";
 export { DEFAULT_PAGE_SIZE } from "./search.ts";
+export type { FaultSpec } from "../../facility/faults.ts";
 
 /** Options of {@link createSimulator}. */
 export interface SimulatorOptions {
@@ -53,6 +55,11 @@ export interface SimulatorOptions {
   latencyMs?: number;
   /** The timers of that delay (default: the real ones). Tests pass fake ones. */
   timers?: Timers;
+  /**
+   * A span (epoch ms) the facility's own incidents leave alone: its history
+   * there is routine work only (a graded task's faults are then all there is).
+   */
+  quiet?: { from: number; to: number };
   /** Grow the facility with generated arcs to at least this many devices (scale.ts). */
   devices?: number;
   /**
@@ -64,7 +71,18 @@ export interface SimulatorOptions {
   posted?: PostedEntries;
 }
 
-/** The simulated facility. Writes are the only way its state changes. */
+/** What a clone shares with the simulator it was made from: everything but the state. */
+interface Shared {
+  readonly facility: Facility;
+  readonly physics: Physics;
+  readonly logService: LogService;
+  readonly setpoints: SetpointStore;
+}
+
+/**
+ * The simulated facility. Writes (and faults added with {@link Simulator.addFault})
+ * are the only way its state changes; {@link Simulator.clone} copies the state.
+ */
 export class Simulator implements ControlSystem {
   readonly kind = "simulator";
   readonly seed: number;
@@ -79,24 +97,65 @@ export class Simulator implements ControlSystem {
   private readonly posted?: PostedEntries;
   private closed = false;
 
-  constructor(options: SimulatorOptions = {}) {
+  constructor(options: SimulatorOptions = {}, shared?: Shared) {
     this.seed = options.seed ?? 1;
     this.clock = options.clock ?? systemClock;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
     this.timers = options.timers;
     this.index = options.index;
     this.posted = options.posted;
+    if (shared !== undefined) {
+      this.facility = shared.facility;
+      this.physics = shared.physics;
+      this.logService = shared.logService;
+      this.setpoints = shared.setpoints;
+      return;
+    }
     this.facility = options.devices === undefined
       ? defaultFacility()
       : scaledFacility(options.devices);
     const people = this.facility.spec.people;
-    const book = new IncidentBook(this.seed, people["operators"] ?? []);
+    const book = new IncidentBook(this.seed, people["operators"] ?? [], options.quiet);
     this.physics = new Physics(this.facility, this.seed, book);
     // The crews' routine work is the setpoints' past; live writes go on top of it.
-    const past = new PastSetpoints(book, this.physics.initial);
+    const corrections = new Corrections(this.physics);
+    const past = new PastSetpoints(book, this.physics.initial, corrections);
     this.setpoints = new SetpointStore(this.physics.initial, past);
     // The logs describe the machine as generated, so they do not depend on later writes.
-    this.logService = new LogService(this.physics, past, book, people);
+    this.logService = new LogService(this.physics, past, book, people, corrections);
+  }
+
+  /**
+   * A copy of this facility as it is now — its writes and faults so far — that
+   * runs the same physics from the same history. Writes and faults added to
+   * the copy do not reach this simulator, nor the other way round; `clock`
+   * (default: this one's) is the copy's time.
+   */
+  clone(options: { clock?: Clock } = {}): Simulator {
+    return new Simulator(
+      {
+        seed: this.seed,
+        clock: options.clock ?? this.clock,
+        latencyMs: this.latencyMs,
+        timers: this.timers,
+        index: this.index,
+      },
+      {
+        facility: this.facility,
+        physics: this.physics,
+        logService: this.logService,
+        setpoints: this.setpoints.clone(),
+      },
+    );
+  }
+
+  /**
+   * Adds a fault (a trip, a burst, a failed supply…) from its time on: the
+   * physics works out what follows, and the alarm log holds what it raises.
+   * Throws a RangeError for a device the facility does not have.
+   */
+  addFault(spec: FaultSpec): void {
+    this.setpoints.addFault(buildFault(spec, this.physics, this.setpoints));
   }
 
   /** The model behind the readings (lattice, optics, stored beam), for tests and tools. */
@@ -124,8 +183,7 @@ export class Simulator implements ControlSystem {
     const b = this.facility.byName.get(bpm);
     const c = this.facility.byName.get(setpoint);
     if (b === undefined || c === undefined) return 0;
-    return this.physics.response(b, c, this.clock.now(), this.setpoints) ||
-      arcResponse(b, c, this.seed);
+    return this.physics.response(b, c, this.clock.now(), this.setpoints);
   }
 
   async read(names: string[], signal?: AbortSignal): Promise<Reading[]> {
@@ -193,7 +251,7 @@ export class Simulator implements ControlSystem {
   async logs(q: LogQuery, signal?: AbortSignal): Promise<LogEntry[]> {
     await this.enter(signal);
     const now = this.clock.now();
-    const generated = this.logService.query(q, now);
+    const generated = this.logService.query(q, now, this.setpoints);
     if (q.source !== "elog" || !this.posted) return generated;
     return withPosted(generated, await this.posted.entries(), q, now);
   }

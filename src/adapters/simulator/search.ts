@@ -7,8 +7,8 @@
  */
 
 import type { DeviceInfo, DevicePage, DeviceQuery } from "../adapter.ts";
-import type { Facility } from "./facility.ts";
-import { nearbyDevices } from "./scale.ts";
+import type { Facility } from "../../facility/facility.ts";
+import { nearbyDevices } from "../../facility/scale.ts";
 import type { DeviceIndex } from "../../index/device_index.ts";
 
 /** Devices per page when the query gives no `limit`. */

@@ -377,7 +377,9 @@ function summary(o: ProposeOutcome, io: Io): string {
       lines.push(
         `  ${r.ok ? s.green("↺") : s.red("✗")} ${
           one(
-            `restored ${r.device} to ${r.to}${r.ok ? ` (${restoreCheck(r)})` : `: ${r.error}`}`,
+            r.ok
+              ? `restored ${r.device} to ${r.to} (${restoreCheck(r)})`
+              : `${r.device} not restored to ${r.to}: ${r.error ?? "not confirmed"}`,
           )
         }`,
       );

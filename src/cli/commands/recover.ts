@@ -11,7 +11,7 @@
  * @module
  */
 import { savePlan } from "../../plan/plan_file.ts";
-import type { CheckedRun } from "../../plan/recovery.ts";
+import { type CheckedRun, laterRunOnItsDevices } from "../../plan/recovery.ts";
 import { isRunIdPrefix } from "../../plan/run_journal.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -33,8 +33,21 @@ export async function runPlanRecover(
   elog?: "post" | "skip",
 ): Promise<number> {
   const service = app.plans.service;
+  // The running directory damaged (a file in its place, unreadable): one line, never a trace.
+  const unfinished = async () => {
+    try {
+      return await service.unfinished();
+    } catch (e) {
+      throw new CliError(
+        `cannot look for unfinished plans in ${untrusted(app.stateDir)}/running (${
+          untrusted(errorMessage(e))
+        })`,
+        Exit.FAILURE,
+      );
+    }
+  };
   if (run === undefined) {
-    const runs = await service.unfinished();
+    const runs = await unfinished();
     if (json) io.out(`${terminalJson({ unfinished: runs.map(unfinishedJson) })}\n`);
     else if (runs.length === 0) io.out("no unfinished plans\n");
     else for (const m of runs) io.out(`${unfinishedText(m)}\n`);
@@ -48,7 +61,8 @@ export async function runPlanRecover(
       Exit.USAGE,
     );
   }
-  const target = pick(await service.unfinished(), run);
+  const runs = await unfinished();
+  const target = pick(runs, run);
   const id = target.marker.run;
   if (dismiss) {
     const failed = await service.dismiss(target, "operator: plan recover --dismiss");
@@ -67,6 +81,13 @@ export async function runPlanRecover(
     still(
       `${target.problem ?? "no originals"}; nothing was written. Check its devices by hand, ` +
         `then: accel-agent plan recover ${id} --dismiss`,
+    );
+  }
+  const later = laterRunOnItsDevices(target, runs);
+  if (later) {
+    still(
+      `run ${later.run}, which started after it, changed ${later.device} too; recover or ` +
+        `dismiss that run first: accel-agent plan recover ${later.run}; nothing was written`,
     );
   }
   /** What the operator can do about a run that stays open for now. */

@@ -4,12 +4,17 @@
  * Handles what models write: headings, emphasis, inline code, fenced code,
  * lists, quotes, rules and tables (passed through, aligned by the model).
  * The text is the model's, so it is untrusted: it goes through
- * {@link UntrustedStream} (multi-line) before any styling, however it is split.
+ * {@link UntrustedStream} (multi-line) before any styling, however it is split,
+ * and the approval table's glyphs are escaped (the model's words are drawn
+ * right above the approval screen of the plan it proposes; they must not draw
+ * a table of their own). Only the program's own marks (a code block's, a
+ * quote's, a rule) are drawn with them.
  *
  * @module
  */
 import type { Style } from "./style.ts";
 import { UntrustedStream } from "../../util/untrusted_text.ts";
+import { withoutTableGlyphs } from "./screen_text.ts";
 
 export class MarkdownStream {
   #buffer = "";
@@ -33,7 +38,7 @@ export class MarkdownStream {
 
   /** Adds streamed text; renders every line completed by it. */
   push(delta: string): void {
-    this.#buffer += this.#safe.push(delta);
+    this.#buffer += withoutTableGlyphs(this.#safe.push(delta));
     let nl: number;
     while ((nl = this.#buffer.indexOf("\n")) >= 0) {
       this.#finishLine(this.#buffer.slice(0, nl));
@@ -47,7 +52,7 @@ export class MarkdownStream {
 
   /** Renders what is left; call when the answer is complete. */
   end(): void {
-    this.#buffer += this.#safe.end();
+    this.#buffer += withoutTableGlyphs(this.#safe.end());
     if (this.#buffer) this.#finishLine(this.#buffer);
     this.#buffer = "";
     this.#inFence = false;

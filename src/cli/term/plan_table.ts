@@ -3,7 +3,7 @@
  * every action with current → new (Δ), reasons, the device whose reading
  * will confirm each write or that none will, the scan summary, the rollback,
  * the estimated duration, the hash the decision is bound to, and last, on
- * the line right above the approval question, what the plan writes.
+ * the lines right above the approval question, what the plan writes.
  *
  * Nothing a plan or the facility wrote can imitate the table. Every such
  * text (names, reasons, labels, units, values, violations) is shown through
@@ -44,8 +44,6 @@ const PADDING = 2;
 export const MAX_DESCRIPTION_LINES = 10;
 /** What begins every line of the plan's own text: the table never begins a line with it. */
 export const PLAN_TEXT_MARK = "» ";
-/** Devices named in the line above the question before "and K more". */
-const SUMMARY_NAMES = 3;
 
 /** The width to draw a plan in: the terminal's, or {@link PLAN_TABLE_COLUMNS} when not a terminal. */
 export function planColumns(io: { stdoutIsTerminal: boolean; columns(): number }): number {
@@ -145,11 +143,13 @@ export function descriptionBlock(description: string, s: Style, columns: number)
 }
 
 /**
- * One line saying what the plan writes, for right above the approval
- * question whatever the table's length: the devices written (the first
- * three, then "and K more") and the count of writes, each scan's device and
- * points, any device only the rollback writes, or "no writes". It fits
- * `columns`: fewer names, else cut with "…".
+ * What the plan writes, for right above the approval question whatever the
+ * table's length: every device written and the count of writes, each scan's
+ * device and points, any device only the rollback writes (after the plan,
+ * whatever its outcome: a completed plan runs its rollback too), or "no
+ * writes". Every name is given, never "and K more": a hidden name is a write
+ * the operator did not see. Lines are cut by the program between names to
+ * fit `columns`, each after the first indented.
  */
 export function changeSummary(p: PreflightedPlan, s: Style, columns: number): string {
   const written = (list: Action[]) =>
@@ -167,51 +167,38 @@ export function changeSummary(p: PreflightedPlan, s: Style, columns: number): st
   if (!devices.length && !scans.length && !rollbackOnly.length) {
     return s.green("No writes: this plan only reads and waits.");
   }
-  const lists = [devices, scans, rollbackOnly];
-  const line = (shown: number[]) => {
-    const [w = 0, sc = 0, rb = 0] = shown;
-    const parts: string[] = [];
-    if (devices.length) {
-      const count = devices.length === writes.length
-        ? ""
-        : ` (${writes.length} write${writes.length === 1 ? "" : "s"})`;
-      parts.push(
-        `writes ${devices.length} device${devices.length === 1 ? "" : "s"}${count}: ${
-          listed(devices, w)
-        }`,
-      );
-    }
-    if (scans.length) {
-      parts.push(
-        `scans ${scans.length === 1 ? "" : `${scans.length} devices: `}${listed(scans, sc)}`,
-      );
-    }
-    if (rollbackOnly.length) {
-      parts.push(`on failure the rollback writes ${listed(rollbackOnly, rb)}`);
-    }
-    const text = parts.join("; ");
-    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-  };
-  const shown = lists.map((l) => Math.min(SUMMARY_NAMES, l.length));
-  let text = line(shown);
-  for (;;) {
-    if (screenWidth(text) <= columns) break;
-    // Fewer names from the longest list shown, down to one each.
-    const i = shown.reduce((best, n, j) => (n > (shown[best] ?? 0) ? j : best), 0);
-    if ((shown[i] ?? 0) <= 1) break;
-    shown[i] = (shown[i] ?? 1) - 1;
-    text = line(shown);
+  const parts: string[] = [];
+  if (devices.length) {
+    const count = devices.length === writes.length
+      ? ""
+      : ` (${writes.length} write${writes.length === 1 ? "" : "s"})`;
+    parts.push(
+      `writes ${devices.length} device${devices.length === 1 ? "" : "s"}${count}: ${
+        devices.join(", ")
+      }`,
+    );
   }
-  if (screenWidth(text) > columns) text = `${wrapLine(text, columns - 1)[0] ?? ""}…`;
-  return s.yellow(s.bold(text));
+  if (scans.length) {
+    parts.push(`scans ${scans.length === 1 ? "" : `${scans.length} devices: `}${scans.join(", ")}`);
+  }
+  if (rollbackOnly.length) {
+    // A rollback runs after every outcome, a completed plan's too: never "on failure" only.
+    parts.push(
+      `after the plan, whatever its outcome, its rollback writes ${rollbackOnly.join(", ")}`,
+    );
+  }
+  const text = parts.join("; ");
+  const [first = "", ...more] = wrapLine(
+    `${text.charAt(0).toUpperCase()}${text.slice(1)}.`,
+    Math.max(1, columns - SUMMARY_INDENT.length),
+  );
+  return [first, ...more.map((l) => SUMMARY_INDENT + l)].map((l) => s.yellow(s.bold(l))).join(
+    "\n",
+  );
 }
 
-/** The first `n` of `items`, then "and K more". */
-function listed(items: string[], n: number): string {
-  const shown = items.slice(0, Math.max(1, n)).join(", ");
-  const more = items.length - Math.max(1, n);
-  return more > 0 ? `${shown} and ${more} more` : shown;
-}
+/** What begins each line of the summary after its first. */
+const SUMMARY_INDENT = "  ";
 
 /** Text from outside as a cell shows it: one line, certain widths, no table glyph, bounded. */
 function cell(text: string | number): string {

@@ -318,7 +318,11 @@ function summary(result: unknown, width: number): string {
   const r = result as Record<string, unknown>;
   if (typeof r.error === "string") return clip(r.error);
   if (typeof r.status === "string" && typeof r.plan_hash === "string") {
-    const restored = Array.isArray(r.restored) ? `, ${r.restored.length} restored` : "";
+    // "restored" only for a restore that was confirmed; a failed one is said as such.
+    const tries: unknown[] = Array.isArray(r.restored) ? r.restored : [];
+    const ok = tries.filter((x) => (x as { ok?: unknown } | null)?.ok === true).length;
+    const restored = (ok ? `, ${ok} restored` : "") +
+      (tries.length > ok ? `, ${tries.length - ok} not restored` : "");
     const violations = Array.isArray(r.violations) ? `: ${r.violations.length} violations` : "";
     return clip(`plan ${r.status.replaceAll("_", " ")}${violations}${restored}`);
   }

@@ -101,6 +101,17 @@ export function screenText(text: string, opts: ScreenTextOptions = {}): string {
   return out;
 }
 
+/**
+ * `text` with the approval table's own glyphs (box drawing, block elements)
+ * shown as escapes: text from outside drawn near the approval screen — the
+ * model's words right before it proposes a plan — cannot draw its table.
+ */
+export function withoutTableGlyphs(text: string): string {
+  return /[\u2500-\u259f]/.test(text)
+    ? text.replace(/[\u2500-\u259f]/g, (c) => escapeCodePoint(c.codePointAt(0) ?? 0))
+    : text;
+}
+
 /** A text from outside takes at most this many columns of a table cell or a choice (then "…"). */
 export const MAX_CELL_TEXT = 400;
 

@@ -25,7 +25,7 @@ import { scanPoints } from "../../plan_model/plan.ts";
 import { checkValue } from "../preflight.ts";
 import { errorText } from "./text.ts";
 import type { ActionResult, ExecuteDeps, Restore, RunOptions } from "./types.ts";
-import { NotConfirmed, StepRefused, type Writer } from "./writer.ts";
+import { NotConfirmed, RestoreRefused, StepRefused, type Writer } from "./writer.ts";
 import { writtenBy } from "../preflight_checks/walk.ts";
 
 /** What the rollback needs of the run it ends. */
@@ -145,15 +145,21 @@ function awayFromOriginal(
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;
 
-/** Restores every written device but `except` to its original, newest first. */
+/**
+ * Restores every device this run sent a write to, but `except`, to its
+ * original, newest first. A device read but never written (its step
+ * refused, a kill switch off before its write) is left as it is: whatever
+ * it reads now, this run did not put it there.
+ */
 export async function restoreOriginals(
   writer: Writer,
   deps: ExecuteDeps,
   except: Set<string>,
 ): Promise<Restore[]> {
   const restores: Restore[] = [];
+  const written = new Set(writer.sent.map((w) => w.device));
   for (const [device, original] of [...writer.originals].reverse()) {
-    if (except.has(device)) continue;
+    if (except.has(device) || !written.has(device)) continue;
     restores.push(await restoreOne(writer, device, original, deps.restoreTimeoutMs ?? 30_000));
   }
   return restores;
@@ -187,7 +193,8 @@ async function restoreOne(
         ...(attempt > 1 ? { attempts: attempt } : {}),
       };
     } catch (e) {
-      const final = e instanceof StepRefused || e instanceof NotConfirmed;
+      const final = e instanceof StepRefused || e instanceof NotConfirmed ||
+        e instanceof RestoreRefused;
       if (signal.aborted && e === signal.reason) {
         return failed(
           `no answer within its ${round6(budgetMs / 1000)} s` +

@@ -13,9 +13,11 @@
  * point: at most the one write already past its check when the switch was
  * turned off still reaches the wire. One kind of write is exempt: a restore
  * ({@link Writer.restore}), which brings a device this run wrote back to the
- * value it read before its first write, in steps no larger than max_step.
- * Leaving a device half-way through a plan nobody can finish is worse than
- * putting back what the plan itself changed; nothing else is written.
+ * value it read before its first write, in steps no larger than max_step,
+ * each within the device's limits or between its original and the values
+ * this run sent it. Leaving a device half-way through a plan nobody can
+ * finish is worse than putting back what the plan itself changed; nothing
+ * else is written.
  *
  * @module
  */
@@ -48,6 +50,13 @@ export class NotConfirmed extends Error {}
 
 /** A write not sent because a kill switch is off. */
 export class WritesOff extends Error {}
+
+/**
+ * A restore step not sent: from where the device reads now, it would go
+ * where neither the limits nor this run ever put the device (a gateway that
+ * returns another channel's value, or someone else moving it).
+ */
+export class RestoreRefused extends Error {}
 
 /** Writes one device at a time, each confirmed, and remembers every device's original. */
 export class Writer {
@@ -138,6 +147,14 @@ export class Writer {
     }
     if (!this.originals.has(device)) this.originals.set(device, before);
     const maxStep = this.deps.limits.lookup(device)?.max_step;
+    if (maxStep !== undefined && typeof value === "number" && typeof before !== "number") {
+      // A number read as text (a gateway sending it so): the step cannot be checked, so no write.
+      throw new StepRefused(
+        `refused to write ${device} = ${round6(value)}: it reads ${
+          JSON.stringify(before)
+        }, not a number, so the step from its live value cannot be checked against max_step ${maxStep}`,
+      );
+    }
     if (
       maxStep !== undefined && typeof before === "number" && typeof value === "number" &&
       Math.abs(value - before) > maxStep + 1e-9
@@ -169,9 +186,11 @@ export class Writer {
    */
   async #rampTo(device: string, target: Value, signal: AbortSignal): Promise<Confirmation> {
     const maxStep = this.deps.limits.lookup(device)?.max_step;
-    if (typeof target !== "number" || maxStep === undefined) {
+    if (typeof target !== "number") {
+      this.#restorableState(device, target);
       return await this.#put(device, target, signal, true);
     }
+    if (maxStep === undefined) return await this.#put(device, target, signal, true);
     const tol = this.checked.tolerances[device] ?? 1e-6;
     let now = await this.#readNumber(device, signal);
     // A write this run sent and never saw confirmed (stopped while it settled) may land after
@@ -188,16 +207,59 @@ export class Writer {
     }
     for (let guard = 0; guard < 10_000; guard++) {
       const last = Math.abs(target - now) <= maxStep;
-      const c = await this.#put(
-        device,
-        last ? target : now + Math.sign(target - now) * maxStep,
-        signal,
-        true,
-      );
+      const step = last ? target : now + Math.sign(target - now) * maxStep;
+      this.#restorable(device, target, step, now);
+      const c = await this.#put(device, step, signal, true);
       if (last) return c;
       now = await this.#readNumber(device, signal);
     }
     throw new Error(`${device} did not reach ${target}`);
+  }
+
+  /**
+   * Throws {@link RestoreRefused} unless a text or enum device's original is
+   * a value its limits list, or the value preflight read just before the
+   * plan (the audit's write-ahead record): it has no steps to bound, so a
+   * gateway that lied about it at its write would otherwise have the restore
+   * set a state nobody allowed.
+   */
+  #restorableState(device: string, original: Value): void {
+    const allowed = this.deps.limits.lookup(device)?.values;
+    const before = this.checked.live[device];
+    if (
+      allowed?.includes(String(original)) || JSON.stringify(before) === JSON.stringify(original)
+    ) {
+      return;
+    }
+    throw new RestoreRefused(
+      `refused to restore ${device} to ${show(original)}: its limits do not list that value, and ` +
+        `it read ${show(before ?? null)} before the plan; check ${device} by hand`,
+    );
+  }
+
+  /**
+   * Throws {@link RestoreRefused} unless a restore step to `value` stays
+   * where the device may be put: within its limits entry's min and max, or
+   * between its original and the values this run sent it. A step is worked
+   * out from the live value, so without this a gateway that answers with
+   * another channel's value (−1000 for a corrector) would have the restore
+   * walk the device out to there, past every limit, with no kill switch asked.
+   */
+  #restorable(device: string, original: number, value: number, now: number): void {
+    const limit = this.deps.limits.lookup(device);
+    const withinLimits = limit?.min !== undefined && limit.max !== undefined &&
+      value >= limit.min && value <= limit.max;
+    const moved = [original, ...this.sent.filter((w) => w.device === device).map((w) => w.value)]
+      .filter((v): v is number => typeof v === "number");
+    const lo = Math.min(...moved), hi = Math.max(...moved);
+    if (withinLimits || (value >= lo && value <= hi)) return;
+    throw new RestoreRefused(
+      `refused to restore ${device}: it reads ${round6(now)}, and the next step, ${
+        round6(value)
+      }, is outside its limits and outside what this run moved it through (${round6(lo)} … ${
+        round6(hi)
+      }); check ${device} by hand`,
+    );
   }
 
   /**

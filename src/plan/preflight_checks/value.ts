@@ -139,6 +139,17 @@ export function withinLimits({ d, value, limit, policy }: LimitedInput): string[
 
 /** `max_step`: the step from the value before is at most the entry's max_step. */
 export function maxStep({ d, value, from, limit, policy }: LimitedInput): string[] {
+  // A number read as text: the step cannot be checked (unreadable is current_value_known's).
+  if (
+    limit.max_step !== undefined && typeof value === "number" && from !== null &&
+    typeof from !== "number"
+  ) {
+    return [
+      `${d.device} reads ${JSON.stringify(from)}, not a number, so the step to ${
+        round6(value)
+      } cannot be checked against max_step ${limit.max_step} (${policy.limitsSource}: ${limit.pattern})`,
+    ];
+  }
   if (
     limit.max_step === undefined || typeof value !== "number" || typeof from !== "number" ||
     Math.abs(value - from) <= limit.max_step + 1e-12

@@ -35,9 +35,9 @@ Deno.test("short ranges return raw samples on the device's archive period", asyn
 
 Deno.test("long ranges are binned to at most maxPoints means", async () => {
   const { sim } = simAt();
-  // A linac BPM: the ring's orbit drifts between orbit corrections, so its day is not flat.
+  // The gun's high voltage: noisy, and wandering slowly over hours.
   const [day] = await sim.archive({
-    devices: ["LINAC:BPM:12:X"],
+    devices: ["LINAC:GUN:HV"],
     from: iso(T0 - DAY),
     to: iso(T0),
     maxPoints: 500,
@@ -48,13 +48,19 @@ Deno.test("long ranges are binned to at most maxPoints means", async () => {
   assert.ok(t.every((x, i) => x >= T0 - DAY && x < T0 && (i === 0 || x > (t[i - 1] ?? 0))));
   // A mean of noisy samples is smoother than the raw signal.
   const [raw] = await sim.archive({
-    devices: ["LINAC:BPM:12:X"],
+    devices: ["LINAC:GUN:HV"],
     from: iso(T0 - 500_000),
     to: iso(T0),
   });
-  const spread = (xs: number[]) => Math.max(...xs) - Math.min(...xs);
-  const values = (s: Sample[] | undefined) => (s ?? []).map((p) => Number(p.value));
-  assert.ok(spread(values(day?.samples)) < spread(values(raw?.samples)) * 2);
+  // Bin to bin, the means jump less than raw samples do sample to sample (the noise averages out).
+  const jitter = (s: Sample[] | undefined) => {
+    const xs = (s ?? []).map((p) => Number(p.value));
+    return xs.slice(1).reduce((a, x, i) => a + Math.abs(x - (xs[i] ?? x)), 0) / (xs.length - 1);
+  };
+  assert.ok(
+    jitter(day?.samples) < jitter(raw?.samples),
+    `${jitter(day?.samples)} vs ${jitter(raw?.samples)}`,
+  );
 });
 
 Deno.test("a one-year request returns at most the default number of points", async () => {

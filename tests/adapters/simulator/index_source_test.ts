@@ -3,7 +3,7 @@ import {
   channelProperties,
   simulatorIndexSource,
 } from "../../../src/adapters/simulator/index_source.ts";
-import { defaultFacility } from "../../../src/adapters/simulator/facility.ts";
+import { defaultFacility } from "../../../src/facility/facility.ts";
 import { createSimulator } from "../../../src/adapters/simulator/mod.ts";
 import { buildIndex } from "../../../src/index/mod.ts";
 import { loadSynonyms } from "../../../src/index/synonyms.ts";

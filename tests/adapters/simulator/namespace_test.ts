@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_PAGE_SIZE } from "../../../src/adapters/simulator/mod.ts";
-import { simAt } from "./helpers.ts";
+import { readNumber, simAt } from "./helpers.ts";
+import { energyLossMeV } from "../../../src/facility/ring.ts";
 
 const REQUIRED = [
   "LINAC:BPM:01:X",
@@ -170,4 +171,37 @@ Deno.test("callers may edit returned device facts without changing the facility"
   const [again] = (await sim.search({ pattern: "LINAC:COR:H01:SETPT" })).devices;
   assert.deepEqual([again?.limits?.max, again?.description.startsWith("Linac")], [5, true]);
   await assert.rejects(sim.write("LINAC:COR:H01:SETPT", 50), /outside its limits/);
+});
+
+Deno.test("every device AGENT.md names exists, and the numbers it quotes are the model's", async () => {
+  const text = await Deno.readTextFile(new URL("../../../AGENT.md", import.meta.url));
+  const { sim } = simAt();
+  const names = [...text.matchAll(/`([A-Z][A-Z0-9]*(?::[A-Z0-9]+)+)`/g)].map((m) => m[1] as string);
+  assert.ok(names.length > 40, `${names.length} names`);
+  const missing = names.filter((n) =>
+    n !== "SECTION:FAMILY:ID:SIGNAL" && !sim.facility.byName.has(n)
+  );
+  assert.deepEqual(missing, []);
+  const ring = sim.model.ring;
+  assert.ok(ring);
+  const quads = new Map(sim.model.optics.quads.map((q) => [q.magnet.name, q]));
+  const perAmp = (name: string, plane: 0 | 1) => {
+    const q = quads.get(name);
+    assert.ok(q, name);
+    return Math.abs((q.weight[plane] * q.strength) / Number(sim.model.initial.get(name)));
+  };
+  const claims: [string, number, number][] = [
+    ["α_c = 5.6·10⁻³", ring.alphaC, 5.6e-3],
+    ["0.93 MeV", energyLossMeV(ring), 0.93],
+    ["Q1 … 0.026", perAmp("RING:Q1:CURRENT", 0), 0.026],
+    ["Q3 … 0.042", perAmp("RING:Q3:CURRENT", 0), 0.042],
+    ["Q2 … 0.028", perAmp("RING:Q2:CURRENT", 1), 0.028],
+    ["Q4 … 0.032", perAmp("RING:Q4:CURRENT", 1), 0.032],
+  ];
+  for (const [claim, value, said] of claims) {
+    assert.ok(Math.abs(value / said - 1) < 0.03, `AGENT.md says ${claim}; the model has ${value}`);
+    assert.ok(text.includes(claim.split(" … ").pop() as string), `AGENT.md quotes ${claim}`);
+  }
+  const lifetime = await readNumber(sim, "RING:LIFETIME");
+  assert.ok(lifetime > 8 && lifetime < 12, `"about 10 h": ${lifetime}`);
 });

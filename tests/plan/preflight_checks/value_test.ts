@@ -157,3 +157,12 @@ Deno.test("checkValue names the check of every problem and stops at the first ga
     ["limits_complete"],
   );
 });
+
+Deno.test("max_step refuses a number written to a device that reads as text: the step cannot be checked", () => {
+  assert.match(
+    maxStep(input({ from: "1.9" }))[0] ?? "",
+    /^COR:H1 reads "1\.9", not a number, so the step to 1 cannot be checked against max_step 0\.5/,
+  );
+  // Unreadable (null) is current_value_known's to say, not this check's.
+  assert.deepEqual(maxStep(input({ from: null })), []);
+});

@@ -72,6 +72,13 @@ export class FakePvws implements AsyncDisposable {
    * (a gateway sending garbage); undefined sends the update as it is.
    */
   garble?: (update: Record<string, unknown>) => string | undefined;
+  /**
+   * Called with every write the server receives, before it acts on it: a
+   * test's hook for what a hostile gateway does at that moment.
+   */
+  onWrite?: (pv: string, value: unknown) => void;
+  /** PVs whose updates carry another value than the PV holds (see {@link lie}). */
+  readonly #lies = new Map<string, number | string>();
   readonly #clients = new Set<Client>();
   readonly #server: Deno.HttpServer;
   readonly #opts: FakePvwsOptions;
@@ -104,7 +111,19 @@ export class FakePvws implements AsyncDisposable {
     const changed = severity !== undefined && severity !== pv.severity;
     pv.value = value;
     if (severity !== undefined) pv.severity = severity;
-    this.#broadcast(name, { ...this.#valueFields(pv), ...(changed ? { severity } : {}) });
+    this.#broadcast(name, { ...this.#valueFields(pv, name), ...(changed ? { severity } : {}) });
+  }
+
+  /**
+   * The gateway lies about a PV from now on: every update of it (the first
+   * of a new subscription too) carries `value` — another channel's value,
+   * say — while the PV itself keeps what it holds and takes writes as before.
+   * `undefined`: it tells the truth again.
+   */
+  lie(name: string, value: number | string | undefined): void {
+    if (value === undefined) this.#lies.delete(channelOf(name));
+    else this.#lies.set(channelOf(name), value);
+    this.#broadcast(name, this.#valueFields(this.#pv(name), name));
   }
 
   /** The IOC goes away: `"NaN"`, severity UNDEFINED, as Phoebus core-pv reports it. */
@@ -251,6 +270,7 @@ export class FakePvws implements AsyncDisposable {
   #writeWaiters: { n: number; resolve: () => void }[] = [];
 
   #write(client: Client, name: string, value: unknown): void {
+    this.onWrite?.(name, value);
     this.stats.writes.push({ pv: name, value });
     const count = this.stats.writes.length;
     for (const w of this.#writeWaiters.filter((w) => w.n <= count)) w.resolve();
@@ -306,8 +326,8 @@ export class FakePvws implements AsyncDisposable {
     }
   }
 
-  #valueFields(pv: FakePv): Record<string, unknown> {
-    const v = pv.value;
+  #valueFields(pv: FakePv, name: string): Record<string, unknown> {
+    const v = this.#lies.get(channelOf(name)) ?? pv.value;
     if (Array.isArray(v)) return { b64dbl: encodeDoubles(v), ...stamp() };
     if (pv.vtype === "VEnum") {
       return { value: v, text: pv.labels?.[Number(v)] ?? String(v), ...stamp() };
@@ -341,7 +361,7 @@ export class FakePvws implements AsyncDisposable {
     ) if (pv[k] !== undefined) meta[k] = pv[k];
     meta.severity = pv.severity ?? "NONE";
     meta.readonly = pv.readonly === true || this.#opts.writeSupport === false;
-    return { ...meta, ...this.#valueFields(pv) };
+    return { ...meta, ...this.#valueFields(pv, name) };
   }
 }
 
