@@ -1,7 +1,7 @@
 /**
  * Checks on the grants before they are given: a directory the program
- * writes may not hold the files that bound it, and paths are granted in
- * their resolved form too.
+ * writes may not hold the files that bound it, any user may not replace the
+ * limits file, and paths are granted in their resolved form too.
  *
  * @module
  */
@@ -51,6 +51,32 @@ export function writesOverBounds(
       }
       return `${w.setting} ${w.path} holds ${b.path} (${b.what}); a directory the program writes ` +
         "may not hold its configuration, limits or site files: choose another";
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why any user of the machine could replace the limits file, or undefined:
+ * its directory (as named, or once links are resolved) is writable by all
+ * without the sticky bit, so anyone may rename it away and put a wider one in
+ * its place. Checked by the launcher, which may look at the directory; a
+ * directory that cannot be looked at is left to the launcher's check.
+ */
+export function replaceableLimits(named: NamedPath[]): string | undefined {
+  for (const n of named.filter((n) => n.setting === "[safety] limits_file")) {
+    for (const path of withRealPath(n.path)) {
+      const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+      let mode: number | null;
+      try {
+        mode = Deno.statSync(dir).mode;
+      } catch {
+        continue;
+      }
+      if (mode === null || (mode & 0o002) === 0 || (mode & 0o1000) !== 0) continue;
+      return `${n.setting} ${n.path}: any user may replace it (its directory ${dir} is mode ` +
+        `${(mode & 0o777).toString(8)} without the sticky bit), so it bounds nothing; make the ` +
+        "directory writable by its owner only (chmod o-w)";
     }
   }
   return undefined;

@@ -26,3 +26,28 @@ Deno.test("a limits file every user may write is refused in one line before any 
   const again = await user.run(["plan", "show", file, "--json"]);
   assert.equal(again.code, 0, again.stderr);
 });
+
+Deno.test("a limits file in a directory any user may write, without the sticky bit, is refused in one line", async () => {
+  await using user = await UserSetup.start();
+  const file = await user.plan({
+    description: "trim H01",
+    actions: [{ type: "write", device: "SR:COR:H01:SETPT", value: 0.6, reason: "trim" }],
+  });
+  // Any user could rename the file away and put a wider one in its place.
+  await Deno.chmod(user.dir, 0o777);
+  const shown = await user.run(["plan", "show", file]);
+  assert.equal(shown.code, 2, shown.stderr);
+  assert.equal(
+    shown.stderr,
+    `accel-agent: config error: [safety] limits_file ${user.dir}/limits.toml: any user may ` +
+      `replace it (its directory ` +
+      `${user.dir} is mode 777 without the sticky bit), so it bounds nothing; make the directory ` +
+      "writable by its owner only (chmod o-w)\n",
+  );
+  assert.equal(user.writes.length, 0);
+  // With the sticky bit (as /tmp has), only the file's owner may replace it: used.
+  await Deno.chmod(user.dir, 0o1777);
+  const again = await user.run(["plan", "show", file, "--json"]);
+  assert.equal(again.code, 0, again.stderr);
+  await Deno.chmod(user.dir, 0o700);
+});
