@@ -1,7 +1,7 @@
 /**
  * Checks on the grants before they are given: a directory the program
- * writes may not hold the files that bound it, any user may not replace the
- * limits file, and paths are granted in their resolved form too.
+ * writes may not hold the files that bound it, no other user may change
+ * them, and paths are granted in their resolved form too.
  *
  * @module
  */
@@ -57,27 +57,56 @@ export function writesOverBounds(
 }
 
 /**
- * Why any user of the machine could replace the limits file, or undefined:
- * its directory (as named, or once links are resolved) is writable by all
- * without the sticky bit, so anyone may rename it away and put a wider one in
- * its place. Checked by the launcher, which may look at the directory; a
- * directory that cannot be looked at is left to the launcher's check.
+ * How any user of the machine could change the file at `path` (as named, or
+ * once links are resolved), or undefined: write it (`file`), or, its directory
+ * being writable by all without the sticky bit, rename it away and put another
+ * in its place. What cannot be looked at is left alone: the launcher, which
+ * may read everything, has checked it.
  */
-export function replaceableLimits(named: NamedPath[]): string | undefined {
-  for (const n of named.filter((n) => n.setting === "[safety] limits_file")) {
-    for (const path of withRealPath(n.path)) {
-      const dir = path.slice(0, path.lastIndexOf("/")) || "/";
-      let mode: number | null;
-      try {
-        mode = Deno.statSync(dir).mode;
-      } catch {
-        continue;
-      }
-      if (mode === null || (mode & 0o002) === 0 || (mode & 0o1000) !== 0) continue;
-      return `${n.setting} ${n.path}: any user may replace it (its directory ${dir} is mode ` +
-        `${(mode & 0o777).toString(8)} without the sticky bit), so it bounds nothing; make the ` +
-        "directory writable by its owner only (chmod o-w)";
+function openToAll(path: string, file: boolean): string | undefined {
+  const modeOf = (p: string) => {
+    try {
+      return Deno.statSync(p).mode ?? 0;
+    } catch {
+      return 0;
     }
+  };
+  for (const real of withRealPath(path)) {
+    const mode = file ? modeOf(real) : 0;
+    if (mode & 0o002) return `any user may write it (mode ${(mode & 0o777).toString(8)})`;
+    const dir = real.slice(0, real.lastIndexOf("/")) || "/";
+    const dirMode = modeOf(dir);
+    if ((dirMode & 0o002) && !(dirMode & 0o1000)) {
+      return `any user may replace it (its directory ${dir} is mode ` +
+        `${(dirMode & 0o777).toString(8)} without the sticky bit)`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a file that bounds the program could be changed by any user of the
+ * machine, or undefined: a config file of the chain (it names hooks, data
+ * directories, the limits file) or the limits file's directory (the file's
+ * own mode is checked where it is read, `src/safety/limits.ts`).
+ */
+export function boundsOpenToAll(loaded: LoadedConfig, named: NamedPath[]): string | undefined {
+  const configs = [
+    ...(loaded.path ? [{ path: loaded.path, what: "the config file" }] : []),
+    ...(loaded.layers ?? []).map((l) => ({ path: l.path, what: "a config file it extends" })),
+  ];
+  for (const c of configs) {
+    const how = openToAll(c.path, true);
+    if (!how) continue;
+    return `${c.path} (${c.what}): ${how}, so any of them could change what the program may ` +
+      `do; make ${how.includes("directory") ? "the directory" : "it"} writable by its owner ` +
+      "only (chmod o-w)";
+  }
+  for (const n of named.filter((n) => n.setting === "[safety] limits_file")) {
+    const how = openToAll(n.path, false);
+    if (!how) continue;
+    return `${n.setting} ${n.path}: ${how}, so it bounds nothing; make the directory writable ` +
+      "by its owner only (chmod o-w)";
   }
   return undefined;
 }

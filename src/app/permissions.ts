@@ -27,7 +27,7 @@ import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
 import { EDITOR_ENV, editorCommand } from "./editor.ts";
 import { siteCollectorsSync } from "../safety/site.ts";
 import { collectorHost } from "../safety/forward_config.ts";
-import { replaceableLimits, SITE_FILE, withRealPath, writesOverBounds } from "./grant_checks.ts";
+import { boundsOpenToAll, SITE_FILE, withRealPath, writesOverBounds } from "./grant_checks.ts";
 
 /**
  * The only system information read: the host name, for the audit log, and
@@ -250,7 +250,7 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
   ].flatMap(({ path, setting }) => withRealPath(check(path, setting)));
   const over =
     writesOverBounds(loaded, named, site ? resolveConfigPath(site, ctx.cwd, home) : "") ??
-      replaceableLimits(named);
+      boundsOpenToAll(loaded, named);
   if (over) throw new GrantError(over);
   return {
     read: unique(read),

@@ -33,21 +33,27 @@ Deno.test("a limits file in a directory any user may write, without the sticky b
     description: "trim H01",
     actions: [{ type: "write", device: "SR:COR:H01:SETPT", value: 0.6, reason: "trim" }],
   });
+  const open = `${user.dir}/open`;
+  await Deno.mkdir(open);
+  await Deno.rename(`${user.dir}/limits.toml`, `${open}/limits.toml`);
+  const config = await Deno.readTextFile(user.configPath);
+  await Deno.writeTextFile(
+    user.configPath,
+    config.replace('limits_file = "limits.toml"', 'limits_file = "open/limits.toml"'),
+  );
   // Any user could rename the file away and put a wider one in its place.
-  await Deno.chmod(user.dir, 0o777);
+  await Deno.chmod(open, 0o777);
   const shown = await user.run(["plan", "show", file]);
   assert.equal(shown.code, 2, shown.stderr);
   assert.equal(
     shown.stderr,
-    `accel-agent: config error: [safety] limits_file ${user.dir}/limits.toml: any user may ` +
-      `replace it (its directory ` +
-      `${user.dir} is mode 777 without the sticky bit), so it bounds nothing; make the directory ` +
-      "writable by its owner only (chmod o-w)\n",
+    `accel-agent: config error: [safety] limits_file ${open}/limits.toml: any user may replace ` +
+      `it (its directory ${open} is mode 777 without the sticky bit), so it bounds nothing; make ` +
+      "the directory writable by its owner only (chmod o-w)\n",
   );
   assert.equal(user.writes.length, 0);
   // With the sticky bit (as /tmp has), only the file's owner may replace it: used.
-  await Deno.chmod(user.dir, 0o1777);
+  await Deno.chmod(open, 0o1777);
   const again = await user.run(["plan", "show", file, "--json"]);
   assert.equal(again.code, 0, again.stderr);
-  await Deno.chmod(user.dir, 0o700);
 });
