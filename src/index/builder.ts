@@ -12,6 +12,7 @@
  */
 import type { IndexRecord, IndexSource } from "./record.ts";
 import { bytesText } from "../util/bounded_read.ts";
+import { bounded, checkName, MAX_TEXT_CHARS } from "./record_bounds.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { NUMBER_MARK, words } from "./lexicon.ts";
 import {
@@ -20,127 +21,31 @@ import {
   type IndexData,
   MAX_DOCS,
   PROPERTY,
+  rawText,
   SEGMENT,
   SEPARATORS,
   TAG,
   TextColumn,
 } from "./data.ts";
 import { Learner } from "./learn.ts";
+import { NOT_WORDS, NUMERIC, STATE_RECORDS } from "./property_words.ts";
 import {
   applyPlaces,
   markKinds,
   masked,
   mergeNamed,
   NONE,
+  packPostings,
   Postings,
   type TemplateTerm,
   type Value,
 } from "./postings.ts";
-
-/**
- * Properties that say nothing about what a device is (where its IOC runs,
- * when it was seen): kept as raw `p:` terms for filters, not read as words.
- */
-const NOT_WORDS = new Set([
-  "hostname",
-  "iocname",
-  "iocid",
-  "iocip",
-  "recceiverid",
-  "time",
-  "pvstatus",
-  "owner",
-  "alias",
-  "recordtype",
-  "id",
-  "uid",
-  "port",
-  "pvname",
-  "device",
-  "index",
-]);
 
 /** Characters of descriptions and values the builder's memos may hold together. */
 const MEMO_TEXT_CHARS = 16 * 1024 * 1024;
 
 /** Work done between two turns of the event loop while a source is added, ms. */
 const SLICE_MS = 20;
-
-/** A property value that is a number and nothing else. */
-const NUMERIC = /^[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?$/;
-
-/** EPICS record types that hold a state (a binary or multi-bit input). */
-const STATE_RECORDS = new Set(["bi", "mbbi", "mbbidirect"]);
-
-/**
- * What the index keeps of one device, at most: a service may send records of
- * any size within its body cap (ChannelFinder pages of 16 MiB, a thousand
- * channels of 14 KB each grew the process past 4 GB), so longer texts are
- * cut, further properties and tags left out, and the whole is bounded.
- * EPICS descriptions hold 40 characters; TANGO's are a sentence or two.
- */
-export const MAX_NAME_CHARS = 1024;
-export const MAX_DESCRIPTION_CHARS = 512;
-/** A property's key or value, a units string, a tag. */
-export const MAX_VALUE_CHARS = 256;
-/** Properties, and tags, of one device. */
-export const MAX_PROPERTIES = 64;
-/** Characters of names, descriptions, units, properties and tags of the whole index. */
-export const MAX_TEXT_CHARS = 256 * 1024 * 1024;
-
-/**
- * `text` cut to `n` characters (never half a surrogate pair), as a string of
- * its own: a slice would keep the whole original alive. Texts within `n` are
- * kept as they are (copying every one made a build of a million devices
- * half again as slow).
- */
-function cut(text: string, n: number): string {
-  if (text.length <= n) return text;
-  let kept = text.slice(0, n);
-  const last = kept.charCodeAt(kept.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) kept = kept.slice(0, -1);
-  // A slice of a concatenation is a slice of a fresh copy, not of the original.
-  return ` ${kept}`.slice(1);
-}
-
-/** A record within the caps above, and the characters of it the index keeps. */
-function bounded(rec: IndexRecord): { rec: IndexRecord; chars: number } {
-  let chars = rec.name.length;
-  const description = cut(rec.description, MAX_DESCRIPTION_CHARS);
-  const units = cut(rec.units, MAX_VALUE_CHARS);
-  chars += description.length + units.length;
-  let properties = rec.properties;
-  let count = 0;
-  let within = true;
-  for (const key in properties) {
-    const value = properties[key] ?? "";
-    if (
-      ++count > MAX_PROPERTIES || key.length > MAX_VALUE_CHARS || value.length > MAX_VALUE_CHARS
-    ) {
-      within = false;
-      break;
-    }
-    chars += key.length + value.length;
-  }
-  if (!within) {
-    properties = {};
-    chars = rec.name.length + description.length + units.length;
-    for (const [key, value] of Object.entries(rec.properties).slice(0, MAX_PROPERTIES)) {
-      const k = cut(key, MAX_VALUE_CHARS), v = cut(value, MAX_VALUE_CHARS);
-      properties[k] = v;
-      chars += k.length + v.length;
-    }
-  }
-  let tags = rec.tags;
-  if (tags.length > MAX_PROPERTIES || tags.some((t) => t.length > MAX_VALUE_CHARS)) {
-    tags = tags.slice(0, MAX_PROPERTIES).map((t) => cut(t, MAX_VALUE_CHARS));
-  }
-  for (const t of tags) chars += t.length;
-  return {
-    rec: { name: rec.name, description, units, writable: rec.writable, properties, tags },
-    chars,
-  };
-}
 
 /** Collects records, then {@link IndexBuilder.finish}es into {@link IndexData}. */
 export class IndexBuilder {
@@ -286,17 +191,7 @@ export class IndexBuilder {
   add(given: IndexRecord): void {
     const id = this.#names.length;
     if (id >= MAX_DOCS) throw new RangeError(`device index: more than ${MAX_DOCS} devices`);
-    if (given.name.length > MAX_NAME_CHARS) {
-      throw new RangeError(
-        `device index: a name from ${this.sourceId} is longer than ${MAX_NAME_CHARS} characters ` +
-          `(${JSON.stringify(given.name.slice(0, 80))}…)`,
-      );
-    }
-    if (/[\n\r]/.test(given.name)) {
-      throw new Error(
-        `device index: ${JSON.stringify(given.name)} from ${this.sourceId} holds a line break`,
-      );
-    }
+    checkName(given.name, this.sourceId);
     const { rec, chars } = bounded(given);
     this.#text += chars;
     if (this.#text > this.maxTextChars) {
@@ -341,7 +236,7 @@ export class IndexBuilder {
     for (const key in rec.properties) {
       const value = rec.properties[key] ?? "";
       let k = this.#keys.get(key);
-      if (k === undefined) this.#keys.set(key, k = key.toLowerCase());
+      if (k === undefined) this.#keys.set(key, k = rawText(key).toLowerCase());
       const v = this.#rawValue(k, value);
       this.#mark(v.raw, id, Field.PROP);
       // A value that is only a number (a position, a length, an index) says nothing to words.
@@ -368,7 +263,8 @@ export class IndexBuilder {
       let t = this.#tags.get(tag);
       if (t === undefined) {
         const { key, numbers } = masked(tag);
-        t = { raw: this.#postingsOf(TAG + tag.toUpperCase()), terms: this.#template(key, false) };
+        const raw = this.#postingsOf(TAG + rawText(tag).toUpperCase());
+        t = { raw, terms: this.#template(key, false) };
         if (numbers.length) t.terms = this.#lexicon.analyse(tag).map((x) => ({ fixed: x.term }));
         if (this.#tags.size > 100_000) this.#tags.clear();
         this.#tags.set(tag, t);
@@ -405,7 +301,7 @@ export class IndexBuilder {
     if (byValue === undefined) this.#values.set(key, byValue = new Map());
     let v = byValue.get(value);
     if (v === undefined) {
-      const raw = this.#postingsOf(`${PROPERTY}${key}=${value.toUpperCase()}`);
+      const raw = this.#postingsOf(`${PROPERTY}${key}=${rawText(value).toUpperCase()}`);
       v = /[0-9]/.test(value) ? { raw } : { raw, terms: this.#template(value, false) };
       if (byValue.size > 200_000) byValue.clear();
       this.#remember(value.length);
@@ -466,31 +362,7 @@ export class IndexBuilder {
     }
     applyPlaces(this.#postings, learned.places);
     markKinds(this.#postings, writable, rank);
-    const terms = [...this.#postings.keys()].sort();
-    const starts = new Uint32Array(terms.length + 1);
-    let total = 0;
-    terms.forEach((t, i) => {
-      starts[i] = total;
-      total += this.#postings.get(t)?.n ?? 0;
-    });
-    starts[terms.length] = total;
-    const postings = new Uint32Array(total);
-    const mask = (1 << FIELD_BITS) - 1;
-    terms.forEach((t, i) => {
-      const p = this.#postings.get(t);
-      if (p === undefined) return;
-      const at = starts[i] ?? 0;
-      const view = postings.subarray(at, at + p.n);
-      view.set(p.buf.subarray(0, p.n));
-      if (rank !== undefined) {
-        for (let j = 0; j < view.length; j++) {
-          const v = view[j] ?? 0;
-          view[j] = ((rank[v >>> FIELD_BITS] ?? 0) << FIELD_BITS | (v & mask)) >>> 0;
-        }
-        view.sort();
-      }
-      this.#postings.delete(t);
-    });
+    const { terms, starts, postings } = packPostings(this.#postings, rank);
     for (const t of this.#templates) t.clear();
     this.#segments.clear();
     this.#values.clear();

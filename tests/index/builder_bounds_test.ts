@@ -6,13 +6,13 @@
  * line, and the lexicon's memo of analysed values kept to short ones.
  */
 import assert from "node:assert/strict";
+import { IndexBuilder } from "../../src/index/builder.ts";
 import {
-  IndexBuilder,
   MAX_DESCRIPTION_CHARS,
   MAX_NAME_CHARS,
   MAX_PROPERTIES,
   MAX_VALUE_CHARS,
-} from "../../src/index/builder.ts";
+} from "../../src/index/record_bounds.ts";
 import { Lexicon } from "../../src/index/lexicon.ts";
 import { emptySynonyms } from "../../src/index/synonyms.ts";
 import type { IndexRecord } from "../../src/index/record.ts";
