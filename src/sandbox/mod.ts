@@ -25,7 +25,10 @@ export { isCompiled, SANDBOX_ROLE_ARG } from "./sandbox_process.ts";
 
 /** The pinned Pyodide's assets, in Deno's module cache. */
 export function defaultPyodideDir(): string {
-  return new URL(".", import.meta.resolve("pyodide")).pathname.replace(/\/$/, "");
+  return decodeURIComponent(new URL(".", import.meta.resolve("pyodide")).pathname).replace(
+    /\/$/,
+    "",
+  );
 }
 
 /** Absolute paths: `~` is `home`, relative paths are relative to `baseDir`. */
