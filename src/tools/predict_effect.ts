@@ -33,6 +33,8 @@ export const predictEffect = defineTool<typeof Plan, PredictEffectResult>({
   parameters: Plan,
   normalise: normalisePlanInput,
   readOnly: true,
+  // Device names, units and values of the prediction, and a response file's own words in its errors.
+  outsideText: "the facility (the predicted devices, and errors) and its response files",
   async execute(plan, { plans, signal }) {
     if (!plans) throw new ToolError("no plan checks are available to this agent");
     const checked = await plans.service.check(plan, signal);
