@@ -31,6 +31,10 @@
  * - `search` from the command line at 10^6 devices (bench/search_process.ts):
  *   the first search on an empty state directory; a cached search against an
  *   empty program.
+ * - a plan's predicted effect (bench/prediction.ts): preflight of 40 writes
+ *   and of a 50-point scan with the prediction against without it, at the
+ *   default facility and 10^5 devices; predicted against observed change for
+ *   random legal plans.
  *
  * @module
  */
@@ -54,6 +58,7 @@ import { replCompletionBench } from "./repl_completion.ts";
 import { killSwitchBench } from "./kill_switch.ts";
 import { planTableBench } from "./plan_table.ts";
 import { searchProcessBench } from "./search_process.ts";
+import { predictionBench } from "./prediction.ts";
 import { atMost, type Figure, median } from "./figure.ts";
 
 const figures: Figure[] = [];
@@ -335,6 +340,7 @@ figures.push(...await replCompletionBench());
 figures.push(...await killSwitchBench());
 figures.push(await planTableBench());
 figures.push(...await searchProcessBench());
+figures.push(...await predictionBench());
 
 const rows = figures.map((f) => [
   f.name,

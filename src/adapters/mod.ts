@@ -103,6 +103,11 @@ function endpoint(url: string): string {
   }
 }
 
+/** A control system opened on first use; `opened()` opens it and gives the adapter itself. */
+export interface LazyControlSystem extends ControlSystem {
+  opened(): Promise<ControlSystem>;
+}
+
 /**
  * A control system opened on first use, so start-up (the REPL's first
  * prompt, `--help`) does not pay for building the simulator or connecting.
@@ -110,11 +115,12 @@ function endpoint(url: string): string {
 export function openLazily(
   kind: string,
   open: () => ControlSystem | Promise<ControlSystem>,
-): ControlSystem {
+): LazyControlSystem {
   let cs: Promise<ControlSystem> | undefined;
   const get = () => (cs ??= Promise.resolve().then(open));
   return {
     kind,
+    opened: get,
     read: async (names, signal) => (await get()).read(names, signal),
     write: async (name, value, signal) => (await get()).write(name, value, signal),
     describe: async (names, signal) => (await get()).describe(names, signal),

@@ -32,6 +32,7 @@ import type { Io } from "./io.ts";
 import { errorMessage } from "../util/errors.ts";
 import { isRefusal, readRegularText } from "../util/bounded_read.ts";
 import type { ElogService } from "../elog/mod.ts";
+import { predictionFor } from "./prediction_wiring.ts";
 
 /** The limits shipped for the simulated facility (`configs/safety_limits.toml`). */
 const SHIPPED_LIMITS = decodeURIComponent(
@@ -158,6 +159,12 @@ export async function createPlanPath(
     workDir: scansDir,
     autoApproveReadOnly: !config.safety.ask_for_read_only_plans,
     readbackTimeoutMs: config.safety.readback_timeout_s * 1000,
+    prediction: predictionFor(
+      cs,
+      config.prediction,
+      config.prediction.response_dir &&
+        resolvePath(config.prediction.response_dir, loaded.baseDir, io),
+    ),
     onFinished: async (run) => await (await elog()).planFinished(run),
   });
   return {

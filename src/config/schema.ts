@@ -9,6 +9,7 @@ import { EpicsConfigSchema, TangoConfigSchema } from "./facility_schema.ts";
 import { SandboxConfigSchema } from "./sandbox_schema.ts";
 import { DisplaySchema, LaunchersSchema } from "./displays_schema.ts";
 import { ElogConfigSchema } from "./elog_schema.ts";
+import { PredictionConfigSchema } from "./prediction_schema.ts";
 
 // Zod compiles a parser for each object schema the first time it parses one; for the few
 // parses a command makes, generating that code costs more than it saves (about a fifth of
@@ -132,6 +133,8 @@ export const ConfigSchema = z.strictObject({
     /** How long an approval token from `plan show` is valid, unless issued for a reusable procedure. */
     approval_expiry_s: z.int().min(1).max(86_400).default(3600),
   }).prefault({}),
+  /** A plan's predicted effect on the beam (see prediction_schema.ts). */
+  prediction: PredictionConfigSchema,
   epics: EpicsConfigSchema.prefault({}),
   tango: TangoConfigSchema.prefault({}),
   /** Logbook entries of plans and shifts (see elog_schema.ts). */

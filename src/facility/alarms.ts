@@ -100,7 +100,7 @@ export function scanAlarms(
 }
 
 /** Models whose readings a write can move anywhere in the machine (the beam and its consequences). */
-const DERIVED = new Set([
+export const DERIVED: ReadonlySet<string> = new Set([
   "bpm",
   "blm",
   "dcct",

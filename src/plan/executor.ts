@@ -66,11 +66,12 @@ export async function executePlan(
       `preflight could not complete (${errorText(e, deps.signal)}); nothing was written`,
     ]);
   }
+  const predicted = checked.prediction ? { prediction: checked.prediction } : {};
   if (!checked.ok) {
-    return refused(
-      ["preflight against live values failed; nothing was written"],
-      checked.violations,
-    );
+    return {
+      ...refused(["preflight against live values failed; nothing was written"], checked.violations),
+      ...predicted,
+    };
   }
   // What runs is what was approved, name for name: an approved plan holds no alias to rewrite.
   if (checked.hash !== hash) {
@@ -93,7 +94,13 @@ export async function executePlan(
     }
   }
   const outcome = await new Run(checked, deps).go();
-  return { planHash: hash, ...outcome, startedAt, finishedAt: new Date(deps.now()).toISOString() };
+  return {
+    planHash: hash,
+    ...outcome,
+    startedAt,
+    finishedAt: new Date(deps.now()).toISOString(),
+    ...predicted,
+  };
 }
 
 /** The result of a plan that was not run at all. */

@@ -25,6 +25,12 @@ import {
   valueChecks,
 } from "./preflight_checks/plan_checks.ts";
 import { tolerance } from "./preflight_checks/value.ts";
+import {
+  predictedEffectViolations,
+  predictEffect,
+  type PredictionDeps,
+} from "./preflight_checks/predicted.ts";
+import type { Prediction } from "../plan_model/prediction.ts";
 import { canonicalPlan } from "./preflight_checks/names.ts";
 import { type DeviceNaming, namingFor } from "../adapters/device_names.ts";
 import {
@@ -50,6 +56,8 @@ export interface PreflightDeps {
   signal?: AbortSignal;
   /** Settle time of a readback whose limits entry gives no `settle_s` ({@link DEFAULT_SETTLE_MS}). */
   readbackTimeoutMs?: number;
+  /** The facility's response model and `[prediction]` policy (absent: no prediction is made). */
+  prediction?: PredictionDeps;
 }
 
 /** The naming preflight holds names to: the limits table's, else the control system kind's. */
@@ -62,8 +70,10 @@ export function namingOf(deps: Pick<PreflightDeps, "cs" | "limits">): DeviceNami
  * alias to the control system's one name for it (the plan checked, shown,
  * hashed and run is that canonical plan) and refuses what it cannot; then
  * the steps' checks in step order, then `readback_found`, `max_scan_points`
- * and `max_plan_seconds`. A plan with a refused name is not read further:
- * nothing is asked of the machine about a name that is not one.
+ * and `max_plan_seconds`; last, for a plan that writes and passes them all,
+ * `predicted_effect` (a plan refused already is not predicted). A plan with a
+ * refused name is not read further: nothing is asked of the machine about a
+ * name that is not one.
  */
 export async function preflight(input: Plan, deps: PreflightDeps): Promise<PreflightedPlan> {
   const naming = namingOf(deps);
@@ -98,6 +108,22 @@ export async function preflight(input: Plan, deps: PreflightDeps): Promise<Prefl
   const points = countScanPoints(steps);
   const seconds = estimateSeconds(steps);
   violations.push(...maxScanPoints(points, deps.policy), ...maxPlanSeconds(seconds, deps.policy));
+  let prediction: Prediction | undefined;
+  if (deps.prediction && !isReadOnly(plan) && violations.length === 0) {
+    if (!deps.prediction.policy.enabled) {
+      prediction = { status: "unavailable", reason: "[prediction] enabled is false" };
+    } else {
+      prediction = await predictEffect(deps.prediction, {
+        plan,
+        live: facts.live,
+        readbacks: found.partners,
+        tolerances,
+        limits: deps.limits,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      });
+      violations.push(...predictedEffectViolations(prediction, deps.prediction.policy));
+    }
+  }
   return {
     plan,
     hash: await planHash(plan),
@@ -111,6 +137,7 @@ export async function preflight(input: Plan, deps: PreflightDeps): Promise<Prefl
     readbacks: found.partners,
     live: facts.live,
     checkedAt: new Date(deps.now()).toISOString(),
+    ...(prediction ? { prediction } : {}),
   };
 }
 

@@ -86,8 +86,12 @@ export class PlanService {
           violations: checked.violations,
         },
       );
-      return failed ??
-        { status: "preflight_failed", planHash: checked.hash, violations: checked.violations };
+      return failed ?? {
+        status: "preflight_failed",
+        planHash: checked.hash,
+        violations: checked.violations,
+        ...(checked.prediction ? { prediction: checked.prediction } : {}),
+      };
     }
     emit({ type: "plan_proposed", plan: checked });
     // An explicit approval (a token given) is always checked, even for a plan without writes.
@@ -107,24 +111,7 @@ export class PlanService {
       planId: decision.planId,
     });
     if (decision.decision === "rejected" || decision.decision === "deferred") {
-      const failed = await this.#recorder.record(
-        force,
-        decision.plan,
-        decision.planHash,
-        decision.decision,
-        {
-          decidedBy: decision.decidedBy,
-          token: decision.token,
-          errors: decision.reason ? [decision.reason] : undefined,
-        },
-      );
-      return failed ?? {
-        status: decision.decision,
-        planHash: decision.planHash,
-        reason: decision.reason,
-        savedPath: decision.savedPath,
-        planId: decision.planId,
-      };
+      return await this.#declined(force, { ...decision, decision: decision.decision }, checked);
     }
     this.lastApproved = { plan: decision.plan, planHash: decision.planHash };
     // The switches again: the operator may have sat at the prompt while one was turned off.
@@ -136,6 +123,35 @@ export class PlanService {
       signal,
       emit,
     );
+  }
+
+  /** A plan the approver rejected or deferred: recorded, with the prediction of the plan decided on. */
+  async #declined(
+    force: Awaited<ReturnType<Recorder["inForce"]>>,
+    decision: Decision & { decision: "rejected" | "deferred" },
+    checked: PreflightedPlan,
+  ): Promise<ProposeOutcome> {
+    const failed = await this.#recorder.record(
+      force,
+      decision.plan,
+      decision.planHash,
+      decision.decision,
+      {
+        decidedBy: decision.decidedBy,
+        token: decision.token,
+        errors: decision.reason ? [decision.reason] : undefined,
+      },
+    );
+    return failed ?? {
+      status: decision.decision,
+      planHash: decision.planHash,
+      reason: decision.reason,
+      savedPath: decision.savedPath,
+      planId: decision.planId,
+      ...(checked.prediction && decision.planHash === checked.hash
+        ? { prediction: checked.prediction }
+        : {}),
+    };
   }
 
   /**

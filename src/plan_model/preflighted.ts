@@ -7,6 +7,7 @@
  */
 import type { Value } from "../adapters/adapter.ts";
 import type { Plan } from "./plan.ts";
+import type { Prediction } from "./prediction.ts";
 
 /** The `[safety]` settings preflight holds a plan to. */
 export interface SafetyPolicy {
@@ -39,6 +40,9 @@ export const PREFLIGHT_CHECKS = {
   readback_found: "a readback device named by the limits or the catalogue can be read",
   max_scan_points: "the plan's scans have at most [safety] max_scan_points points",
   max_plan_seconds: "the plan takes at most [safety] max_plan_seconds",
+  predicted_effect:
+    "the plan's predicted effect on the watched devices stays below [prediction] refuse_at " +
+    "and keeps the beam (and, when [prediction] required, can be predicted)",
 } as const;
 
 /** The name of one preflight check. */
@@ -103,6 +107,8 @@ export interface PreflightedPlan {
   /** Live values of written devices when checked. */
   live: Record<string, Value | null>;
   checkedAt: string;
+  /** What the plan is predicted to do to the beam (absent: no writes, or refused before it was predicted). */
+  prediction?: Prediction;
 }
 
 /** A violation in one line: where, what, and the check that refused, e.g. `actions[0]: … [max_step]`. */

@@ -6,6 +6,7 @@
 import type { Tool, ToolDeps } from "./define.ts";
 import { getParameter } from "./get_parameter.ts";
 import { proposePlan } from "./propose_plan.ts";
+import { predictEffect } from "./predict_effect.ts";
 import { executeCode } from "./execute_code.ts";
 import { listScriptsTool } from "./list_scripts.ts";
 import { runScript } from "./run_script.ts";
@@ -20,7 +21,13 @@ export type { Tool, ToolContext, ToolDeps } from "./define.ts";
 export { ToolRegistry } from "./registry.ts";
 
 /** Every tool, in the order the model sees them. */
-export const ALL_TOOLS: readonly Tool[] = [getParameter, searchDevice, readLog, proposePlan];
+export const ALL_TOOLS: readonly Tool[] = [
+  getParameter,
+  searchDevice,
+  readLog,
+  proposePlan,
+  predictEffect,
+];
 
 /** The Python sandbox's tools, offered when the sandbox is on. */
 export const SANDBOX_TOOLS: readonly Tool[] = [executeCode, runScript, listScriptsTool];

@@ -11,7 +11,9 @@ import type { ProposeOutcome } from "../plan/service.ts";
 import type { ActionResult, Confirmation, ExecutionResult, Restore } from "../plan/executor.ts";
 import type { Value } from "../adapters/adapter.ts";
 import type { DecisionKind } from "../safety/approval.ts";
+import { deviationText, type Prediction } from "../plan_model/prediction.ts";
 import { defineTool, ToolError } from "./define.ts";
+import { type PredictionJson, predictionJson } from "./prediction_json.ts";
 
 const DESCRIPTION =
   `Propose a change to the machine as a plan. It is checked against safety limits and live values, \
@@ -30,7 +32,9 @@ Compose them: write then observe (write, wait, read); a batch change (several wr
 (read, scan); a multi-step procedure with restore (read originals, writes with waits, reads, and a "rollback" list \
 that puts values back when the plan ends). Values are absolute: read the current value first and add the change. \
 Each write may move a device at most its max_step from its current value; split larger moves into steps with waits \
-between. Without a rollback, a failed or aborted plan restores every written device to its original value.`;
+between. Without a rollback, a failed or aborted plan restores every written device to its original value. The \
+plan's effect on the beam is predicted first: a plan predicted to reach MAJOR or to lose the beam is refused, and \
+the result gives the prediction (predict_effect gives it without proposing).`;
 
 /** A write's check as the model reads it (see `confirmationJson`). */
 export interface ConfirmationJson {
@@ -55,9 +59,27 @@ export interface ActionJson {
 /** What `propose_plan` returns, by `status`: what happened, and that nothing else did. */
 export type ProposePlanResult =
   | { status: "invalid"; errors: string[]; note: string }
-  | { status: "preflight_failed"; plan_hash: string; violations: string[]; note: string }
-  | { status: "rejected"; plan_hash: string; reason: string | undefined; note: string }
-  | { status: "approval_required"; plan_hash: string; plan_id?: string; note: string }
+  | {
+    status: "preflight_failed";
+    plan_hash: string;
+    violations: string[];
+    prediction?: PredictionJson;
+    note: string;
+  }
+  | {
+    status: "rejected";
+    plan_hash: string;
+    reason: string | undefined;
+    prediction?: PredictionJson;
+    note: string;
+  }
+  | {
+    status: "approval_required";
+    plan_hash: string;
+    plan_id?: string;
+    prediction?: PredictionJson;
+    note: string;
+  }
   | { status: "audit_failed"; plan_hash: string; errors: string[]; note: string }
   | {
     status: ExecutionResult["status"];
@@ -75,6 +97,10 @@ export type ProposePlanResult =
     recorded: boolean;
     /** A recovery plan: whether the run it recovers is closed (verified at its originals). */
     recovery?: { run: string; closed: boolean; why?: string };
+    /** What the last preflight predicted of the plan as it ran. */
+    prediction?: PredictionJson;
+    /** The deviation from the prediction that stopped the plan, with both values. */
+    deviation?: string;
     note?: string;
   };
 
@@ -113,6 +139,11 @@ function confirmationJson(c: Confirmation): ConfirmationJson {
   };
 }
 
+/** The prediction as the model reads it, when one was made. */
+function predicted(p: Prediction | undefined): { prediction?: PredictionJson } {
+  return p ? { prediction: predictionJson(p) } : {};
+}
+
 /** What the model reads: what happened, and that nothing else did. */
 export function forModel(
   o: ProposeOutcome,
@@ -130,6 +161,7 @@ export function forModel(
         status: "preflight_failed",
         plan_hash: o.planHash,
         violations: o.violations.map(violationText),
+        ...predicted(o.prediction),
         note:
           "Nothing was written. Correct every violation and propose again, or tell the operator why not.",
       };
@@ -138,6 +170,7 @@ export function forModel(
         status: "rejected",
         plan_hash: o.planHash,
         reason: o.reason,
+        ...predicted(o.prediction),
         note: "Nothing was written.",
       };
     case "deferred":
@@ -146,6 +179,7 @@ export function forModel(
         status: "approval_required",
         plan_hash: o.planHash,
         ...(o.planId ? { plan_id: o.planId } : {}),
+        ...predicted(o.prediction),
         note: "No operator terminal is available, so nothing was written. The plan is saved" +
           (o.planId
             ? ` as ${o.planId}; the operator reviews it with: accel-agent plan show ${o.planId}`
@@ -186,6 +220,8 @@ export function forModel(
           ? { csv_files_in_python: e.csvFiles.map((f) => sandboxPath(f)) }
           : {}),
         recorded: o.recorded,
+        ...predicted(e.prediction),
+        ...(e.observed?.deviation ? { deviation: deviationText(e.observed.deviation) } : {}),
         ...(o.recovery
           ? {
             recovery: {

@@ -16,6 +16,7 @@ import type { LaunchDisplayResult } from "./launch_display.ts";
 import type { PlotResult } from "./plot.ts";
 import type { listScriptsTool } from "./list_scripts.ts";
 import type { proposePlan } from "./propose_plan.ts";
+import type { predictEffect } from "./predict_effect.ts";
 import type { readLog } from "./read_log.ts";
 import type { runScript } from "./run_script.ts";
 import type { searchDevice } from "./search_device.ts";
@@ -30,6 +31,7 @@ export interface ToolResults {
   search_device: ResultOf<typeof searchDevice>;
   read_log: ResultOf<typeof readLog>;
   propose_plan: ResultOf<typeof proposePlan>;
+  predict_effect: ResultOf<typeof predictEffect>;
   execute_code: ResultOf<typeof executeCode>;
   run_script: ResultOf<typeof runScript>;
   list_scripts: ResultOf<typeof listScriptsTool>;

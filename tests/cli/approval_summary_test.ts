@@ -61,7 +61,14 @@ Deno.test({
     const question = rows.findLastIndex((r) => r.includes("Run this plan?"));
     const bottom = rows.findLastIndex((r, i) => i < question && r.startsWith("plan hash "));
     assert.ok(bottom > 0 && question > bottom, rows.join("\n"));
-    const summary = rows.slice(bottom + 1, question).map((r) => r.trim()).join(" ");
+    // The predicted effect comes first, then what the plan writes, right above the question.
+    const writes = rows.findIndex((r, i) => i > bottom && r.startsWith("Writes "));
+    assert.ok(writes > bottom, rows.join("\n"));
+    assert.match(
+      rows.slice(bottom + 1, writes).map((r) => r.trim()).join(" "),
+      /^Predicted effect \(a prediction: simulator: the plan run on a copy of the live facility, made /,
+    );
+    const summary = rows.slice(writes, question).map((r) => r.trim()).join(" ");
     assert.equal(
       summary,
       "Writes 4 devices: LINAC:COR:H01:SETPT, LINAC:COR:H02:SETPT, LINAC:COR:H03:SETPT, " +

@@ -22,6 +22,7 @@ const READ_BPM: Scenario = {
           "search_device",
           "read_log",
           "propose_plan",
+          "predict_effect",
           "execute_code",
           "run_script",
           "list_scripts",

@@ -6,7 +6,7 @@
  * @module
  */
 import { ManualClock } from "../../src/adapters/clock.ts";
-import { createSimulator } from "../../src/adapters/simulator/mod.ts";
+import { createSimulator, type Simulator } from "../../src/adapters/simulator/mod.ts";
 import type { Plan } from "../../src/plan_model/plan.ts";
 import type { PreflightedPlan, SafetyPolicy } from "../../src/plan_model/preflighted.ts";
 import assert from "node:assert/strict";
@@ -67,6 +67,8 @@ export async function fixture(
     journal?: boolean;
     /** Told of every plan that reached the machine (the logbook draft's source). */
     onFinished?: PlanServiceDeps["onFinished"];
+    /** Preflight's response model and policy, of the simulator (none: no prediction is made). */
+    prediction?: (sim: Simulator) => NonNullable<PlanServiceDeps["prediction"]>;
   } = {},
 ) {
   const clock = new ManualClock(T0);
@@ -101,6 +103,7 @@ export async function fixture(
     ...(opts.safety ? { safety: opts.safety } : {}),
     ...(opts.journal ? { journal: new RunJournal(`${dir}/running`) } : {}),
     onFinished: opts.onFinished,
+    ...(opts.prediction ? { prediction: opts.prediction(sim) } : {}),
   });
   return {
     clock,

@@ -24,6 +24,9 @@ const NOT_A_CONTROL_SYSTEM: Record<string, string> = {
   // Typed Simulator, never a facility's control system: an evaluation attempt's own fresh one.
   "eval/conditions.ts: sim.write(":
     "sets a fresh simulator's starting state before the attempt runs",
+  // Typed Simulator, never a facility's control system: a prediction's own copy (Simulator.clone()).
+  "app/prediction_wiring.ts: copy.write(":
+    "sets a device of a prediction's copy of the simulated facility, never the live one",
   "eval/conditions.ts: write(": "the definition of that wrapper's write method",
   "eval/conditions.ts: this.inner.write(": "passes the executor's write to the attempt's simulator",
   "cli/repl/line_input.ts: process.stdout.write(":

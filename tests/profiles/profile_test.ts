@@ -85,11 +85,12 @@ Deno.test("sim-eval with auto_approve runs a plan that passes preflight on the s
       turns: [
         {
           respond: call("propose_plan", {
-            description: "Nudge H02 by 0.01 mrad",
+            // 0.001 mrad: 0.01 would move the photon BPMs past MAJOR, and preflight refuses it.
+            description: "Nudge H02 by 0.001 mrad",
             actions: [{
               type: "write",
               device: "RING:COR:H02:SETPT",
-              value: 0.0241,
+              value: 0.0151,
               reason: "test",
             }],
           }),

@@ -98,6 +98,7 @@ const DECLARED: Record<ToolName, true> = {
   search_device: true,
   read_log: true,
   propose_plan: true,
+  predict_effect: true,
   execute_code: true,
   run_script: true,
   list_scripts: true,

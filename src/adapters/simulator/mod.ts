@@ -36,6 +36,7 @@ import { Corrections } from "../../facility/corrections.ts";
 import { buildFault, type FaultSpec } from "../../facility/faults.ts";
 import { sleep, type Timers } from "../../util/misc.ts";
 import { namingFor, requireCanonical } from "../device_names.ts";
+import { beamDevices, ownDevices } from "./watched.ts";
 
 /** The simulator's names are EPICS names, under EPICS' rules. */
 const NAMING = namingFor("simulator");
@@ -95,15 +96,18 @@ export class Simulator implements ControlSystem {
   private readonly setpoints: SetpointStore;
   private readonly logService: LogService;
   private readonly posted?: PostedEntries;
+  /** False on a noiseless copy: reads give the noise-free values (a prediction's). */
+  private readonly noisy: boolean = true;
   private closed = false;
 
-  constructor(options: SimulatorOptions = {}, shared?: Shared) {
+  constructor(options: SimulatorOptions = {}, shared?: Shared, noisy = true) {
     this.seed = options.seed ?? 1;
     this.clock = options.clock ?? systemClock;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
     this.timers = options.timers;
     this.index = options.index;
     this.posted = options.posted;
+    this.noisy = noisy;
     if (shared !== undefined) {
       this.facility = shared.facility;
       this.physics = shared.physics;
@@ -129,14 +133,16 @@ export class Simulator implements ControlSystem {
    * A copy of this facility as it is now — its writes and faults so far — that
    * runs the same physics from the same history. Writes and faults added to
    * the copy do not reach this simulator, nor the other way round; `clock`
-   * (default: this one's) is the copy's time.
+   * (default: this one's) is the copy's time, `latencyMs` (default: this
+   * one's) the delay of its calls, and a `noiseless` copy reads every device
+   * without its noise (what a prediction compares with alarm thresholds).
    */
-  clone(options: { clock?: Clock } = {}): Simulator {
+  clone(options: { clock?: Clock; latencyMs?: number; noiseless?: boolean } = {}): Simulator {
     return new Simulator(
       {
         seed: this.seed,
         clock: options.clock ?? this.clock,
-        latencyMs: this.latencyMs,
+        latencyMs: options.latencyMs ?? this.latencyMs,
         timers: this.timers,
         index: this.index,
       },
@@ -146,7 +152,38 @@ export class Simulator implements ControlSystem {
         logService: this.logService,
         setpoints: this.setpoints.clone(),
       },
+      options.noiseless === true ? false : this.noisy,
     );
+  }
+
+  /**
+   * What a prediction of writes to `written` watches (see `watched.ts`): the
+   * beam's devices with alarm limits, the tunes and chromaticities, and the
+   * written devices' own readbacks, temperatures and states.
+   */
+  watchedBy(written: readonly string[]): string[] {
+    const own = written.flatMap((w) => ownDevices(this.facility, w));
+    return [...new Set([...beamDevices(this.facility), ...own])];
+  }
+
+  /** This simulator's time (epoch ms): where a prediction's copy starts. */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** The written devices' own readbacks, power-supply temperatures and states. */
+  ownOf(written: readonly string[]): string[] {
+    return written.flatMap((w) => ownDevices(this.facility, w));
+  }
+
+  /** Why the ring can hold no beam now (RF, aperture, resonance, instability…), if it cannot. */
+  lossReason(): string | undefined {
+    return this.physics.beam.conditions(this.clock.now(), this.setpoints).lossReason;
+  }
+
+  /** The noise of a device's readings (its σ, in its units); 0 when it has none or is unknown. */
+  noiseOf(name: string): number {
+    return this.facility.byName.get(name)?.spec.sigma ?? 0;
   }
 
   /**
@@ -205,7 +242,7 @@ export class Simulator implements ControlSystem {
           error,
         };
       }
-      const value = this.physics.value(def, now, this.setpoints);
+      const value = this.physics.value(def, now, this.setpoints, this.noisy);
       return {
         device: name,
         value,

@@ -123,6 +123,7 @@ export async function runPlanShow(
         scan_points: checked.scanPoints,
         changes: checked.changes,
         violations: checked.violations,
+        prediction: checked.prediction ?? null,
         approval: issued
           ? {
             token: issued.token,

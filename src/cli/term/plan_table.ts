@@ -2,8 +2,9 @@
  * A plan as the operator sees it: the plan's description in a marked block,
  * every action with current → new (Δ), reasons, the device whose reading
  * will confirm each write or that none will, the scan summary, the rollback,
- * the estimated duration, the hash the decision is bound to, and last, on
- * the lines right above the approval question, what the plan writes.
+ * the estimated duration, the hash the decision is bound to, the plan's
+ * predicted effect (`prediction_lines.ts`), and last, on the lines right
+ * above the approval question, what the plan writes.
  *
  * Nothing a plan or the facility wrote can imitate the table. Every such
  * text (names, reasons, labels, units, values, violations) is shown through
@@ -28,6 +29,7 @@ import { partnerText } from "../../plan/readback.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../../util/misc.ts";
 import { cellText, fitToWidth, screenText, screenWidth, wrapLine } from "./screen_text.ts";
+import { predictionLines } from "./prediction_lines.ts";
 import { type Cell, cellLines, type Part, recordLines, wordsFit } from "./plan_records.ts";
 
 /** The table's width when output is not a terminal (a file, a pipe). */
@@ -118,6 +120,7 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
     lines.push(s.red(`${p.violations.length} violation${p.violations.length > 1 ? "s" : ""}:`));
     for (const v of p.violations) lines.push(s.red(`  ${cell(violationText(v))}`));
   }
+  lines.push(...predictionLines(p, s, columns));
   lines.push(changeSummary(p, s, columns));
   return `${fitToWidth(lines.join("\n"), columns)}\n`;
 }

@@ -324,7 +324,10 @@ function summary(result: unknown, width: number): string {
     const restored = (ok ? `, ${ok} restored` : "") +
       (tries.length > ok ? `, ${tries.length - ok} not restored` : "");
     const violations = Array.isArray(r.violations) ? `: ${r.violations.length} violations` : "";
-    return clip(`plan ${r.status.replaceAll("_", " ")}${violations}${restored}`);
+    const deviated = typeof r.deviation === "string"
+      ? ": stopped by a deviation from the prediction"
+      : "";
+    return clip(`plan ${r.status.replaceAll("_", " ")}${violations}${deviated}${restored}`);
   }
   if (r.launched && typeof r.launched === "object") {
     const l = r.launched as Record<string, unknown>;

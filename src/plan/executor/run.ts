@@ -20,6 +20,7 @@ import { restoreOriginals, runRollback } from "./rollback.ts";
 import { confirmationText, errorText } from "./text.ts";
 import type { ActionResult, ExecuteDeps, ExecutionResult, RunOptions } from "./types.ts";
 import { Writer, WritesOff } from "./writer.ts";
+import { DeviationStop, Observer } from "./observe.ts";
 
 /** An abort the plan asked for (a read device reached `abortOnSeverity`). */
 class AlarmAbort extends Error {}
@@ -41,6 +42,8 @@ export class Run {
   readonly errors: string[] = [];
   readonly csvFiles: string[] = [];
   readonly writer: Writer;
+  /** Compares readings with the prediction (absent: nothing to compare, or not asked). */
+  observer?: Observer;
   #step = 0;
   readonly #total: number;
 
@@ -48,6 +51,14 @@ export class Run {
     const units = (a: Action) => (a.type === "scan" ? a.steps : 1);
     this.#total = checked.plan.actions.reduce((n, a) => n + units(a), 0);
     this.writer = new Writer(checked, deps);
+    // A recovery puts back what a run left: it is not held to a prediction of its own.
+    if (deps.restoreOnStop !== false && checked.prediction?.status === "predicted") {
+      this.observer = Observer.of(
+        checked.prediction,
+        deps.prediction?.policy.observe ?? false,
+        deps.cs,
+      );
+    }
   }
 
   async go(): Promise<Omit<ExecutionResult, "planHash" | "startedAt" | "finishedAt">> {
@@ -55,6 +66,7 @@ export class Run {
     let status: ExecutionResult["status"] = "completed";
     let abortedBy: ExecutionResult["abortedBy"];
     const opts = { signal: this.deps.signal, progress: true, severity: true };
+    await this.#observeStart();
     try {
       for (let i = 0; i < plan.actions.length; i++) {
         if (this.deps.signal.aborted) throw this.deps.signal.reason;
@@ -64,7 +76,10 @@ export class Run {
         try {
           this.results.push(await this.runAction(where, action, opts));
         } catch (e) {
-          this.results.push(this.stoppedResult(where, action, mark));
+          const stopped = this.stoppedResult(where, action, mark);
+          // A write confirmed and then found to deviate was confirmed: say so, not "not confirmed".
+          if (e instanceof DeviationStop && action.type === "wait") stopped.detail = e.message;
+          this.results.push(stopped);
           throw e;
         }
       }
@@ -95,7 +110,19 @@ export class Run {
       errors: this.errors,
       violations: [],
       csvFiles: this.csvFiles,
+      ...(this.observer ? { observed: this.observer.run } : {}),
     };
+  }
+
+  /** Reads the compared devices before the first write; a failed read is noted, not a stop. */
+  async #observeStart(): Promise<void> {
+    if (!this.observer) return;
+    try {
+      await this.observer.start(this.deps.signal);
+    } catch (e) {
+      this.observer.run.note = `nothing was compared with the prediction: the devices could not ` +
+        `be read before the plan (${errorText(e, this.deps.signal)})`;
+    }
   }
 
   async runAction(where: string, action: Action, opts: RunOptions): Promise<ActionResult> {
@@ -114,6 +141,7 @@ export class Run {
       }
       case "wait":
         await this.#wait(action.seconds * 1000, opts.signal);
+        if (opts.progress) await this.observer?.check(where, where, opts.signal);
         this.#progress(opts, `waited ${action.seconds} s`);
         return { where, type: "wait", ok: true, detail: `waited ${action.seconds} s` };
       case "scan":
@@ -140,6 +168,9 @@ export class Run {
           readback,
           values: readings.map((r) => r.value),
         });
+        if (opts.progress) {
+          await this.observer?.check(`${where}#${i + 1}`, `${where} point ${i + 1}`, opts.signal);
+        }
         this.#progress(opts, `${scan.writeDevice} = ${round6(point)} (${i + 1}/${points.length})`);
       }
     } catch (e) {

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import type { PredictionDeps } from "../preflight_checks/predicted.ts";
+import type { ObservedRun, Prediction } from "../../plan_model/prediction.ts";
 import type { ControlSystem, Severity, Value } from "../../adapters/adapter.ts";
 import type { LimitsTable } from "../../safety/limits.ts";
 import type { Timers } from "../../util/misc.ts";
@@ -13,6 +15,8 @@ export interface ExecuteDeps {
   cs: ControlSystem;
   limits: LimitsTable;
   policy: SafetyPolicy;
+  /** The response model the last preflight predicts with (absent: none). */
+  prediction?: PredictionDeps;
   /** Aborts the plan (Ctrl-C); the rollback and restores run on deadlines of their own. */
   signal: AbortSignal;
   now(): number;
@@ -113,6 +117,10 @@ export interface ExecutionResult {
   csvFiles: string[];
   startedAt: string;
   finishedAt: string;
+  /** What the last preflight predicted of the plan as it ran (absent: no prediction made). */
+  prediction?: Prediction;
+  /** What was compared with the prediction while the plan ran, and any deviation that stopped it. */
+  observed?: ObservedRun;
 }
 
 /** How one action runs: in the plan, or in its rollback. */

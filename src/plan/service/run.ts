@@ -161,6 +161,9 @@ function outcomeRecord(execution: ExecutionResult) {
       rollback: execution.rollback,
       csvFiles: execution.csvFiles,
       ...(execution.abortedBy ? { abortedBy: execution.abortedBy } : {}),
+      // The prediction and what was observed against it: how good the facility's model is.
+      ...(execution.prediction ? { prediction: execution.prediction } : {}),
+      ...(execution.observed ? { observed: execution.observed } : {}),
     },
     restores: execution.restores,
     errors: execution.errors.length ? execution.errors : undefined,

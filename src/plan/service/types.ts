@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { PredictionDeps } from "../preflight_checks/predicted.ts";
+import type { Prediction } from "../../plan_model/prediction.ts";
 import type { ControlSystem, Value } from "../../adapters/adapter.ts";
 import type { Plan } from "../../plan_model/plan.ts";
 import type { DecisionKind } from "../../safety/approval.ts";
@@ -29,10 +31,17 @@ export type PlanEvent =
 
 export type ProposeOutcome =
   | { status: "invalid"; errors: string[] }
-  | { status: "preflight_failed"; planHash: string; violations: Violation[] }
+  | {
+    status: "preflight_failed";
+    planHash: string;
+    violations: Violation[];
+    prediction?: Prediction;
+  }
   | {
     status: "rejected" | "deferred";
     planHash: string;
+    /** The prediction of the plan decided on, when it is the plan preflight predicted. */
+    prediction?: Prediction;
     reason?: string;
     savedPath?: string;
     planId?: string;
@@ -93,6 +102,8 @@ export interface PlanServiceDeps {
   autoApproveReadOnly: boolean;
   /** Settle time of readbacks whose limits entry gives no `settle_s`. */
   readbackTimeoutMs?: number;
+  /** The facility's response model and `[prediction]` policy: preflight's `predicted_effect`. */
+  prediction?: PredictionDeps;
   rollbackTimeoutMs?: number;
   restoreTimeoutMs?: number;
   /**
