@@ -731,3 +731,65 @@ Deno.test("grown facility: at 10^5 devices the RF's forward power is the wall lo
   assert.ok(Math.abs(fwd - wall - beam) < 12, `${fwd} kW = ${wall} + ${beam}`);
   assert.ok(beam / fwd > 0.3, "the beam takes a fair share of the RF power");
 });
+
+// ---------------------------------------------------------------- magnets the beam cannot follow
+
+Deno.test("magnets: a ring dipole supply that trips off loses the stored beam; a small dipole step does not", async () => {
+  const { sim, clock } = simAt();
+  const i0 = await num(sim, "RING:DIPOLE:CURRENT");
+  await sim.write("RING:DIPOLE:CURRENT", i0 * 1.003);
+  clock.advance(10_000);
+  assert.ok((await num(sim, "RING:DCCT:CURRENT")) > 290, "0.3 % of field: the energy follows");
+  sim.addFault({ kind: "supply-fault", device: "RING:DIPOLE", at: clock.now() + 1_000 });
+  clock.advance(MIN);
+  const [current] = await sim.read(["RING:DCCT:CURRENT"]);
+  assert.ok(Number(current?.value) < 0.05, `stored after the dipole tripped: ${current?.value} mA`);
+});
+
+Deno.test("magnets: a stored beam cannot follow its energy beyond the momentum acceptance", async () => {
+  const { sim, clock } = simAt();
+  const i0 = await num(sim, "RING:DIPOLE:CURRENT");
+  const step = 1.5 * ring.momentumAcceptance;
+  await sim.write("RING:DIPOLE:CURRENT", i0 * (1 - step));
+  clock.advance(MIN);
+  assert.ok((await num(sim, "RING:DCCT:CURRENT")) < 0.05, `δ = ${-step}`);
+});
+
+Deno.test("magnets: a quadrupole family switched off loses the beam, by instability or across the resonances", async () => {
+  for (const family of ["RING:Q1", "RING:Q2"]) {
+    const { sim, clock } = simAt();
+    sim.addFault({ kind: "supply-fault", device: family, at: clock.now() + 1_000 });
+    clock.advance(MIN);
+    assert.ok((await num(sim, "RING:DCCT:CURRENT")) < 0.05, `${family} off`);
+  }
+  // The focusing family off leaves no periodic solution at all: the lattice itself says so.
+  const spec = base.facility.spec.optics["RING"]?.cell;
+  assert.ok(spec);
+  const k = new Map(lattice.quads.map((q) => [q.family, q.strength]));
+  const off = {
+    ...spec,
+    quads: spec.quads.map((q) => ({
+      ...q,
+      match: undefined,
+      k1: q.family === "RING:Q1" ? 0 : k.get(q.family),
+    })),
+  };
+  assert.throws(() => buildRingOptics(off, lattice.tunes, rho, { match: false }), /unstable/);
+});
+
+Deno.test("magnets: a tune walked across the half-integer with stored beam loses it, one kept short of it does not", async () => {
+  const { sim, clock } = simAt();
+  const q = base.model.optics.quads.find((f) => f.magnet.name === "RING:Q3:CURRENT");
+  assert.ok(q);
+  const i0 = await num(sim, "RING:Q3:CURRENT");
+  // ν_x moves by weight·ΔK: to .40, then to .60 (across .5).
+  const perAmp = (q.weight[0] * q.strength) / i0;
+  await sim.write("RING:Q3:CURRENT", i0 + 0.17 / perAmp);
+  clock.advance(20_000);
+  assert.ok((await num(sim, "RING:DCCT:CURRENT")) > 250, "ν_x ≈ .40: stored");
+  await sim.write("RING:Q3:CURRENT", i0 + 0.37 / perAmp);
+  clock.advance(MIN);
+  const nu = sim.model.tunes(clock.now(), state(sim))[0];
+  assert.ok(nu % 1 > 0.55, `ν_x ${nu}`);
+  assert.ok((await num(sim, "RING:DCCT:CURRENT")) < 0.05, "crossed .5 with beam");
+});
