@@ -793,3 +793,16 @@ Deno.test("magnets: a tune walked across the half-integer with stored beam loses
   assert.ok(nu % 1 > 0.55, `ν_x ${nu}`);
   assert.ok((await num(sim, "RING:DCCT:CURRENT")) < 0.05, "crossed .5 with beam");
 });
+
+Deno.test("signals: without stored beam the synchrotron-light monitors measure nothing: emittance and bunch length INVALID", async () => {
+  const { sim, clock } = simAt();
+  const names = ["DIAG:EMIT:X", "DIAG:EMIT:Y", "DIAG:BUNCH:LENGTH"];
+  for (const r of await sim.read(names)) assert.equal(r.severity === "INVALID", false, r.device);
+  sim.addFault({ kind: "rf-trip", station: 2, cause: "ARC", at: clock.now() });
+  clock.advance(90_000);
+  assert.ok((await num(sim, "RING:DCCT:CURRENT")) < 0.05);
+  for (const r of await sim.read(names)) {
+    assert.equal(r.severity, "INVALID", `${r.device} reads ${r.value} with no beam`);
+    assert.equal(r.status, "NO_BEAM");
+  }
+});
