@@ -48,7 +48,8 @@ const { readChain } = await import("./src/config/layers.ts");
 const { readRegularText } = await import("./src/util/bounded_read.ts");
 const { configFile, defaultConfigPath } = await import("./src/config/locate.ts");
 
-const MAIN = new URL("./main.ts", import.meta.url).pathname;
+// Decoded: a checkout under a directory with a space or an accented letter is found as it is named.
+const MAIN = decodeURIComponent(new URL("./main.ts", import.meta.url).pathname);
 const asked = wantsJson(Deno.args);
 
 /** Ends the launcher for a stop signal the program never heard: one JSON object under `--json`. */

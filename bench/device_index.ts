@@ -22,7 +22,6 @@ import { IndexBuilder } from "../src/index/builder.ts";
 import { DeviceIndex, Lexicon, lexiconDigest, rankedSearch } from "../src/index/mod.ts";
 import { loadSynonyms } from "../src/index/synonyms.ts";
 import { saveIndex } from "../src/index/cache.ts";
-import { wildcardToRegExp } from "../src/adapters/adapter.ts";
 import type { IndexRecord } from "../src/index/record.ts";
 import { simulatorIndexSource } from "../src/adapters/simulator/index_source.ts";
 import { defaultFacility } from "../src/facility/facility.ts";
@@ -337,4 +336,13 @@ if (import.meta.main) {
       })`,
     );
   }
+}
+
+/** The wildcard as the regular expression a scan would test (the reference the index must equal). */
+function wildcardToRegExp(pattern: string): RegExp {
+  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
+    /\?/g,
+    ".",
+  );
+  return new RegExp(`^${body}$`, "i");
 }

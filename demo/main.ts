@@ -14,7 +14,7 @@
 import { startReplayServer } from "./model_server.ts";
 import { QUESTION, STEPS } from "./session.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 /** The longest the demo waits for any one stage to show. */
 const CEILING_MS = 90_000;
 

@@ -17,7 +17,8 @@ import { computeGrants, GrantError, grantFlags, type Grants } from "../src/app/p
 import { loadConfig } from "../src/config/mod.ts";
 import { v8Flags } from "../src/sandbox/sandbox_process.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+/** This checkout, as a path (a directory with a space or an accented letter decoded). */
+const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const DOWNLOAD_HOST = "https://dl.deno.land";
 
 interface Options {

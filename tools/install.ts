@@ -16,7 +16,8 @@
  */
 import { runtimeProblem } from "./compile.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+/** This checkout, as a path (a directory with a space or an accented letter decoded). */
+const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 
 /** The modules the program loads, for `deno cache` (the sandbox's are started as their own programs). */
 export const ENTRY_POINTS = [
@@ -109,6 +110,35 @@ async function writeWhole(path: string, text: string, mode: number): Promise<voi
   }
 }
 
+function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "";
+}
+
+/**
+ * Why the command cannot go where the prefix puts it, before anything is
+ * done: the prefix or its `bin` is not a directory, or a directory already
+ * stands at `bin/accel-agent` (a file there is replaced).
+ */
+function placeProblem(prefix: string, bin: string, target: string): string | undefined {
+  const kind = (path: string) => {
+    try {
+      return Deno.statSync(path);
+    } catch {
+      return undefined; // absent (made below) or unreachable (said when it is made)
+    }
+  };
+  for (const dir of [prefix, bin]) {
+    const info = kind(dir);
+    if (info && !info.isDirectory) {
+      return `${dir} exists and is not a directory; choose another --prefix`;
+    }
+  }
+  if (kind(target)?.isDirectory) {
+    return `${target} is a directory; remove it or choose another --prefix`;
+  }
+  return undefined;
+}
+
 async function run(args: string[]): Promise<boolean> {
   const status = await new Deno.Command(Deno.execPath(), {
     args,
@@ -126,12 +156,16 @@ if (import.meta.main) {
   if (target.includes(",")) {
     fail(`${target}: a path with a comma cannot be granted; choose another prefix`);
   }
+  const taken = placeProblem(opts.prefix, bin, target);
+  if (taken) fail(taken);
   if (!(await run(["cache", "--quiet", ...ENTRY_POINTS.map((e) => `${ROOT}/${e}`)]))) {
     fail(
       "deno cache could not fill the module cache (see above); offline, copy a filled DENO_DIR first",
     );
   }
-  await Deno.mkdir(bin, { recursive: true });
+  await Deno.mkdir(bin, { recursive: true }).catch((e) =>
+    fail(`cannot make ${bin} (${firstLine(e)}); choose another --prefix`)
+  );
   let what: string;
   if ((await runtimeProblem()) === undefined) {
     const compiled = await run([
@@ -156,7 +190,7 @@ if (import.meta.main) {
       target,
       launcherScript(Deno.execPath(), ROOT, flags, Deno.env.get("DENO_DIR")),
       0o755,
-    );
+    ).catch((e) => fail(`cannot write ${target} (${firstLine(e)}); choose another --prefix`));
     what = "a launcher of this checkout (no denort for a compiled executable: set DENORT_BIN)";
   }
   console.log(`${target}: ${what}`);

@@ -131,11 +131,5 @@ export function readOnlyView(cs: ControlReader): ControlReader {
   });
 }
 
-/** Compiles a `*`/`?` wildcard pattern to an anchored, case-insensitive RegExp. */
-export function wildcardToRegExp(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
-    /\?/g,
-    ".",
-  );
-  return new RegExp(`^${body}$`, "i");
-}
+/** A `*`/`?` wildcard over a whole name, case-insensitive, matched without backtracking. */
+export { wildcard } from "../util/glob.ts";

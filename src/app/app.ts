@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { NotRegularFileError, readRegularText, TooLargeError } from "../util/bounded_read.ts";
+import {
+  bytesText,
+  MAX_DEFINITION_BYTES,
+  NotRegularFileError,
+  readRegularText,
+  TooLargeError,
+} from "../util/bounded_read.ts";
 import { indexSourceFor, openControlSystem, openLazily } from "../adapters/mod.ts";
 import type { DeviceIndexService, IndexServiceOptions } from "../index/service.ts";
 import { type ControlSystem, readOnlyView } from "../adapters/adapter.ts";
@@ -15,7 +21,7 @@ import { Session } from "../agent/session.ts";
 import { loadConfig, type LoadedConfig, missingModelSetup, resolveModel } from "../config/mod.ts";
 import type { ModelClient } from "../llm/types.ts";
 import { ToolRegistry } from "../tools/mod.ts";
-import { processHookRunner, resolveHook } from "../tools/hooks.ts";
+import { killRunningHooks, processHookRunner, resolveHook } from "../tools/hooks.ts";
 import { sessionResultWriter } from "../tools/tool_results.ts";
 import { commandHooks, type HookSpec } from "../agent/hooks.ts";
 import { createSandboxDeps, isCompiled, type SandboxDeps } from "../sandbox/mod.ts";
@@ -33,6 +39,7 @@ export type { App, Resumed, Steering } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
 import { homeProblem } from "../config/paths.ts";
 import { makePrivateDir } from "../util/private_files.ts";
+import { closeStateDir } from "./state_dir.ts";
 
 export async function createApp(
   opts: {
@@ -57,6 +64,7 @@ export async function createApp(
   let modelInfo = resolveModel(config, opts.model ?? config.llm.default);
   let client: ModelClient | undefined;
   const stateDir = resolvePath(config.state.dir, loaded.baseDir, io);
+  await closeStateDir(stateDir);
   const source = await indexSourceFor(config);
   const devices = source && lazyIndexService({
     source,
@@ -151,6 +159,7 @@ export async function createApp(
 
   async function contextFiles(): Promise<ContextFile[]> {
     const files: ContextFile[] = [];
+    let total = 0;
     for (const dir of config.agent.context_dirs) {
       const abs = resolve(dir);
       let names: string[] = [];
@@ -164,12 +173,26 @@ export async function createApp(
           Exit.USAGE,
         );
       }
+      if (names.length > MAX_CONTEXT_FILES) {
+        throw new CliError(
+          `context dir ${dir}: more than ${MAX_CONTEXT_FILES} Markdown files; fix [agent] context_dirs`,
+          Exit.USAGE,
+        );
+      }
       names = names.sort();
       for (const n of names) {
-        files.push({
-          path: shown(`${abs}/${n}`),
-          text: await promptFile(`${abs}/${n}`, "context_dirs"),
-        });
+        const text = await promptFile(`${abs}/${n}`, "context_dirs");
+        // Every request of a turn carries them all: past what any model takes, they are a mistake.
+        total += text.length;
+        if (total > MAX_CONTEXT_BYTES) {
+          throw new CliError(
+            `context dir ${dir}: its files hold more than ${
+              bytesText(MAX_CONTEXT_BYTES)
+            } together; fix [agent] context_dirs`,
+            Exit.USAGE,
+          );
+        }
+        files.push({ path: shown(`${abs}/${n}`), text });
       }
     }
     return files;
@@ -323,6 +346,7 @@ export async function createApp(
       await saveSession();
     },
     async close() {
+      killRunningHooks();
       await features.close();
       await Promise.all([cs.close(), sandbox.runner.close(), plans.close()]);
     },
@@ -330,6 +354,10 @@ export async function createApp(
   if (opts.resume !== undefined) await app.resume(opts.resume || undefined);
   return app;
 }
+
+/** Markdown files of one context directory, and characters of all of them together, at most. */
+const MAX_CONTEXT_FILES = 256;
+const MAX_CONTEXT_BYTES = 4 * MAX_DEFINITION_BYTES;
 
 /** The device index service, its modules loaded on the first search (start-up does not pay). */
 function lazyIndexService(options: IndexServiceOptions): DeviceIndexService {

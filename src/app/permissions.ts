@@ -27,6 +27,7 @@ import { KILL_PROGRAM, resolveHook } from "../tools/hooks.ts";
 import { EDITOR_ENV, editorCommand } from "./editor.ts";
 import { siteCollectorsSync } from "../safety/site.ts";
 import { collectorHost } from "../safety/forward_config.ts";
+import { boundsOpenToAll, SITE_FILE, withRealPath, writesOverBounds } from "./grant_checks.ts";
 
 /**
  * The only system information read: the host name, for the audit log, and
@@ -59,9 +60,6 @@ export const BASE_ENV = [
   "CLI_WIDTH",
   "INQUIRER_KEYBINDINGS",
 ] as const;
-
-/** The site kill switch that is always read (src/safety/site.ts). */
-const SITE_FILE = "/etc/accel-agent/site.toml";
 
 /** The program's own files that are read at run time (under `deno run`; embedded when compiled). */
 const OWN_FILES = [
@@ -148,9 +146,22 @@ export function configuredUrls(config: Config): string[] {
   return urls.filter((u) => u !== "");
 }
 
-/** The hosts of {@link configuredUrls}, unique, in order. */
+/**
+ * The hosts of {@link configuredUrls}, unique, in order. A host with a comma
+ * is refused ({@link GrantError}): Deno would read the grant as two hosts.
+ */
 export function netHosts(config: Config): string[] {
-  return [...new Set(configuredUrls(config).map(hostPort).filter((h) => h !== undefined))];
+  const hosts = configuredUrls(config).map((url) => {
+    const host = hostPort(url);
+    if (host?.includes(",")) {
+      throw new GrantError(
+        `${url} names the host ${host.replace(/:\d+$/, "")}, which has a comma: no Deno grant ` +
+          "can hold it; correct the URL",
+      );
+    }
+    return host;
+  });
+  return [...new Set(hosts.filter((h) => h !== undefined))];
 }
 
 /** The variables the configuration names: API keys and the facility's credentials. */
@@ -169,17 +180,7 @@ export function configuredEnv(config: Config): string[] {
 
 /** The pinned Pyodide's assets (as `src/sandbox/mod.ts` finds them). */
 function pinnedPyodideDir(): string {
-  return normalize(new URL(".", import.meta.resolve("pyodide")).pathname);
-}
-
-/** `path`, and its resolved form too when a symlink is on the way (Deno checks the path used). */
-function withRealPath(path: string): string[] {
-  try {
-    const real = Deno.realPathSync(path);
-    return real === path ? [path] : [path, real];
-  } catch {
-    return [path];
-  }
+  return normalize(decodeURIComponent(new URL(".", import.meta.resolve("pyodide")).pathname));
 }
 
 /**
@@ -247,6 +248,10 @@ export function computeGrants(loaded: LoadedConfig, ctx: GrantContext): Grants {
       setting: "an output file named on the command line",
     })),
   ].flatMap(({ path, setting }) => withRealPath(check(path, setting)));
+  const over =
+    writesOverBounds(loaded, named, site ? resolveConfigPath(site, ctx.cwd, home) : "") ??
+      boundsOpenToAll(loaded, named);
+  if (over) throw new GrantError(over);
   return {
     read: unique(read),
     write: unique(write),

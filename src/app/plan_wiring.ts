@@ -21,6 +21,7 @@ import {
   MAX_LIMITS_BYTES,
   type NameMatching,
   nameMatchingFor,
+  openToAll,
   parseLimits,
 } from "../safety/limits.ts";
 import { readConfigSwitch, readSiteSwitches } from "../safety/site.ts";
@@ -108,7 +109,8 @@ export async function createPlanPath(
   const safety = async (): Promise<SafetyState> => {
     const [site, live] = await Promise.all([
       readSiteSwitches(io.env),
-      readConfigSwitch(loaded.path),
+      // Every file of the chain: a switch turned off in a config the operator's extends counts too.
+      readConfigSwitch(loaded.layers?.length ? loaded.layers.map((l) => l.path) : loaded.path),
     ]);
     const configOn = config.safety.writes_enabled && live.writesEnabled;
     return {
@@ -226,6 +228,8 @@ async function readLimits(
       Exit.USAGE,
     );
   }
+  const open = await openToAll(path);
+  if (open) throw new CliError(`limits error: ${open}`, Exit.USAGE);
   try {
     return { limits: parseLimits(text, path, matching), hash: await sha256Hex(text) };
   } catch (e) {

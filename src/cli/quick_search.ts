@@ -140,7 +140,7 @@ export async function quickSearch(args: readonly string[]): Promise<number | und
   const file = configFile({ path: q.config, env: { get: env }, cwd });
   if (!file) return undefined;
   // The configuration as the full load reads it: the file, and the files it extends.
-  let chain;
+  let chain, raw;
   try {
     const read = (path: string) => {
       try {
@@ -151,13 +151,14 @@ export async function quickSearch(args: readonly string[]): Promise<number | und
       }
     };
     chain = await readChain(file, defaultConfigPath(), read, home);
+    raw = mergeChain(chain).raw;
   } catch {
     return undefined;
   }
   const top = chain.at(-1);
   if (top === undefined) return undefined;
   const baseDir = top.path.slice(0, top.path.lastIndexOf("/")) || "/";
-  const stateDir = stateDirOf(mergeChain(chain).raw, baseDir, home);
+  const stateDir = stateDirOf(raw, baseDir, home);
   const ticket = readTicket(stateDir);
   if (ticket === undefined) return undefined;
   const configHash = await chainHash(chain.map((l) => l.text));

@@ -37,8 +37,11 @@ export class LayerError extends Error {
   override name = "LayerError";
 }
 
-/** Reads a file's text; undefined when it does not exist (other problems throw). */
-export type ReadText = (path: string, shown: string) => Promise<string | undefined>;
+/**
+ * Reads a file's text; undefined when it does not exist (other problems
+ * throw). `via` is the `extends` that names it (`file:line: extends`), for messages.
+ */
+export type ReadText = (path: string, shown: string, via?: string) => Promise<string | undefined>;
 
 /** Where the chain starts: the operator's file, else the shipped defaults. */
 export interface ChainStart {
@@ -86,7 +89,7 @@ export async function readChain(
     (defaults ? { path: defaults, shown: defaults, explicit: false } : undefined);
   while (next) {
     const path = normalize(next.path);
-    const text = await read(path, next.shown);
+    const text = await read(path, next.shown, next.via);
     if (text === undefined) {
       if (next.via) {
         throw new LayerError(`${next.via}: ${path} does not exist; name an existing config file`);
@@ -133,8 +136,17 @@ export async function readChain(
 /** Keys whose values are paths: `dir`, `*_dir`, `*_dirs`, `*_file`, `*_md` (as in paths.ts). */
 const PATH_KEY = /^(dir|.+_dir|.+_dirs|.+_file|.+_md)$/;
 
-/** A relative path made absolute against `dir`; `~` and "" stay as they are. */
+/** A `~user/…` path: another user's home, which no layer may name (it would resolve elsewhere). */
+class OtherHome extends Error {
+  key = "";
+  constructor(readonly path: string) {
+    super(path);
+  }
+}
+
+/** A relative path made absolute against `dir`; `~`, `~/…` and "" stay as they are. */
 function absolute(p: unknown, dir: string): unknown {
+  if (typeof p === "string" && /^~[^/]/.test(p)) throw new OtherHome(p);
   if (typeof p !== "string" || p.trim() === "" || p.startsWith("/") || p.startsWith("~")) return p;
   return normalize(`${dir}/${p}`);
 }
@@ -156,19 +168,29 @@ export function resolveLayerPaths(raw: Table, dir: string): Table {
     const out: Table = {};
     for (const [key, v] of Object.entries(t)) {
       const here = [...table, key];
-      if (isTable(v)) {
-        out[key] = table[0] === "launchers" && table.length === 1
-          ? { ...walk(v, here), ...("command" in v ? { command: program(v.command, dir) } : {}) }
-          : walk(v, here);
-      } else if (Array.isArray(v) && v.some(isTable)) {
-        out[key] = v.map((x) => isTable(x) ? entry(walk(x, here), here) : x);
-      } else if (PATH_KEY.test(key)) {
-        out[key] = Array.isArray(v) ? v.map((p) => absolute(p, dir)) : absolute(v, dir);
-      } else {
-        out[key] = v;
+      try {
+        out[key] = value(v, here);
+      } catch (e) {
+        if (e instanceof OtherHome && !e.key) e.key = here.join(".");
+        throw e;
       }
     }
     return out;
+  };
+  const value = (v: unknown, here: string[]): unknown => {
+    const [table, key] = [here.slice(0, -1), here.at(-1) as string];
+    if (isTable(v)) {
+      return table[0] === "launchers" && table.length === 1
+        ? { ...walk(v, here), ...("command" in v ? { command: program(v.command, dir) } : {}) }
+        : walk(v, here);
+    }
+    if (Array.isArray(v) && v.some(isTable)) {
+      return v.map((x) => isTable(x) ? entry(walk(x, here), here) : x);
+    }
+    if (PATH_KEY.test(key)) {
+      return Array.isArray(v) ? v.map((p) => absolute(p, dir)) : absolute(v, dir);
+    }
+    return v;
   };
   const entry = (x: Table, at: string[]): Table => {
     const name = at.join(".");
@@ -197,7 +219,18 @@ export function mergeChain(chain: readonly Layer[]): Merged {
   let raw: Table = {};
   for (const layer of chain) {
     const lines = keyLines(layer.text);
-    const resolved = resolveLayerPaths(layer.raw, dirOf(layer.path));
+    let resolved: Table;
+    try {
+      resolved = resolveLayerPaths(layer.raw, dirOf(layer.path));
+    } catch (e) {
+      if (!(e instanceof OtherHome)) throw e;
+      const line = lineOf(lines, e.key);
+      throw new LayerError(
+        `${layer.shown}${line ? `:${line}` : ""}: key ${e.key}: ${
+          JSON.stringify(e.path)
+        } names another user's home, which is not supported; write the absolute path`,
+      );
+    }
     raw = mergeTables(raw, resolved);
     for (const key of leafKeys(layer.raw)) {
       // Forget what lower layers said below a value replaced whole.

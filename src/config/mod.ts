@@ -58,9 +58,28 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
  */
 function mergedConfig(chain: Layer[]): { config: Config; origins: Map<string, string> } {
   if (chain.length === 0) return { config: ConfigSchema.parse({}), origins: new Map() };
-  const { raw, origins } = mergeChain(chain);
+  let merged;
+  try {
+    merged = mergeChain(chain);
+  } catch (e) {
+    if (e instanceof LayerError) throw new ConfigError(e.message);
+    throw e;
+  }
+  const { raw, origins } = merged;
   const whole = ConfigSchema.safeParse(raw);
   if (whole.success) return { config: simulatorsOwn(whole.data, origins), origins };
+  // The file and line that set the value in force: a wrong type a file above overrides is no problem.
+  const first = whole.error.issues[0];
+  const key = first
+    ? [
+      ...first.path.map(String),
+      ...(first.code === "unrecognized_keys" ? [first.keys[0] ?? ""] : []),
+    ]
+    : [];
+  for (let n = key.length; n > 0; n--) {
+    const from = origins.get(key.slice(0, n).join("."));
+    if (from) return { config: validateConfig(raw, undefined, from), origins };
+  }
   for (const layer of [...chain].reverse()) validateConfig(layer.raw, layer.text, layer.shown);
   return { config: validateConfig(raw, undefined, chain.at(-1)?.shown ?? "config"), origins };
 }
@@ -87,23 +106,30 @@ function simulatorsOwn(config: Config, origins: Map<string, string>): Config {
 /** The largest config file read; a bigger one is refused (default.toml is a few KiB). */
 export const MAX_CONFIG_BYTES = 1 << 20;
 
-/** A config file's text, or undefined when it does not exist; anything else is a ConfigError. */
-async function readText(path: string, shown: string): Promise<string | undefined> {
+/**
+ * A config file's text, or undefined when it does not exist; anything else
+ * is a ConfigError, naming the `extends` that led to the file (`via`) if any.
+ */
+async function readText(
+  path: string,
+  shown: string,
+  via?: string,
+): Promise<string | undefined> {
+  const at = via ? `${via}: ` : "";
+  const fix = via ? "name a config file" : "pass a config file to --config";
   try {
     return await readRegularText(path, MAX_CONFIG_BYTES, shown);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
-    if (e instanceof NotRegularFileError) {
-      throw new ConfigError(`${e.message}; pass a config file to --config`);
-    }
+    if (e instanceof NotRegularFileError) throw new ConfigError(`${at}${e.message}; ${fix}`);
     if (e instanceof TooLargeError) {
-      throw new ConfigError(`${e.message}, too large for a config file; check the path`);
+      throw new ConfigError(`${at}${e.message}, too large for a config file; check the path`);
     }
     if (e instanceof Deno.errors.IsADirectory) {
-      throw new ConfigError(`${shown}: is a directory, not a config file`);
+      throw new ConfigError(`${at}${shown}: is a directory, not a config file; ${fix}`);
     }
     if (e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable) {
-      throw new ConfigError(`${shown}: cannot read the config file (${e.message})`);
+      throw new ConfigError(`${at}${shown}: cannot read the config file (${e.message})`);
     }
     throw e;
   }

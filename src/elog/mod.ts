@@ -7,6 +7,6 @@
  */
 export { type DraftNotes, type ElogOptions, ElogService } from "./service.ts";
 export { type Draft, type DraftJson, draftJson } from "./draft.ts";
-export { DraftError, DraftStore, readDraft } from "./store.ts";
+export { DraftError, DraftSaveError, DraftStore, readDraft } from "./store.ts";
 export type { PostDeps, PostResult } from "./post.ts";
 export { type ShiftFacts, shiftFacts } from "./shift.ts";

@@ -19,6 +19,14 @@ export class DraftError extends Error {
   override name = "DraftError";
 }
 
+/** A draft that could not be saved (a full disk); `draft` is it, as it would have been saved. */
+export class DraftSaveError extends Error {
+  override name = "DraftSaveError";
+  constructor(message: string, readonly draft?: Draft) {
+    super(message);
+  }
+}
+
 export class DraftStore {
   constructor(readonly dir: string) {}
 
@@ -37,7 +45,10 @@ export class DraftStore {
       await Deno.rename(tmp, this.path(d.id));
     } catch (e) {
       await Deno.remove(tmp).catch(() => {});
-      throw new Error(`cannot save the logbook draft ${this.path(d.id)} (${errorMessage(e)})`);
+      throw new DraftSaveError(
+        `cannot save the logbook draft ${this.path(d.id)} (${errorMessage(e)})`,
+        d,
+      );
     }
   }
 

@@ -19,7 +19,7 @@ import type {
   Series,
   Value,
 } from "../adapters/adapter.ts";
-import { wildcardToRegExp } from "../adapters/adapter.ts";
+import { wildcard } from "../adapters/adapter.ts";
 import { createSimulator, type FaultSpec, type Simulator } from "../adapters/simulator/mod.ts";
 import type { Clock } from "../adapters/clock.ts";
 import type { Conditions, Fault } from "./task.ts";
@@ -167,7 +167,7 @@ class ConditionedSystem implements ControlSystem {
     const entries = await this.inner.logs(q, signal);
     const from = Date.parse(q.from);
     const to = Date.parse(q.to);
-    const device = q.device ? wildcardToRegExp(q.device) : undefined;
+    const device = q.device ? wildcard(q.device) : undefined;
     const text = q.text?.toLowerCase();
     const extra = this.#extraLogs.filter((e) => {
       const t = Date.parse(e.time);

@@ -11,6 +11,8 @@
  * @module
  */
 import type { IndexRecord, IndexSource } from "./record.ts";
+import { bytesText } from "../util/bounded_read.ts";
+import { bounded, checkName, MAX_TEXT_CHARS } from "./record_bounds.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { NUMBER_MARK, words } from "./lexicon.ts";
 import {
@@ -19,54 +21,31 @@ import {
   type IndexData,
   MAX_DOCS,
   PROPERTY,
+  rawText,
   SEGMENT,
   SEPARATORS,
   TAG,
   TextColumn,
 } from "./data.ts";
 import { Learner } from "./learn.ts";
+import { NOT_WORDS, NUMERIC, STATE_RECORDS } from "./property_words.ts";
 import {
   applyPlaces,
   markKinds,
   masked,
   mergeNamed,
   NONE,
+  packPostings,
   Postings,
   type TemplateTerm,
   type Value,
 } from "./postings.ts";
 
-/**
- * Properties that say nothing about what a device is (where its IOC runs,
- * when it was seen): kept as raw `p:` terms for filters, not read as words.
- */
-const NOT_WORDS = new Set([
-  "hostname",
-  "iocname",
-  "iocid",
-  "iocip",
-  "recceiverid",
-  "time",
-  "pvstatus",
-  "owner",
-  "alias",
-  "recordtype",
-  "id",
-  "uid",
-  "port",
-  "pvname",
-  "device",
-  "index",
-]);
+/** Characters of descriptions and values the builder's memos may hold together. */
+const MEMO_TEXT_CHARS = 16 * 1024 * 1024;
 
 /** Work done between two turns of the event loop while a source is added, ms. */
 const SLICE_MS = 20;
-
-/** A property value that is a number and nothing else. */
-const NUMERIC = /^[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?$/;
-
-/** EPICS record types that hold a state (a binary or multi-bit input). */
-const STATE_RECORDS = new Set(["bi", "mbbi", "mbbidirect"]);
 
 /** Collects records, then {@link IndexBuilder.finish}es into {@link IndexData}. */
 export class IndexBuilder {
@@ -87,6 +66,12 @@ export class IndexBuilder {
    * without digits, its analysed terms (values repeat: "QUAD", "setpoint", "A").
    */
   readonly #values = new Map<string, Map<string, Value>>();
+  /**
+   * Characters of the texts the two memos above hold: past
+   * {@link MEMO_TEXT_CHARS} both start again, so a namespace whose every
+   * description and value differs holds no more than that in memos.
+   */
+  #memoChars = 0;
   /** Tag → its postings (`t:TAG`) and analysed terms. */
   readonly #tags = new Map<string, { raw: Postings; terms: TemplateTerm[] }>();
   /** Property keys as written → lower case. */
@@ -97,8 +82,14 @@ export class IndexBuilder {
   readonly #told: string[] = [];
   readonly #places: string[] = [];
   #sorted = true;
+  #text = 0;
 
-  constructor(lexicon: Lexicon, readonly sourceId: string, readonly lexiconDigest: string) {
+  constructor(
+    lexicon: Lexicon,
+    readonly sourceId: string,
+    readonly lexiconDigest: string,
+    readonly maxTextChars = MAX_TEXT_CHARS,
+  ) {
     this.#lexicon = lexicon;
   }
 
@@ -136,6 +127,7 @@ export class IndexBuilder {
         return { parts: texts, marks, byNumber: new Map() };
       });
       if (templates.size > 200_000) templates.clear();
+      this.#remember(key.length);
       templates.set(key, template);
     }
     return template;
@@ -191,13 +183,23 @@ export class IndexBuilder {
     }
   }
 
-  /** Adds one device. */
-  add(rec: IndexRecord): void {
+  /**
+   * Adds one device, within the caps above (longer texts cut); a name already
+   * added is refused (a source must not repeat names), and so is a name past
+   * {@link MAX_NAME_CHARS} or a namespace past {@link MAX_TEXT_CHARS}.
+   */
+  add(given: IndexRecord): void {
     const id = this.#names.length;
     if (id >= MAX_DOCS) throw new RangeError(`device index: more than ${MAX_DOCS} devices`);
-    if (/[\n\r]/.test(rec.name)) {
-      throw new Error(
-        `device index: ${JSON.stringify(rec.name)} from ${this.sourceId} holds a line break`,
+    checkName(given.name, this.sourceId);
+    const { rec, chars } = bounded(given);
+    this.#text += chars;
+    if (this.#text > this.maxTextChars) {
+      throw new RangeError(
+        `device index: ${this.sourceId} holds more than ${bytesText(this.maxTextChars)} ` +
+          `of names, descriptions and properties (at its device ${
+            id + 1
+          }); the index keeps no more`,
       );
     }
     const prev = this.#names[id - 1];
@@ -234,7 +236,7 @@ export class IndexBuilder {
     for (const key in rec.properties) {
       const value = rec.properties[key] ?? "";
       let k = this.#keys.get(key);
-      if (k === undefined) this.#keys.set(key, k = key.toLowerCase());
+      if (k === undefined) this.#keys.set(key, k = rawText(key).toLowerCase());
       const v = this.#rawValue(k, value);
       this.#mark(v.raw, id, Field.PROP);
       // A value that is only a number (a position, a length, an index) says nothing to words.
@@ -261,7 +263,8 @@ export class IndexBuilder {
       let t = this.#tags.get(tag);
       if (t === undefined) {
         const { key, numbers } = masked(tag);
-        t = { raw: this.#postingsOf(TAG + tag.toUpperCase()), terms: this.#template(key, false) };
+        const raw = this.#postingsOf(TAG + rawText(tag).toUpperCase());
+        t = { raw, terms: this.#template(key, false) };
         if (numbers.length) t.terms = this.#lexicon.analyse(tag).map((x) => ({ fixed: x.term }));
         if (this.#tags.size > 100_000) this.#tags.clear();
         this.#tags.set(tag, t);
@@ -284,14 +287,24 @@ export class IndexBuilder {
   }
 
   /** The raw property term `p:key=VALUE` of a value, and its analysed terms when it has no digits. */
+  /** Counts `chars` more memoised text, first emptying the memos when they are full. */
+  #remember(chars: number): void {
+    this.#memoChars += chars;
+    if (this.#memoChars <= MEMO_TEXT_CHARS) return;
+    for (const t of this.#templates) t.clear();
+    for (const byValue of this.#values.values()) byValue.clear();
+    this.#memoChars = chars;
+  }
+
   #rawValue(key: string, value: string): Value {
     let byValue = this.#values.get(key);
     if (byValue === undefined) this.#values.set(key, byValue = new Map());
     let v = byValue.get(value);
     if (v === undefined) {
-      const raw = this.#postingsOf(`${PROPERTY}${key}=${value.toUpperCase()}`);
+      const raw = this.#postingsOf(`${PROPERTY}${key}=${rawText(value).toUpperCase()}`);
       v = /[0-9]/.test(value) ? { raw } : { raw, terms: this.#template(value, false) };
       if (byValue.size > 200_000) byValue.clear();
+      this.#remember(value.length);
       byValue.set(value, v);
     }
     return v;
@@ -349,31 +362,7 @@ export class IndexBuilder {
     }
     applyPlaces(this.#postings, learned.places);
     markKinds(this.#postings, writable, rank);
-    const terms = [...this.#postings.keys()].sort();
-    const starts = new Uint32Array(terms.length + 1);
-    let total = 0;
-    terms.forEach((t, i) => {
-      starts[i] = total;
-      total += this.#postings.get(t)?.n ?? 0;
-    });
-    starts[terms.length] = total;
-    const postings = new Uint32Array(total);
-    const mask = (1 << FIELD_BITS) - 1;
-    terms.forEach((t, i) => {
-      const p = this.#postings.get(t);
-      if (p === undefined) return;
-      const at = starts[i] ?? 0;
-      const view = postings.subarray(at, at + p.n);
-      view.set(p.buf.subarray(0, p.n));
-      if (rank !== undefined) {
-        for (let j = 0; j < view.length; j++) {
-          const v = view[j] ?? 0;
-          view[j] = ((rank[v >>> FIELD_BITS] ?? 0) << FIELD_BITS | (v & mask)) >>> 0;
-        }
-        view.sort();
-      }
-      this.#postings.delete(t);
-    });
+    const { terms, starts, postings } = packPostings(this.#postings, rank);
     for (const t of this.#templates) t.clear();
     this.#segments.clear();
     this.#values.clear();

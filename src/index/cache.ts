@@ -9,6 +9,8 @@
  */
 import type { IndexData, TextColumn } from "./data.ts";
 import { FileStore, type Sections, type StoreHeader } from "./file_store.ts";
+
+export { CacheDamage } from "./file_store.ts";
 import { openPlainSync } from "../util/glance_read.ts";
 import { NotRegularFileError } from "../util/bounded_read.ts";
 
@@ -228,11 +230,19 @@ export function openIndexSync(
       h.lexiconDigest !== lexiconDigest
     ) throw new RangeError("another index");
     const s = h.sections;
-    // The sections lie inside the file, and the file ends where the last one (padded) does:
-    // a cut or grown file is not the one this header describes.
+    // Each section after the header and the one before it, and inside the file; and the file
+    // ends where the last one (padded) does: a cut or grown file is not the one this header
+    // describes.
     const padded = (n: number) => n + (4 - n % 4) % 4;
-    const end = Math.max(...Object.values(s).map((x) => x.offset + padded(x.length)));
-    const fits = end === size && Object.values(s).every((x) => x.offset + x.length <= size);
+    let end = 8 + headLength;
+    const ordered = SECTIONS.every((k) => {
+      const x = s[k];
+      const ok = x.offset >= end && x.offset + x.length <= size;
+      end = x.offset + x.length;
+      return ok;
+    });
+    const last = Math.max(...Object.values(s).map((x) => x.offset + padded(x.length)));
+    const fits = ordered && last === size;
     const n = h.count;
     if (
       !fits || s.nameEnds.length !== 4 * n || s.descEnds.length !== 4 * n ||

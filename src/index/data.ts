@@ -37,6 +37,14 @@ export const PROPERTY = "p:";
 /** Prefix of raw tag terms, `t:TAG`. */
 export const TAG = "t:";
 
+/**
+ * A raw property key, value or tag as a term's text: its line breaks made
+ * spaces (the cache keeps terms one a line; a service may send any text).
+ */
+export function rawText(text: string): string {
+  return /[\n\r]/.test(text) ? text.replace(/[\n\r]/g, " ") : text;
+}
+
 /** Characters that separate the segments of a device name. */
 export const SEPARATORS = /[:._/-]/;
 

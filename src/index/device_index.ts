@@ -12,15 +12,11 @@
  *
  * @module
  */
-import { FIELD_BITS, type IndexData, PROPERTY, SEGMENT, SEPARATORS, TAG } from "./data.ts";
+import { FIELD_BITS, type IndexData, PROPERTY, rawText, SEGMENT, SEPARATORS, TAG } from "./data.ts";
 import { type IndexStore, MemoryStore } from "./store.ts";
 import type { Lexicon } from "./lexicon.ts";
-import {
-  satisfies,
-  type SegmentConstraint,
-  segmentConstraints,
-  wildcardRegExp,
-} from "./pattern.ts";
+import { satisfies, type SegmentConstraint, segmentConstraints } from "./pattern.ts";
+import { wildcard } from "../util/glob.ts";
 
 /** One device as a search result shows it. */
 export interface IndexedDevice {
@@ -35,7 +31,7 @@ export interface PatternQuery {
   /** `*` and `?` wildcards over the whole name, case-insensitive (default `*`). */
   pattern?: string;
   /** A regular expression tested against the whole name instead of `pattern`. */
-  regex?: RegExp;
+  regex?: { test(name: string): boolean };
   /** First name segment, case-insensitive. */
   subsystem?: string;
   writable?: boolean;
@@ -142,9 +138,11 @@ export class DeviceIndex {
   filterMasks(properties?: Record<string, string>, tags?: string[]): Uint8Array[] {
     const out: Uint8Array[] = [];
     for (const [key, glob] of Object.entries(properties ?? {})) {
-      out.push(this.#valueDocs(`${PROPERTY}${key.toLowerCase()}=`, glob.toUpperCase()));
+      out.push(
+        this.#valueDocs(`${PROPERTY}${rawText(key).toLowerCase()}=`, rawText(glob).toUpperCase()),
+      );
     }
-    for (const glob of tags ?? []) out.push(this.#valueDocs(TAG, glob.toUpperCase()));
+    for (const glob of tags ?? []) out.push(this.#valueDocs(TAG, rawText(glob).toUpperCase()));
     return out;
   }
 
@@ -250,7 +248,7 @@ export class DeviceIndex {
 
   /** Devices whose raw property or tag term (`prefix` + value) matches `glob`. */
   #valueDocs(prefix: string, glob: string): Uint8Array {
-    const re = wildcardRegExp(glob);
+    const re = wildcard(glob);
     const [from, to] = this.termRange(prefix);
     const ids: number[] = [];
     for (let id = from; id < to; id++) {
@@ -295,7 +293,7 @@ export class DeviceIndex {
     const offset = Math.max(0, Math.floor(q.offset ?? 0));
     const limit = Math.max(0, Math.floor(q.limit ?? DEFAULT_LIMIT));
     const pattern = (q.pattern ?? "").trim() || "*";
-    const re = q.regex ?? wildcardRegExp(pattern);
+    const re = q.regex ?? wildcard(pattern);
     const constraints = q.regex ? [] : segmentConstraints(pattern);
     const subsystem = q.subsystem?.trim().toUpperCase();
     if (subsystem) constraints.push({ text: subsystem, how: "equals" });

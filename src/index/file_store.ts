@@ -9,10 +9,9 @@
 import type { IndexData } from "./data.ts";
 import { TextColumn } from "./data.ts";
 import { fieldsIn, type IndexStore, lowerBound, MemoryStore } from "./store.ts";
-import { openPlainSync } from "../util/glance_read.ts";
+import { CacheDamage, checkedPostings, checkedStarts, nameSlices } from "./cache_reads.ts";
 
-/** Bytes of the names read per slice. */
-const NAME_BYTES = 1 << 19;
+export { CacheDamage } from "./cache_reads.ts";
 
 /** One section of the cache file: where it starts and how many bytes it holds. */
 export interface Section {
@@ -129,10 +128,15 @@ export class FileStore implements IndexStore {
     let at = 0;
     while (at < length) {
       const n = this.#file.readSync(buf.subarray(at));
-      if (n === null || n === 0) throw new RangeError("device index cache: the file ends early");
+      if (n === null || n === 0) throw new CacheDamage("the file ends early");
       at += n;
     }
     return buf;
+  }
+
+  /** `p`, once checked: devices this index holds, each once, in order. */
+  #checked(p: Uint32Array): Uint32Array {
+    return checkedPostings(p, this.size);
   }
 
   #section(name: keyof Sections): Uint8Array {
@@ -150,13 +154,20 @@ export class FileStore implements IndexStore {
   terms(): string[] {
     if (this.#terms === undefined) {
       const text = decoder.decode(this.#section("terms"));
-      this.#terms = text === "" ? [] : text.split("\n");
+      const terms = text === "" ? [] : text.split("\n");
+      if (terms.length + 1 !== this.starts().length) {
+        throw new CacheDamage("the term list does not match its postings");
+      }
+      this.#terms = terms;
     }
     return this.#terms;
   }
 
+  /** Where each term's postings start: checked in order, the last at the postings' end. */
   starts(): Uint32Array {
-    this.#starts ??= this.#u32("starts");
+    if (this.#starts === undefined) {
+      this.#starts = checkedStarts(this.#u32("starts"), this.#h.sections.postings.length / 4);
+    }
     return this.#starts;
   }
 
@@ -174,7 +185,9 @@ export class FileStore implements IndexStore {
     }
     const at = (i: number) => this.#u32("postings", start + i, 1)[0] ?? 0;
     const lo = lowerBound(at, end - start, from), hi = lowerBound(at, end - start, to + 1);
-    const slice = hi > lo ? this.#u32("postings", start + lo, hi - lo) : new Uint32Array(0);
+    const slice = hi > lo
+      ? this.#checked(this.#u32("postings", start + lo, hi - lo))
+      : new Uint32Array(0);
     // What was found among these devices is explained from the slice, without a read.
     if (this.#ranges.size > 256) this.#ranges.clear();
     this.#ranges.set(id, { from, to, slice });
@@ -194,7 +207,7 @@ export class FileStore implements IndexStore {
     if (p === undefined) {
       const s = this.starts();
       const from = s[id] ?? 0, to = s[id + 1] ?? 0;
-      p = to > from ? this.#u32("postings", from, to - from) : new Uint32Array(0);
+      p = to > from ? this.#checked(this.#u32("postings", from, to - from)) : new Uint32Array(0);
       if (this.#postings.size > 4096) this.#postings.clear();
       this.#postings.set(id, p);
     }
@@ -215,6 +228,9 @@ export class FileStore implements IndexStore {
       const e = this.#u32(ends, base, hi - base + 1);
       const start = lo > 0 ? (e[0] ?? 0) + 1 : 0;
       const end = e[e.length - 1] ?? 0;
+      if (end > this.#h.sections[column].length) {
+        throw new CacheDamage(`a ${column} end is past its column`);
+      }
       const bytes = end > start
         ? this.#read(this.#h.sections[column].offset + start, end - start)
         : new Uint8Array(0);
@@ -247,6 +263,9 @@ export class FileStore implements IndexStore {
       end = pair[1] ?? 0;
     }
     if (end <= start) return "";
+    if (end > this.#h.sections[column].length) {
+      throw new CacheDamage(`a ${column} end is past its column`);
+    }
     return decoder.decode(this.#read(this.#h.sections[column].offset + start, end - start));
   }
 
@@ -305,7 +324,7 @@ export class FileStore implements IndexStore {
       const starts = this.starts();
       const postings = this.#u32("postings");
       if ((starts[starts.length - 1] ?? 0) !== postings.length) {
-        throw new RangeError("device index cache: the postings do not match their starts");
+        throw new CacheDamage("the postings do not match their starts");
       }
       this.#columns.unitsOf ??= this.#u32("unitsOf");
       this.#columns.writable ??= this.#section("writable");
@@ -335,33 +354,7 @@ export class FileStore implements IndexStore {
       yield* new MemoryStore({ names: whole } as IndexData).nameChunks();
       return;
     }
-    const section = this.#h.sections.names;
-    const file = openPlainSync(this.#path);
-    try {
-      let carry = new Uint8Array(0);
-      for (let at = 0; at < section.length; at += NAME_BYTES) {
-        const n = Math.min(NAME_BYTES, section.length - at);
-        const buf = new Uint8Array(carry.length + n);
-        buf.set(carry);
-        await file.seek(section.offset + at, Deno.SeekMode.Start);
-        let got = 0;
-        while (got < n) {
-          const r = await file.read(buf.subarray(carry.length + got));
-          if (r === null || r === 0) {
-            throw new RangeError("device index cache: the file ends early");
-          }
-          got += r;
-        }
-        const last = at + n >= section.length;
-        const cut = last ? buf.length : buf.lastIndexOf(10) + 1;
-        carry = buf.slice(cut);
-        const text = decoder.decode(buf.subarray(0, last ? cut : cut - 1));
-        if (text !== "" || last) yield text.split("\n");
-        await new Promise((r) => setTimeout(r, 0));
-      }
-    } finally {
-      file.close();
-    }
+    yield* nameSlices(this.#path, this.#h.sections.names);
   }
 
   /** Closes the file (the store cannot be read afterwards). */

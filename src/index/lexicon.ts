@@ -79,6 +79,9 @@ export function singulars(word: string): string[] {
 }
 
 /** The synonym table compiled for look-ups. */
+/** Longest text whose analysis {@link Lexicon.analyseShort} remembers. */
+const MEMO_CHARS = 64;
+
 export class Lexicon {
   /** Phrase or word (space-joined) → concepts. */
   readonly #surface = new Map<string, string[]>();
@@ -303,8 +306,14 @@ export class Lexicon {
     return this.analyseWords(words(text));
   }
 
-  /** {@link analyse} remembered, for short texts that repeat (property values, tags). */
+  /**
+   * {@link analyse} remembered, for short texts that repeat (property values,
+   * tags). Longer ones are not kept: a namespace whose every value differs
+   * (a service's hostile or merely varied properties) filled the memo with
+   * 100,000 analyses of 256 characters, about 300 MB held by the index.
+   */
   analyseShort(text: string): Term[] {
+    if (text.length > MEMO_CHARS) return this.analyse(text);
     let terms = this.#memo.get(text);
     if (terms === undefined) {
       if (this.#memo.size > 100_000) this.#memo.clear();

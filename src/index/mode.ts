@@ -18,22 +18,3 @@ export function searchModeOf(text: string): SearchMode {
   if (!/\s/.test(t) && t.includes(":")) return "pattern";
   return "informal";
 }
-
-/**
- * `/body/flags` as a RegExp (case-insensitive unless flags are given).
- * Throws a SyntaxError when it is invalid, or when a quantified group is
- * quantified again (`(a+)+`): tested against 10^6 names, such an expression
- * can run for minutes, and nothing can interrupt it.
- */
-export function parseRegex(text: string): RegExp {
-  const t = text.trim();
-  const end = t.lastIndexOf("/");
-  const flags = t.slice(end + 1);
-  const body = t.slice(1, end);
-  if (/\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/.test(body)) {
-    throw new SyntaxError(
-      "a repeated group holds a repetition (like (a+)+), which can run for minutes",
-    );
-  }
-  return new RegExp(body, flags === "" ? "i" : flags.replace(/[gy]/g, ""));
-}

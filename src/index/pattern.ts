@@ -57,12 +57,3 @@ export function satisfies(segment: string, c: SegmentConstraint): boolean {
       return segment.includes(c.text);
   }
 }
-
-/** A `*`/`?` pattern as an anchored, case-insensitive RegExp (the adapters' semantics). */
-export function wildcardRegExp(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
-    /\?/g,
-    ".",
-  );
-  return new RegExp(`^${body}$`, "i");
-}

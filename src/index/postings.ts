@@ -132,3 +132,40 @@ export function applyPlaces(postings: Map<string, Postings>, places: Record<stri
     }
   }
 }
+
+/**
+ * The postings of every term, in term order, packed into one array with each
+ * term's start (the last start is the total); devices renumbered by `rank`
+ * when the names were not added in order. Empties `map` as it goes.
+ */
+export function packPostings(
+  map: Map<string, Postings>,
+  rank: Uint32Array | undefined,
+): { terms: string[]; starts: Uint32Array; postings: Uint32Array } {
+  const terms = [...map.keys()].sort();
+  const starts = new Uint32Array(terms.length + 1);
+  let total = 0;
+  terms.forEach((t, i) => {
+    starts[i] = total;
+    total += map.get(t)?.n ?? 0;
+  });
+  starts[terms.length] = total;
+  const postings = new Uint32Array(total);
+  const mask = (1 << FIELD_BITS) - 1;
+  terms.forEach((t, i) => {
+    const p = map.get(t);
+    if (p === undefined) return;
+    const at = starts[i] ?? 0;
+    const view = postings.subarray(at, at + p.n);
+    view.set(p.buf.subarray(0, p.n));
+    if (rank !== undefined) {
+      for (let j = 0; j < view.length; j++) {
+        const v = view[j] ?? 0;
+        view[j] = ((rank[v >>> FIELD_BITS] ?? 0) << FIELD_BITS | (v & mask)) >>> 0;
+      }
+      view.sort();
+    }
+    map.delete(t);
+  });
+  return { terms, starts, postings };
+}

@@ -54,7 +54,8 @@ export function fromCompletion(
   return {
     text,
     toolCalls,
-    usage: completion.usage ? toUsage(completion.usage) : estimateUsage(request, text, toolCalls),
+    usage: (completion.usage && toUsage(completion.usage)) ??
+      estimateUsage(request, text, toolCalls),
     finishReason: choice.finish_reason ?? "stop",
     model: completion.model || model,
   };
@@ -82,16 +83,33 @@ function toOpenAiMessage(m: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
-/** The endpoint's usage report in our terms. */
+/**
+ * The endpoint's usage report in our terms; undefined when its counts are
+ * not whole numbers of tokens (then the caller estimates). The counts feed
+ * the sub-agents' token budget and compaction: a negative or text count
+ * from a hostile endpoint made the tree's budget a string no limit was ever
+ * reached by.
+ */
 export function toUsage(
-  u: { prompt_tokens: number; completion_tokens: number; total_tokens?: number },
-): Usage {
-  return {
-    promptTokens: u.prompt_tokens,
-    completionTokens: u.completion_tokens,
-    totalTokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
-  };
+  u: { prompt_tokens: unknown; completion_tokens: unknown; total_tokens?: unknown },
+): Usage | undefined {
+  const prompt = tokens(u.prompt_tokens);
+  const completion = tokens(u.completion_tokens);
+  if (prompt === undefined || completion === undefined) return undefined;
+  // A total above the sum is kept (it may count more); one below it or not a count is not.
+  const total = Math.max(prompt + completion, tokens(u.total_tokens) ?? 0);
+  return { promptTokens: prompt, completionTokens: completion, totalTokens: total };
 }
+
+/** A count of tokens as an endpoint should report it: a whole number, not negative, not absurd. */
+function tokens(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= MAX_TOKENS
+    ? v
+    : undefined;
+}
+
+/** More tokens than any model's window holds in one call, by far. */
+const MAX_TOKENS = 1e9;
 
 /** About four characters a token, for endpoints that report no usage. */
 export function estimateUsage(request: ModelRequest, text: string, calls: ToolCall[]): Usage {

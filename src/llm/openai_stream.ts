@@ -31,7 +31,7 @@ export class StreamAccumulator {
   add(chunk: ChatCompletionChunk): string {
     this.chunks++;
     if (chunk.model) this.model = chunk.model;
-    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    if (chunk.usage) this.usage = toUsage(chunk.usage) ?? this.usage;
     let delta = "";
     for (const choice of chunk.choices ?? []) {
       if (choice.delta?.content) delta += choice.delta.content;

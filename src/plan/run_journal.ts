@@ -23,7 +23,7 @@
 import { z } from "zod";
 import type { Value } from "../adapters/adapter.ts";
 import { readJson } from "../util/json_file.ts";
-import { readRegularText } from "../util/bounded_read.ts";
+import { kindOf, notRegular, readRegularText } from "../util/bounded_read.ts";
 
 /** What is known of a plan that started writing. */
 export interface RunMarker {
@@ -244,6 +244,9 @@ export class RunJournal {
     }
     let marker: RunMarker;
     try {
+      // A FIFO put in its place opens (read and write never wait) but a read would wait for ever.
+      const info = await file.stat();
+      if (!info.isFile) throw notRegular(this.#path(run), kindOf(info));
       if (!(await file.tryLock(true))) {
         throw new Error(`run ${run} is being recovered or run by another process`);
       }

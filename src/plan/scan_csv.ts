@@ -40,8 +40,13 @@ export async function writeScanCsv(
   return path;
 }
 
+/**
+ * One cell. A line break in a value (a string a gateway sent) becomes a
+ * space: one row per line is what every reader of the file counts on (the
+ * plot splits lines first; Python's csv refuses a lone CR outside quotes).
+ */
 function cell(v: Value | null): string {
   if (v === null) return "";
-  const text = Array.isArray(v) ? v.join(" ") : String(v);
-  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  const text = (Array.isArray(v) ? v.join(" ") : String(v)).replace(/[\r\n]+/g, " ");
+  return /[",]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -160,18 +160,28 @@ export class ApprovalTokens {
     await Deno.mkdir(this.usedDir, { recursive: true, mode: 0o700 });
     const path = `${this.usedDir}/${claims.id}`;
     const at = new Date(this.now()).toISOString();
+    // Written aside and linked into place: a write that fails (a full disk) leaves no record
+    // behind, so the token is as unspent as the refusal says; the link fails where one exists,
+    // so exactly one of several processes with the same token gets past here.
+    const tmp = `${this.usedDir}/.${claims.id}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     try {
-      // createNew: exactly one of several processes with the same token gets past here.
-      await Deno.writeTextFile(path, `${JSON.stringify({ at, ...claims })}\n`, {
+      await Deno.writeTextFile(tmp, `${JSON.stringify({ at, ...claims })}\n`, {
         createNew: true,
         mode: 0o600,
       });
-    } catch (e) {
-      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-      return { ok: false, usedAt: await usedAt(path) };
+      {
+        using file = await Deno.open(tmp, { read: true });
+        await file.sync();
+      }
+      try {
+        await Deno.link(tmp, path);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+        return { ok: false, usedAt: await usedAt(path) };
+      }
+    } finally {
+      await Deno.remove(tmp).catch(() => {});
     }
-    using file = await Deno.open(path, { read: true });
-    await file.sync();
     return { ok: true };
   }
 

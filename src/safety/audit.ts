@@ -27,7 +27,7 @@ import {
 import { errorMessage } from "../util/errors.ts";
 import { readJson } from "../util/json_file.ts";
 import { makePrivateDir } from "../util/private_files.ts";
-import { refuseIrregular } from "../util/bounded_read.ts";
+import { openLockFile } from "../util/lock_file.ts";
 import { z } from "zod";
 import {
   type AuditEntry,
@@ -131,9 +131,7 @@ export class AuditLog {
   async #locked<T>(body: () => Promise<T>): Promise<T> {
     try {
       await makePrivateDir(this.dir);
-      // A FIFO in its place would block the open for good.
-      await refuseIrregular(`${this.dir}/.lock`);
-      const lock = await Deno.open(`${this.dir}/.lock`, { create: true, write: true, mode: 0o600 });
+      const lock = await openLockFile(`${this.dir}/.lock`);
       try {
         await lock.lock(true);
         return await body();

@@ -200,6 +200,8 @@ class Channel {
     const batch = after.entries.slice(0, BATCH);
     const last = batch.at(-1);
     if (!last) {
+      // Written even with nothing to send: a cursor missing later was removed.
+      if (read.missing) await this.#cursor.save(cursor);
       this.#delivered = Math.max(this.#delivered, cursor.sent);
       return false;
     }

@@ -78,7 +78,8 @@ export function forwardConfigs(raw: unknown): ForwardConfig[] | string {
     targets.push(s);
   }
   if (t.http_url !== undefined) {
-    if (typeof t.http_url !== "string" || !/^https?:\/\/[^/@\s]+(\/\S*)?$/.test(t.http_url)) {
+    // No comma in the address: the network grant would read it as two hosts.
+    if (typeof t.http_url !== "string" || !/^https?:\/\/[^/@\s,]+(\/\S*)?$/.test(t.http_url)) {
       return "audit_forward.http_url must be an http(s) URL without credentials";
     }
     targets.push({ kind: "http", url: t.http_url });

@@ -14,10 +14,8 @@ import type { AuditEntry } from "./audit.ts";
 import type { ForwardTarget } from "./audit_deliver.ts";
 import { errorMessage } from "../util/errors.ts";
 import { readRegularText } from "../util/bounded_read.ts";
+import { withLockFile } from "../util/lock_file.ts";
 import { readAuditFile } from "./audit_chain.ts";
-
-/** A cursor is one short JSON line; anything larger is not one. */
-const MAX_CURSOR_BYTES = 64 << 10;
 
 export interface Cursor {
   sent: number;
@@ -27,6 +25,9 @@ export interface Cursor {
 
 const FRESH: Cursor = { sent: 0, hash: "", attempted: 0 };
 
+/** The largest cursor file read: three numbers and a hash. */
+const MAX_CURSOR_BYTES = 4096;
+
 /** A file name for a target: its kind and address, with anything but `[A-Za-z0-9.-]` as `_`. */
 export function cursorName(t: ForwardTarget): string {
   const address = t.kind === "syslog" ? `${t.host}_${t.port}` : t.url;
@@ -35,6 +36,8 @@ export function cursorName(t: ForwardTarget): string {
 
 export class CursorFile {
   readonly path: string;
+  /** Whether the lock file was there before this process took it: the cursor was written then. */
+  #lockedBefore = false;
 
   constructor(readonly stateDir: string, target: ForwardTarget) {
     this.path = `${stateDir}/audit.forward/${cursorName(target)}.json`;
@@ -43,22 +46,27 @@ export class CursorFile {
   /** Runs `body` holding this collector's lock (one sender per collector across processes). */
   async locked<T>(body: () => Promise<T>): Promise<T> {
     await Deno.mkdir(`${this.stateDir}/audit.forward`, { recursive: true, mode: 0o700 });
-    const lock = await Deno.open(`${this.path}.lock`, { create: true, write: true, mode: 0o600 });
-    try {
-      await lock.lock(true);
-      return await body();
-    } finally {
-      lock.close();
-    }
+    this.#lockedBefore = await Deno.lstat(`${this.path}.lock`).then(() => true, () => false);
+    // A FIFO or a link at the lock's name is refused, not opened (an open would wait for ever).
+    return await withLockFile(`${this.path}.lock`, body);
   }
 
-  /** The cursor; a missing file is a fresh start, a damaged one is said (and read as fresh). */
-  async read(): Promise<{ cursor: Cursor; damaged?: string }> {
+  /**
+   * The cursor; a missing file is a fresh start (`missing`), a damaged one is
+   * said (and read as fresh). Missing beside a lock file an earlier run left,
+   * it was removed: what was delivered is unknown, which is said as damage.
+   */
+  async read(): Promise<{ cursor: Cursor; damaged?: string; missing?: boolean }> {
     let text: string;
     try {
+      // Through the bounded reader: a FIFO, a device or a huge file here is damage, not a wait.
       text = await readRegularText(this.path, MAX_CURSOR_BYTES);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return { cursor: FRESH };
+      if (e instanceof Deno.errors.NotFound) {
+        return this.#lockedBefore
+          ? { cursor: FRESH, damaged: `its cursor ${this.path} is missing` }
+          : { cursor: FRESH, missing: true };
+      }
       return {
         cursor: FRESH,
         damaged: `its cursor ${this.path} cannot be read (${errorMessage(e)})`,
@@ -77,7 +85,9 @@ export class CursorFile {
   async save(c: Cursor): Promise<void> {
     const tmp = `${this.path}.${Deno.pid}.tmp`;
     try {
-      await Deno.writeTextFile(tmp, `${JSON.stringify(c)}\n`, { mode: 0o600 });
+      // Made new: whatever was left at the name (a FIFO, a link) is not written through.
+      await Deno.remove(tmp).catch(() => {});
+      await Deno.writeTextFile(tmp, `${JSON.stringify(c)}\n`, { mode: 0o600, createNew: true });
       using f = await Deno.open(tmp, { read: true });
       await f.sync();
       await Deno.rename(tmp, this.path);

@@ -355,6 +355,19 @@ export const MAX_LIMITS_BYTES = 8 << 20;
 /** What to do about a limits file that is no file or too large. */
 export const LIMITS_FIX = "point [safety] limits_file at the limits file";
 
+/**
+ * Why the limits file at `path` bounds nothing, or undefined: any user of
+ * the machine may write it (a copy left in /tmp, a `chmod 666`), so any of
+ * them could widen what a plan may do. A group that may write it is the
+ * facility's choice, and is allowed.
+ */
+export async function openToAll(path: string): Promise<string | undefined> {
+  const mode = (await Deno.stat(path).catch(() => undefined))?.mode;
+  if (mode === undefined || mode === null || (mode & 0o002) === 0) return undefined;
+  return `${path}: any user may write it (mode ${(mode & 0o777).toString(8)}), so it bounds ` +
+    "nothing; make it writable by its owner only (chmod o-w)";
+}
+
 /** Reads the limits file. A missing file means no device may be written. */
 export async function loadLimits(path: string, matching: NameMatching = {}): Promise<LimitsTable> {
   let text: string;
@@ -365,5 +378,7 @@ export async function loadLimits(path: string, matching: NameMatching = {}): Pro
     if (isRefusal(e)) throw new LimitsError(e.message);
     throw new LimitsError(`${path}: cannot read the limits file (${errorMessage(e)})`);
   }
+  const open = await openToAll(path);
+  if (open) throw new LimitsError(open);
   return parseLimits(text, path, matching);
 }

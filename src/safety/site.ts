@@ -94,30 +94,44 @@ export interface ConfigSwitch {
 }
 
 /**
- * Reads `[safety] writes_enabled` from the config file again (`path`
- * undefined: the program runs on built-in defaults, which allow writes).
- * Only this key is looked at; the rest of the file was checked at start. A
- * file that is gone, unreadable or no longer valid TOML turns writes off.
+ * Reads `[safety] writes_enabled` from the config files again: `paths` is
+ * the chain as loaded, the shipped defaults first and the operator's file
+ * last (undefined or empty: the program runs on built-in defaults, which
+ * allow writes). As when the chain was merged, the highest file that sets
+ * the key decides, so a switch turned off in a site config the operator's
+ * file extends is seen too. Only this key is looked at; the rest was checked
+ * at start. A file that is gone, unreadable or no longer valid TOML turns
+ * writes off.
  */
-export async function readConfigSwitch(path: string | undefined): Promise<ConfigSwitch> {
-  if (path === undefined) return { writesEnabled: true };
+export async function readConfigSwitch(
+  paths: string | readonly string[] | undefined,
+): Promise<ConfigSwitch> {
+  const chain = typeof paths === "string" ? [paths] : paths ?? [];
+  const read = await Promise.all(chain.map(readOneSwitch));
+  const broken = read.find((r) => r.error !== undefined);
+  if (broken) return { writesEnabled: false, error: broken.error };
+  const set = read.findLast((r) => r.writesEnabled !== undefined);
+  return { writesEnabled: set?.writesEnabled ?? true };
+}
+
+/** One file's `[safety] writes_enabled` (undefined when it does not set it), or why it cannot be read. */
+async function readOneSwitch(
+  path: string,
+): Promise<{ writesEnabled?: boolean; error?: string }> {
   const read = await readBounded(path, MAX_CONFIG_BYTES, "config file");
-  if (read.error !== undefined) return { writesEnabled: false, error: `${path}: ${read.error}` };
+  if (read.error !== undefined) return { error: `${path}: ${read.error}` };
   let raw: Record<string, unknown>;
   try {
     raw = parse(read.text);
   } catch (e) {
-    return { writesEnabled: false, error: `${path}: no longer valid TOML (${firstLine(e)})` };
+    return { error: `${path}: no longer valid TOML (${firstLine(e)})` };
   }
   const safety = raw.safety;
   const w = typeof safety === "object" && safety !== null && !Array.isArray(safety)
-    ? (safety as Record<string, unknown>).writes_enabled ?? true
-    : true;
-  if (typeof w !== "boolean") {
-    return {
-      writesEnabled: false,
-      error: `${path}: [safety] writes_enabled must be true or false`,
-    };
+    ? (safety as Record<string, unknown>).writes_enabled
+    : undefined;
+  if (w !== undefined && typeof w !== "boolean") {
+    return { error: `${path}: [safety] writes_enabled must be true or false` };
   }
   return { writesEnabled: w };
 }

@@ -9,7 +9,11 @@
  * code filled does not starve the reading (code that races for the freed
  * slot gets its run killed). The peak resident size from `getrusage` (no
  * file, no descriptor) is a second measure: past the limit in either, the
- * process is over it.
+ * process is over it. That peak is counted only once it rose during the run:
+ * Linux starts a new program's peak at the resident size of the process that
+ * spawned it (an agent holding a large device index hands its size on) and
+ * the interpreter's own start adds its load; a peak no higher than it was
+ * when the code began says nothing about the code.
  *
  * @module
  */
@@ -68,19 +72,29 @@ export const processMemory: MemorySources = {
 
 const MB = 1024 * 1024;
 
-/** One measurement against `limitMb`, or why there is none. */
+/** The peak resident size now in KiB, or undefined when it cannot be read. */
+export function peakKib(sources: MemorySources = processMemory): number | undefined {
+  try {
+    const kib = sources.maxRssKib();
+    return kib !== undefined && Number.isFinite(kib) && kib > 0 ? kib : undefined;
+  } catch {
+    return undefined; // not available here: the resident size alone decides
+  }
+}
+
+/**
+ * One measurement against `limitMb`, or why there is none. `startPeakKib` is
+ * the peak when the code began ({@link peakKib}); the peak is reported only
+ * when it has risen above it.
+ */
 export function measure(
   reserve: ReservedDescriptor,
   limitMb: number,
   sources: MemorySources = processMemory,
+  startPeakKib = 0,
 ): MemoryReport {
-  let maxRssMb: number | undefined;
-  try {
-    const kib = sources.maxRssKib();
-    if (kib !== undefined && Number.isFinite(kib) && kib > 0) maxRssMb = kib * 1024 / MB;
-  } catch {
-    // not available here: the resident size alone decides
-  }
+  const kib = peakKib(sources);
+  const maxRssMb = kib !== undefined && kib > startPeakKib ? kib * 1024 / MB : undefined;
   const peak = maxRssMb === undefined ? {} : { maxRssMb };
   let rss: number;
   try {

@@ -18,7 +18,7 @@ import {
   type WatchInit,
   type WatchRun,
 } from "./protocol.ts";
-import { measure, ReservedDescriptor } from "./memory_reading.ts";
+import { measure, peakKib, ReservedDescriptor } from "./memory_reading.ts";
 import { replyWriter } from "./reply_line.ts";
 
 /** How often a still-running script is interrupted again after its limit. */
@@ -52,8 +52,10 @@ function watch(init: WatchInit, reserve: ReservedDescriptor, timeoutMs: number):
     setInterval(() => Atomics.store(interrupt, 0, 2), REINTERRUPT_MS);
   }, timeoutMs);
   let timer: ReturnType<typeof setInterval> | undefined;
+  // The peak before the code began: the spawning process's size and the load.
+  const startPeak = peakKib() ?? 0;
   const check = () => {
-    const report = measure(reserve, init.limitMb);
+    const report = measure(reserve, init.limitMb, undefined, startPeak);
     send(report);
     if (report.over || report.error !== undefined) {
       // The agent kills the process on this report; the main thread ends it too.

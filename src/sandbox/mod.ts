@@ -6,7 +6,8 @@
  * @module
  */
 import type { SandboxConfig } from "../config/sandbox_schema.ts";
-import { LocalPackages } from "./packages.ts";
+import { LocalPackages, MAX_LOCK_BYTES } from "./packages.ts";
+import { readRegularTextSync } from "../util/bounded_read.ts";
 import { PyodideSandbox } from "./runner.ts";
 import type { AgentGrants } from "./role_grants.ts";
 import type { SandboxDeps } from "./types.ts";
@@ -24,7 +25,10 @@ export { isCompiled, SANDBOX_ROLE_ARG } from "./sandbox_process.ts";
 
 /** The pinned Pyodide's assets, in Deno's module cache. */
 export function defaultPyodideDir(): string {
-  return new URL(".", import.meta.resolve("pyodide")).pathname.replace(/\/$/, "");
+  return decodeURIComponent(new URL(".", import.meta.resolve("pyodide")).pathname).replace(
+    /\/$/,
+    "",
+  );
 }
 
 /** Absolute paths: `~` is `home`, relative paths are relative to `baseDir`. */
@@ -80,7 +84,12 @@ export function createSandboxDeps(
   return {
     runner,
     ...(scriptsDir ? { scriptsDir } : {}),
-    packages: packagesDir ? LocalPackages.scan(packagesDir).names() : [],
+    packages: packagesDir
+      ? LocalPackages.scan(
+        packagesDir,
+        (path) => readRegularTextSync(path, MAX_LOCK_BYTES, { fix: "fix [sandbox] packages_dir" }),
+      ).names()
+      : [],
   };
 }
 

@@ -17,13 +17,61 @@ interface Entry {
   fromLock: boolean;
 }
 
-interface LockFile {
-  packages?: Record<string, {
-    name?: string;
-    file_name?: string;
-    imports?: string[];
-    depends?: string[];
-  }>;
+/** The lock file of a Pyodide distribution. */
+const LOCK_FILE = "pyodide-lock.json";
+
+/** The largest lock file read (a full Pyodide distribution's is under 1 MiB). */
+export const MAX_LOCK_BYTES = 16 << 20;
+
+/** One package of a lock file, as far as it is used. */
+interface LockEntry {
+  name?: string;
+  file_name?: string;
+  imports: string[];
+  depends: string[];
+}
+
+/** The packages of the lock file at `path`, by key; an Error naming the file when it is none. */
+function lockPackages(path: string, read: (path: string) => string): Map<string, LockEntry> {
+  const text = read(path);
+  let lock: unknown;
+  try {
+    lock = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${path}: not a Pyodide lock file (${(e as Error).message.split("\n")[0]})`);
+  }
+  const table = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const packages = table(lock) ? (lock as { packages?: unknown }).packages ?? {} : undefined;
+  if (!table(packages)) {
+    throw new Error(`${path}: not a Pyodide lock file (no "packages" table)`);
+  }
+  const strings = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  const text1 = (v: unknown) => typeof v === "string" ? v : undefined;
+  const out = new Map<string, LockEntry>();
+  for (const [key, p] of Object.entries(packages as Record<string, unknown>)) {
+    if (typeof p !== "object" || p === null) continue;
+    const e = p as Record<string, unknown>;
+    out.set(key, {
+      name: text1(e.name),
+      file_name: text1(e.file_name),
+      imports: strings(e.imports),
+      depends: strings(e.depends),
+    });
+  }
+  return out;
+}
+
+/**
+ * The sandbox process's own read of a lock file (it may load only
+ * `src/sandbox/`, so not the agent's reader): a regular file within
+ * {@link MAX_LOCK_BYTES}, checked before it is read.
+ */
+function readLockFile(path: string): string {
+  const info = Deno.statSync(path);
+  if (!info.isFile) throw new Error(`${path}: not a regular file`);
+  if (info.size > MAX_LOCK_BYTES) throw new Error(`${path}: larger than ${MAX_LOCK_BYTES} bytes`);
+  return Deno.readTextFileSync(path);
 }
 
 /** The packages a directory offers, by top-level import name. */
@@ -41,25 +89,32 @@ export class LocalPackages {
 
   /**
    * Indexes `dir`. A loose wheel's import name is its distribution name in
-   * lower case (`my_tools-1.0-py3-none-any.whl` → `my_tools`).
+   * lower case (`my_tools-1.0-py3-none-any.whl` → `my_tools`). `readLock`
+   * reads the lock file (at most {@link MAX_LOCK_BYTES}; the agent passes its
+   * bounded reader); a lock file that cannot be read, or is not one, throws
+   * an Error of one line naming it.
    */
-  static scan(dir: string): LocalPackages {
+  static scan(dir: string, readLock: (path: string) => string = readLockFile): LocalPackages {
     const byImport = new Map<string, Entry>();
     const files = new Set<string>();
+    let hasLock = false;
     try {
-      for (const e of Deno.readDirSync(dir)) if (e.isFile) files.add(e.name);
+      for (const e of Deno.readDirSync(dir)) {
+        if (e.isFile) files.add(e.name);
+        // Whatever it is: a FIFO or a link to a device there is refused by name, not passed over.
+        if (e.name === LOCK_FILE) hasLock = true;
+      }
     } catch {
       return LocalPackages.none();
     }
-    if (files.has("pyodide-lock.json")) {
-      const lock = JSON.parse(Deno.readTextFileSync(`${dir}/pyodide-lock.json`)) as LockFile;
-      const byName = new Map(Object.entries(lock.packages ?? {}));
+    if (hasLock) {
+      const byName = lockPackages(`${dir}/${LOCK_FILE}`, readLock);
       for (const [key, p] of byName) {
         if (!p.file_name || !files.has(p.file_name)) continue;
-        for (const name of p.imports?.length ? p.imports : [p.name ?? key]) {
+        for (const name of p.imports.length ? p.imports : [p.name ?? key]) {
           byImport.set(name, {
             file: `${dir}/${p.file_name}`,
-            depends: (p.depends ?? []).flatMap((d) => byName.get(d)?.imports ?? [d]),
+            depends: p.depends.flatMap((d) => byName.get(d)?.imports ?? [d]),
             fromLock: true,
           });
         }

@@ -112,7 +112,7 @@ export interface MemoryReport {
   type: "memory";
   /** The resident size now, in MiB (-1 with `error`). */
   rssMb: number;
-  /** The peak resident size (getrusage), in MiB, when known. */
+  /** The peak resident size (getrusage), in MiB, when known and risen since the code began. */
   maxRssMb?: number;
   over?: boolean;
   /** Set when the resident size could not be read (or read as 0): a kill. */

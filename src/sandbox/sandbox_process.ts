@@ -19,7 +19,7 @@ export function isCompiled(): boolean {
 const PROCESS_MAIN = new URL("./process_main.ts", import.meta.url);
 const CONFIG = new URL("../../deno.json", import.meta.url);
 /** Loading the worker's modules needs read access to them: this directory (our own code). */
-const SANDBOX_SRC = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
+const SANDBOX_SRC = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
 
 /**
  * The command line of a sandbox process. Under `deno run` the grants are
@@ -50,11 +50,11 @@ export function sandboxCommand(
     "--cached-only",
     "--no-lock",
     "--unstable-worker-options",
-    `--config=${CONFIG.pathname}`,
+    `--config=${decodeURIComponent(CONFIG.pathname)}`,
     `--allow-read=${[...read, SANDBOX_SRC].join(",")}`,
     `--allow-write=${write.join(",")}`,
     v8,
-    PROCESS_MAIN.pathname,
+    decodeURIComponent(PROCESS_MAIN.pathname),
   ];
   return new Deno.Command(Deno.execPath(), {
     args,

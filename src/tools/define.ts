@@ -30,7 +30,11 @@ export interface ToolDeps {
   /** The Python sandbox; the sandbox tools say it is off when absent. */
   sandbox?: SandboxDeps;
   /** The device index of the backend, for informal and regular-expression searches. */
-  devices?: { index(signal?: AbortSignal): Promise<DeviceIndex> };
+  devices?: {
+    index(signal?: AbortSignal): Promise<DeviceIndex>;
+    /** Builds the index again from the backend (a cache found damaged while read). */
+    refresh?(signal?: AbortSignal): Promise<DeviceIndex>;
+  };
 }
 
 export interface ToolContext extends ToolDeps {

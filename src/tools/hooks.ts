@@ -8,7 +8,9 @@
  * still there. The run is answered at the latest at the timeout plus the
  * grace, even for a program that ignores SIGTERM or a process that cannot
  * die at once. A hook that exits is answered by its exit status, even when
- * a process it left behind holds its stderr open.
+ * a process it left behind holds its stderr open. A program that leaves
+ * (a one-shot command whose turn a signal stopped) SIGKILLs the groups of
+ * the hooks still running first ({@link killRunningHooks}).
  *
  * @module
  */
@@ -109,6 +111,19 @@ async function runHook(
   }
 }
 
+/** Hooks started whose run has not been answered: the ones {@link killRunningHooks} stops. */
+const running = new Set<Stopper>();
+
+/**
+ * SIGKILLs the process group of every hook still running, when the program
+ * is about to exit: a turn stopped by a signal ends without waiting for its
+ * hooks' grace, and a hook that ignores SIGTERM must not outlive the
+ * program with nobody left to stop it.
+ */
+export function killRunningHooks(): void {
+  for (const stop of running) stop.kill();
+}
+
 /**
  * Ends a hook that outlives its time: SIGTERM to its group at the deadline
  * (or on cancellation), SIGKILL after the grace, and `given` resolves then,
@@ -124,6 +139,12 @@ class Stopper {
   constructor(readonly child: Deno.ChildProcess, readonly limits: Limits) {
     this.given = new Promise((resolve) => this.#giveUp = () => resolve("given_up"));
     this.#arm(limits.timeoutMs, () => this.begin("timeout"));
+    running.add(this);
+  }
+
+  /** SIGKILL to the group now (the program is leaving). */
+  kill(): void {
+    signalGroup(this.child, "SIGKILL");
   }
 
   begin(why: "timeout" | "cancelled"): void {
@@ -152,6 +173,7 @@ class Stopper {
   }
 
   dispose(): void {
+    running.delete(this);
     for (const id of this.#timers) this.limits.timers.clearTimeout(id);
     for (const done of this.#waits) done();
   }

@@ -77,6 +77,7 @@ export function plotTool(deps: () => PlotDeps | undefined = () => undefined): To
       "the extremes are. Use it when a curve says more than numbers.",
     parameters: Parameters,
     readOnly: true,
+    outsideText: "facility services (series names, units, errors)",
     async execute(args, { cs, now, signal }) {
       const d = deps();
       if (!d) throw new ToolError("plots are not available here");

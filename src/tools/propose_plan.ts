@@ -85,6 +85,8 @@ export const proposePlan = defineTool<typeof Plan, ProposePlanResult>({
   normalise: normalisePlanInput,
   readOnly: false,
   awaitsCompletion: true,
+  // Readings (values, units, enum labels) and the services' own error messages come back in it.
+  outsideText: "facility services (the readings of the plan's devices, and errors)",
   async execute(plan, { plans, signal, emit }) {
     if (!plans) {
       throw new ToolError(

@@ -113,7 +113,13 @@ export class ToolRegistry implements ToolSet {
     scope: CallScope | undefined,
   ): Promise<ToolOutcome> {
     const name = tool.name;
-    const valid = validateArgs(tool.schema, tool.normalise ? tool.normalise(args) : args);
+    let valid;
+    try {
+      valid = validateArgs(tool.schema, tool.normalise ? tool.normalise(args) : args);
+    } catch (e) {
+      // What the model sent, however odd, is its mistake to read about, not a crash of the turn.
+      return this.#fail(args, `${name}: the arguments could not be checked (${errorMessage(e)})`);
+    }
     if (!valid.ok) {
       return this.#fail(
         args,

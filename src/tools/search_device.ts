@@ -6,10 +6,12 @@
  */
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define.ts";
-import { parseRegex, type SearchMode, searchModeOf } from "../index/mode.ts";
+import { type SearchMode, searchModeOf } from "../index/mode.ts";
+import { nameRegex, type NameTest, UnboundedRegex } from "../index/linear_regex.ts";
 import type { DeviceIndex } from "../index/device_index.ts";
 import { informalResult, type SearchDeviceResult } from "./search_words.ts";
 import { errorMessage } from "../util/errors.ts";
+import { CacheDamage } from "../index/file_store.ts";
 
 export type { PatternDevice, SearchDeviceResult } from "./search_words.ts";
 
@@ -67,25 +69,36 @@ export const searchDevice = defineTool<typeof Parameters, SearchDeviceResult>({
   readOnly: true,
   outsideText: "facility services (names, descriptions, units)",
   async execute(args, ctx) {
-    const mode: SearchMode = args.mode === "auto"
-      ? searchModeOf(args.pattern)
-      : args.mode === "informal"
-      ? "informal"
-      : searchModeOf(args.pattern) === "regex"
-      ? "regex"
-      : "pattern";
-    if (mode === "informal") return await informal(args, ctx);
-    const result = mode === "regex" ? await regex(args, ctx) : await pattern(args, ctx);
-    if (result.total === 0) {
-      const index = await indexOrUndefined(ctx);
-      if (index) {
-        const [, { nearestFamilies }] = await ranking();
-        return { ...result, nearest_families: nearestFamilies(index, args.pattern) };
-      }
+    try {
+      return await search(args, ctx);
+    } catch (e) {
+      // A cache file damaged where its header could not tell: built again, and asked again.
+      if (!(e instanceof CacheDamage) || !ctx.devices?.refresh) throw e;
+      await ctx.devices.refresh(ctx.signal);
+      return await search(args, ctx);
     }
-    return result;
   },
 });
+
+async function search(args: Args, ctx: ToolContext): Promise<SearchDeviceResult> {
+  const mode: SearchMode = args.mode === "auto"
+    ? searchModeOf(args.pattern)
+    : args.mode === "informal"
+    ? "informal"
+    : searchModeOf(args.pattern) === "regex"
+    ? "regex"
+    : "pattern";
+  if (mode === "informal") return await informal(args, ctx);
+  const result = mode === "regex" ? await regex(args, ctx) : await pattern(args, ctx);
+  if (result.total === 0) {
+    const index = await indexOrUndefined(ctx);
+    if (index) {
+      const [, { nearestFamilies }] = await ranking();
+      return { ...result, nearest_families: nearestFamilies(index, args.pattern) };
+    }
+  }
+  return result;
+}
 
 async function pattern(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
@@ -124,21 +137,20 @@ async function regex(
   { pattern, subsystem, writable, properties, tags, limit, offset }: Args,
   ctx: ToolContext,
 ): Promise<ResultOf<"regex">> {
-  let re: RegExp;
+  let re: NameTest;
   try {
-    re = parseRegex(pattern);
+    re = await nameRegex(pattern);
   } catch (e) {
     throw new ToolError(`${pattern}: not a valid regular expression (${errorMessage(e)})`);
   }
-  const page = (await needIndex(ctx, "a regular expression")).match({
-    regex: re,
-    subsystem,
-    writable,
-    properties,
-    tags,
-    offset,
-    limit,
-  });
+  const index = await needIndex(ctx, "a regular expression");
+  let page;
+  try {
+    page = index.match({ regex: re, subsystem, writable, properties, tags, offset, limit });
+  } catch (e) {
+    if (e instanceof UnboundedRegex) throw new ToolError(e.message);
+    throw e;
+  }
   const next = page.offset + page.devices.length;
   return {
     mode: "regex",

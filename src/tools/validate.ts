@@ -10,9 +10,24 @@ import { errorMessage } from "../util/errors.ts";
 
 export type Parsed = { ok: true; args: unknown } | { ok: false; error: string };
 
+/**
+ * Deepest nesting of arrays and objects a tool call's arguments may have (a
+ * plan's is 4). Deeper JSON parses, but the copy and checks that follow
+ * recurse: a million levels from a hostile model ended the turn in a stack
+ * overflow the program took for a bug.
+ */
+export const MAX_ARG_DEPTH = 64;
+
 /** Parses the model's raw argument text. Empty text means no arguments. */
 export function parseJsonArgs(raw: string): Parsed {
   if (raw.trim() === "") return { ok: true, args: {} };
+  if (nestedDeeperThan(raw, MAX_ARG_DEPTH)) {
+    return {
+      ok: false,
+      error: `arguments are nested more than ${MAX_ARG_DEPTH} levels deep; ` +
+        "send one flat JSON object that matches the tool's schema",
+    };
+  }
   try {
     return { ok: true, args: JSON.parse(raw) };
   } catch (e) {
@@ -23,6 +38,23 @@ export function parseJsonArgs(raw: string): Parsed {
         "send one JSON object that matches the tool's schema",
     };
   }
+}
+
+/** Whether the JSON text `raw` opens more than `max` arrays or objects inside each other. */
+function nestedDeeperThan(raw: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /**

@@ -156,8 +156,13 @@ export function hanging(label: string, text: string, indent: number, width: numb
       ...rest.map((l) => `${pad}${l}`),
     ];
   }
-  // The label alone on its line, the text below it, indented a little.
+  // The label alone on its line(s), the text below it, indented a little. A label wider than the
+  // line wraps between its words, its continuation indented past its first word's start.
   const under = Math.min(indent, 6);
   const lines = text ? wrapText(text, Math.max(1, width - under)) : [];
-  return [label, ...lines.map((l) => `${" ".repeat(under)}${l}`)];
+  const lead = " ".repeat(Math.min(/^ */.exec(label)?.[0].length ?? 0, width / 4 | 0));
+  const more = `${lead}  `;
+  const labels = labelWidth <= width ? [label] : wrapText(label.trimStart(), width - more.length)
+    .map((l, i) => `${i === 0 ? lead : more}${l}`);
+  return [...labels, ...lines.map((l) => `${" ".repeat(under)}${l}`)];
 }

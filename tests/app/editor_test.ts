@@ -18,8 +18,9 @@ async function grantsOf(toml: string, env: Record<string, string>, launcher = fa
   return {
     loaded,
     grants: computeGrants(loaded, {
-      // The default state directory is under HOME.
-      env: (n) => ({ HOME: "/home/op", ...env })[n],
+      // The default state directory is under HOME; no display launcher of the shipped catalogue
+      // is on this PATH (without one, the test runner's own grants would decide).
+      env: (n) => ({ HOME: "/home/op", PATH: "/nonexistent", ...env })[n],
       cwd: "/",
       run: ["/usr/bin/deno"],
       editorFromEnvironment: launcher,

@@ -100,3 +100,69 @@ Deno.test("deno task -q agent prints nothing on stderr for a read on a console w
   assert.equal(new TextDecoder().decode(out.stderr), "");
   assert.match(new TextDecoder().decode(out.stdout), /RF:PHASE:SETPT/);
 });
+
+/** This checkout's files (as the working tree has them) copied to `dir`, as a facility clones it there. */
+async function copyCheckout(dir: string): Promise<void> {
+  const listed = await new Deno.Command("git", {
+    args: ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    cwd: ROOT,
+    stdout: "piped",
+  }).output();
+  const files = new TextDecoder().decode(listed.stdout).split("\0").filter(Boolean);
+  for (const f of files) {
+    const info = await Deno.lstat(`${ROOT}/${f}`).catch(() => undefined);
+    if (!info?.isFile) continue;
+    await Deno.mkdir(`${dir}/${f}`.replace(/\/[^/]+$/, ""), { recursive: true });
+    await Deno.copyFile(`${ROOT}/${f}`, `${dir}/${f}`);
+  }
+}
+
+Deno.test("a checkout and a prefix whose paths hold a space and accented letters install, and the command runs", async () => {
+  await using dir = await tempDir("accel-agent-install-");
+  const checkout = `${dir.path}/accélérateur agent`;
+  await copyCheckout(checkout);
+  const prefix = `${dir.path}/opt dir`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "install", "--prefix", prefix],
+    cwd: checkout,
+    clearEnv: true,
+    env: childEnv({ DENORT_BIN: `${dir.path}/no-denort` }),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  const bin = `${prefix}/bin/accel-agent`;
+  assert.ok(Deno.readTextFileSync(bin).includes(`'${checkout}/launch.ts'`));
+  const got = await runInstalled(bin, ["get", "RF:PHASE:SETPT", "--json"], dir.path);
+  assert.equal(got.code, 0, got.stderr);
+  assert.equal(got.stderr, "");
+  assert.equal(JSON.parse(got.stdout).readings[0].device, "RF:PHASE:SETPT");
+  // The Python sandbox starts from there too (its own modules, its grants).
+  await Deno.writeTextFile(`${dir.path}/hello.py`, "print(6 * 7)\n");
+  const py = await runInstalled(bin, ["exec", `${dir.path}/hello.py`], dir.path);
+  assert.equal(py.code, 0, py.stderr);
+  assert.match(py.stdout, /42/);
+});
+
+Deno.test("a prefix that is a file, lies under a file, or holds a directory at bin/accel-agent: one line, exit 2, nothing installed", async () => {
+  await using dir = await tempDir("accel-agent-install-");
+  const file = `${dir.path}/a-file`;
+  await Deno.writeTextFile(file, "not a directory\n");
+  await Deno.mkdir(`${dir.path}/taken/bin/accel-agent`, { recursive: true });
+  const cases: [string, RegExp][] = [
+    [file, /a-file.*not a directory|a-file.*exists/i],
+    [`${file}/sub`, /a-file\/sub/],
+    [`${dir.path}/taken`, /taken\/bin\/accel-agent.*directory/i],
+  ];
+  for (const [prefix, why] of cases) {
+    const r = await install(prefix, `${dir.path}/no-denort`);
+    assert.equal(r.code, 2, `${prefix}: ${r.stderr}`);
+    const lines = r.stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0] ?? "", /^install: /);
+    assert.match(lines[0] ?? "", why);
+  }
+  assert.equal(Deno.readTextFileSync(file), "not a directory\n");
+  assert.ok(Deno.statSync(`${dir.path}/taken/bin/accel-agent`).isDirectory);
+});

@@ -96,3 +96,24 @@ Deno.test("accel-agent --version --no-color and plan --help answer without a con
   assert.equal(h.code, 0, h.stderr);
   assert.match(h.stdout, /^Usage:\n {2}accel-agent plan show PLAN/);
 });
+
+Deno.test("at 60 and 44 columns, --help and every command's --help fit and split no word", () => {
+  const words = (text: string) => new Set(text.split(/\s+/).filter(Boolean));
+  for (const columns of [60, 44]) {
+    const helps: [string, string, string][] = [
+      ["--help", globalHelp(columns), globalHelp(10_000)],
+      ...COMMANDS.map((c): [string, string, string] => [
+        `${c.name} --help`,
+        commandHelp(c.name, columns) ?? "",
+        commandHelp(c.name, 10_000) ?? "",
+      ]),
+    ];
+    for (const [what, narrow, wide] of helps) {
+      const long = narrow.split("\n").filter((l) => [...l].length > columns);
+      assert.deepEqual(long, [], `${what} at ${columns}: lines too wide`);
+      const shown = words(narrow);
+      const split = [...words(wide)].filter((w) => [...w].length <= columns && !shown.has(w));
+      assert.deepEqual(split, [], `${what} at ${columns}: words split`);
+    }
+  }
+});

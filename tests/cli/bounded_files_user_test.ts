@@ -173,6 +173,14 @@ const CASES: Case[] = [
     says: /\S+fit\.py: /,
   },
   {
+    file: "the packages directory's lock file ([sandbox] packages_dir)",
+    extra: '[sandbox]\npackages_dir = "packages"\nprewarm = false\n',
+    path: (u) => `${u.dir}/packages/pyodide-lock.json`,
+    // Read when the app is built, by every command.
+    args: () => ["get", H01],
+    says: /^accel-agent: \S+pyodide-lock\.json: /,
+  },
+  {
     file: "audit verify FILE",
     path: (u) => `${u.dir}/day.jsonl`,
     args: (_, p) => ["audit", "verify", p],
@@ -277,3 +285,30 @@ for (const c of CASES) {
     }
   });
 }
+
+Deno.test("context directories holding more than a system prompt can take are one line, not read on", async () => {
+  for (const [what, files, bytes] of [["bytes", 6, 1 << 20], ["files", 600, 1]] as const) {
+    await using user = await UserSetup.start({ extra: '[agent]\ncontext_dirs = ["context"]\n' });
+    await Deno.mkdir(`${user.dir}/context`);
+    for (let i = 0; i < files; i++) {
+      await Deno.writeTextFile(
+        `${user.dir}/context/${String(i).padStart(3, "0")}.md`,
+        "x".repeat(bytes),
+      );
+    }
+    const r = await probe(user, ["ask", "hello"], { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+    const said = `${what}: exit ${r.code}\n${r.stderr}`;
+    assert.equal(r.code, 2, said);
+    const lines = r.stderr.trim().split("\n").filter((l) =>
+      !l.startsWith("Info Failed to resolve")
+    );
+    assert.equal(lines.length, 1, said);
+    assert.match(
+      lines[0] ?? "",
+      what === "bytes"
+        ? /^accel-agent: context dir context: its files hold more than 4 MiB together; fix \[agent\] context_dirs$/
+        : /^accel-agent: context dir context: more than 256 Markdown files; fix \[agent\] context_dirs$/,
+      said,
+    );
+  }
+});

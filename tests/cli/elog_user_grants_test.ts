@@ -232,3 +232,23 @@ Deno.test("elog shift posts a summary counted from Olog, the alarm logger and th
   assert.equal(out.draft.kind, "shift");
   assert.deepEqual(llm.failures, []);
 });
+
+Deno.test("elog shift on a model that trickles its prose for ever ends at the turn's deadline, with the numbers and one line saying the prose is left out", async () => {
+  await using user = await UserSetup.start({ extra: "[llm]\nturn_timeout_s = 2\n" });
+  await using llm = await startScriptedLlm({
+    scenario: { loop: true, turns: [{ respond: { fault: "trickle", delayMs: 100 } }] },
+  });
+  const shift = await user.run(["elog", "shift", "--from", "-8h", "--json"], {
+    env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+    ceilingMs: 60_000,
+  });
+  assert.notEqual(shift.code, 137, `it kept listening: ${shift.stderr}`);
+  assert.equal(shift.code, 0, shift.stderr);
+  assert.match(
+    shift.stderr,
+    /^accel-agent: the model's prose is left out \(it was still answering after 2 s, \[llm\] turn_timeout_s\)$/m,
+  );
+  const out = JSON.parse(shift.stdout);
+  assert.equal(out.draft.kind, "shift");
+  assert.doesNotMatch(out.draft.body, /Summary by the model/);
+});

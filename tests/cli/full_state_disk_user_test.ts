@@ -3,12 +3,15 @@
  * tmpfs, mounted as root; skipped where mounting is refused): the index
  * cache, a plan run and a plan the model proposes each fail in one line that
  * says why (no space), write nothing to the machine, and leave no temporary
- * file behind to fill the disk further.
+ * file behind to fill the disk further; a shift summary that cannot be saved
+ * is printed, not lost.
  */
 import assert from "node:assert/strict";
 import { canMount, fill, mountTmpfs } from "../support/full_disk.ts";
 import { startScriptedLlm } from "../support/scripted_llm.ts";
-import { UserSetup } from "../support/user_grants.ts";
+import { runAsUser, UserSetup } from "../support/user_grants.ts";
+import { ROOT } from "../support/run_agent.ts";
+import { tempDir } from "../support/temp.ts";
 
 const H01 = "SR:COR:H01:SETPT";
 
@@ -91,6 +94,90 @@ Deno.test({
 
       assert.deepEqual(user.writes, [], "something was written to the machine");
       assert.deepEqual(temps(user.stateDir), [], "a temporary file was left behind");
+    } finally {
+      await unmount();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "with the state disk full, elog shift prints the summary it could not save and says so in one line",
+  ignore: !(await canMount()),
+  fn: async () => {
+    await using dir = await tempDir();
+    const state = `${dir.path}/state`;
+    const config = `${dir.path}/config.toml`;
+    await Deno.writeTextFile(config, `[state]\ndir = ${JSON.stringify(state)}\n`);
+    const unmount = await mountTmpfs(state, "256k");
+    try {
+      await fill(state);
+      const run = (args: string[]) => runAsUser(["--config", config, ...args]);
+
+      const human = await run(["elog", "shift"]);
+      assert.equal(human.code, 1, human.stderr);
+      assert.match(human.stdout, /^Shift summary/m, "the summary is printed, not lost");
+      const lines = human.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, human.stderr);
+      assert.match(
+        lines[0] ?? "",
+        /^accel-agent: cannot save the logbook draft \S+ \(No space left on device.*\); the summary is printed above, not saved$/,
+      );
+      assert.doesNotMatch(human.stderr, /internal error/);
+
+      const json = await run(["elog", "shift", "--json"]);
+      assert.equal(json.code, 1, json.stderr);
+      const out = JSON.parse(json.stdout);
+      assert.equal(out.status, "not_saved");
+      assert.match(out.draft.title, /^Shift summary/);
+      assert.ok(out.draft.body.length > 0);
+      assert.match(out.error, /No space left on device/);
+      assert.deepEqual(temps(state), [], "a temporary file was left behind");
+    } finally {
+      await unmount();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a token whose use cannot be recorded (a full disk) is not spent, as the program says: it runs its plan once there is room",
+  ignore: !(await canMount()),
+  fn: async () => {
+    await using dir = await tempDir();
+    const state = `${dir.path}/state`;
+    const config = `${dir.path}/config.toml`;
+    await Deno.writeTextFile(
+      config,
+      `[state]\ndir = ${JSON.stringify(state)}\n[safety]\nlimits_file = ${
+        JSON.stringify(`${ROOT}/configs/safety_limits.toml`)
+      }\n`,
+    );
+    const plan = `${dir.path}/trim.json`;
+    await Deno.writeTextFile(
+      plan,
+      JSON.stringify({
+        description: "trim",
+        actions: [{ type: "write", device: "LINAC:COR:H02:SETPT", value: 0.05, reason: "trim" }],
+      }),
+    );
+    const run = (args: string[]) => runAsUser(["--config", config, ...args]);
+    const token = JSON.parse((await run(["plan", "show", plan, "--json"])).stdout).approval.token;
+    // Only the record of used tokens is out of room: the audit and the run marker are written.
+    const used = `${state}/approvals/used`;
+    const unmount = await mountTmpfs(used, "8k");
+    try {
+      await fill(used);
+      const refused = await run(["plan", "run", plan, "--approved-hash", token, "--json"]);
+      assert.equal(refused.code, 1, refused.stderr);
+      const out = JSON.parse(refused.stdout);
+      assert.match(JSON.stringify(out), /the token.s use cannot be recorded \(No space/);
+      assert.match(JSON.stringify(out), /the approval token was not spent/);
+      assert.deepEqual(temps(used), []);
+      await Deno.remove(`${used}/filler`);
+      const ran = await run(["plan", "run", plan, "--approved-hash", token, "--json"]);
+      assert.equal(ran.code, 0, ran.stderr + ran.stdout);
+      assert.equal(JSON.parse(ran.stdout).status, "completed");
     } finally {
       await unmount();
     }

@@ -4,11 +4,12 @@
  * ignores (the same page again), pages that overlap, a namespace that grows
  * while it is paged past the configured bound. Each is one line on stderr
  * and exit 1, never a stack trace; a failed refresh keeps the cache it had
- * and leaves no temporary file.
+ * and leaves no temporary file. A ChannelFinder whose channels carry
+ * kilobytes of text each is indexed in bounded memory, each text cut short.
  */
 import assert from "node:assert/strict";
-import { UserSetup } from "../support/user_grants.ts";
-import type { RunResult } from "../support/run_agent.ts";
+import { LAUNCHER_FLAGS, UserSetup } from "../support/user_grants.ts";
+import { childEnv, ROOT, type RunResult } from "../support/run_agent.ts";
 
 /** `n` ChannelFinder channels named `SR:SYN:<k>` for k from `first`, in name order. */
 function channels(first: number, n: number) {
@@ -114,4 +115,70 @@ Deno.test("index stats and refresh against a ChannelFinder that is not listening
     );
   }
   assert.deepEqual(cacheFiles(user), []);
+});
+
+/** The largest resident set, in MiB, of `accel-agent ARGS` run through the launcher (GNU time). */
+async function peakMib(user: UserSetup, args: string[]): Promise<{ r: RunResult; mib: number }> {
+  const mem = `${user.dir}/maxrss`;
+  const started = performance.now();
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: [
+      "-f",
+      "%M",
+      "-o",
+      mem,
+      Deno.execPath(),
+      "run",
+      ...LAUNCHER_FLAGS,
+      `${ROOT}/launch.ts`,
+      "--config",
+      user.configPath,
+      ...args,
+    ],
+    cwd: ROOT,
+    clearEnv: true,
+    env: childEnv(),
+    stdin: "null",
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  const kib = Number((await Deno.readTextFile(mem)).trim().split("\n").at(-1));
+  const r = {
+    code: out.code,
+    stdout: text(out.stdout),
+    stderr: text(out.stderr),
+    ms: performance.now() - started,
+  };
+  return { r, mib: kib / 1024 };
+}
+
+Deno.test("a ChannelFinder whose every channel carries 14 KB of text is indexed in bounded memory, each text cut short", async () => {
+  await using user = await UserSetup.start();
+  const fat = (i: number) => `${i} `.padEnd(7_000, "long text ");
+  // Pages of 1000 channels, each within [epics] channelfinder_max_bytes (16 MiB).
+  user.epics.channelfinder.faults.respond = pages(40_000, (_, url) => {
+    const after = url.searchParams.get("~search_after");
+    const from = after === null ? 0 : Number(after.slice("SR:FAT:".length)) + 1;
+    return Array.from({ length: Math.max(0, Math.min(1000, 40_000 - from)) }, (_, j) => ({
+      name: `SR:FAT:${String(from + j).padStart(6, "0")}`,
+      owner: "recceiver",
+      properties: [
+        { name: "recordDesc", value: fat(from + j), owner: "recceiver", channels: [] },
+        { name: "note", value: fat(-(from + j)), owner: "recceiver", channels: [] },
+      ],
+      tags: [],
+    }));
+  });
+  const { r, mib } = await peakMib(user, ["index", "refresh"]);
+  assert.equal(r.code, 0, r.stderr);
+  // Unbounded, it ended in a V8 out-of-memory crash past 4 GB; bounded, about 700 MiB here.
+  assert.ok(mib < 1024, `peak resident memory ${mib.toFixed(0)} MiB`);
+  const stats = await user.run(["index", "stats", "--json"]);
+  assert.equal(JSON.parse(stats.stdout).devices, 40_000, stats.stderr);
+  // Words are answered from the index (patterns go to ChannelFinder itself).
+  const found = await user.run(["search", "--words", "long text 7", "--limit", "1", "--json"]);
+  assert.equal(found.code, 0, found.stderr);
+  const [device] = JSON.parse(found.stdout).devices;
+  assert.equal(device.name, "SR:FAT:000007");
+  assert.ok(device.description.startsWith("7 long text"), device.description);
+  assert.ok(device.description.length <= 512, `${device.description.length} characters kept`);
 });

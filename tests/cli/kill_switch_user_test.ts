@@ -6,7 +6,7 @@
  * the stop with the switch off.
  */
 import assert from "node:assert/strict";
-import { type UserSetup, UserSetup as Setup } from "../support/user_grants.ts";
+import { runAsUser, type UserSetup, UserSetup as Setup } from "../support/user_grants.ts";
 import { auditEntries } from "../support/audit_entries.ts";
 
 const H01 = "SR:COR:H01:SETPT";
@@ -135,4 +135,39 @@ Deno.test("a site switch off when an approved plan would start: refused before i
   const ran = await user.run(["plan", "run", file, "--approved-hash", token, "--json"], { env });
   assert.equal(ran.code, 0, ran.stderr);
   assert.deepEqual(user.writes, [{ pv: H01, value: 0.6 }]);
+});
+
+Deno.test("the switch of a config the operator's extends, turned off during a plan's WAIT: the next write never reaches the gateway", async () => {
+  await using user = await Setup.start();
+  // The operator's own file names only its colours; the facility's config below it holds the switch.
+  const own = await user.file("own.toml", 'extends = "config.toml"\n[ui]\ncolor = "never"\n');
+  const facility = await Deno.readTextFile(user.configPath);
+  const file = await user.plan({
+    description: "trim H01, watch, trim again",
+    actions: [
+      { type: "write", device: H01, value: 0.6, reason: "trim" },
+      { type: "wait", seconds: 300, reason: "watch the orbit" },
+      { type: "write", device: H01, value: 0.7, reason: "trim again" },
+    ],
+  });
+  const shown = await runAsUser(["--config", own, "plan", "show", file, "--json"]);
+  const token = JSON.parse(shown.stdout).approval.token;
+  const ran = await runAsUser(
+    ["--config", own, "plan", "run", file, "--approved-hash", token, "--json"],
+    {
+      ceilingMs: 120_000,
+      onSpawn: async () => {
+        await user.writesReached(1);
+        const off = facility.replace("[safety]\n", "[safety]\nwrites_enabled = false\n");
+        assert.notEqual(off, facility);
+        await Deno.writeTextFile(`${user.configPath}.new`, off);
+        await Deno.rename(`${user.configPath}.new`, user.configPath);
+      },
+    },
+  );
+  assert.equal(ran.code, 1, ran.stderr);
+  const out = JSON.parse(ran.stdout);
+  assert.equal(out.status, "aborted");
+  assert.equal(out.aborted_by, "kill_switch");
+  assert.deepEqual(user.writes, [{ pv: H01, value: 0.6 }, { pv: H01, value: 0.5 }]);
 });

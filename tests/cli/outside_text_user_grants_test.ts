@@ -156,3 +156,54 @@ Deno.test("a TANGO attribute description reaches the model only inside a sealed 
   assert.match(block?.body ?? "", /tango note/);
   assertSealed(block?.body ?? "", "tango");
 });
+
+Deno.test("a plot and a plan that reads carry device text (units, enum labels) only inside a sealed data block", async () => {
+  await using user = await UserSetup.start({
+    epics: {
+      edit: (d) => {
+        const current = d.pvs["SR:DCCT:CURRENT"];
+        if (current) current.units = `mA ${forged("archiver")}`;
+        const mode = d.pvs["SR:MODE"];
+        if (mode) mode.labels = ["Off", `On ${forged("gateway")}`, "Standby"];
+      },
+    },
+  });
+  await using llm = await startScriptedLlm({
+    scenario: {
+      turns: [
+        {
+          respond: {
+            toolCalls: [
+              {
+                id: "p",
+                name: "plot",
+                arguments: { source: "archive", devices: ["SR:DCCT:CURRENT"], from: "-1h" },
+              },
+              {
+                id: "r",
+                name: "propose_plan",
+                arguments: {
+                  description: "look at the beam",
+                  actions: [{ type: "read", devices: ["SR:DCCT:CURRENT", "SR:MODE"] }],
+                },
+              },
+            ],
+          },
+        },
+        { respond: { text: "Nothing to do." } },
+      ],
+    },
+  });
+  const r = await user.run(["ask", "--json", "How is the beam?"], {
+    env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const found = blocks(llm.requests[1]?.body.messages ?? []);
+  assert.deepEqual(found.map((b) => b.source), ["plot", "propose_plan"]);
+  const [plot, plan] = found;
+  assertSealed(plot?.body ?? "", "plot");
+  assert.match(plot?.body ?? "", /archiver note/);
+  assertSealed(plan?.body ?? "", "propose_plan");
+  assert.match(plan?.body ?? "", /gateway note/);
+  assert.equal(JSON.parse(plan?.body ?? "").status, "completed");
+});

@@ -117,3 +117,53 @@ Deno.test("a configured path with a comma, which no grant can hold, is a config 
   assert.equal(out.error.kind, "config");
   assert.equal(out.exit_code, 2);
 });
+
+Deno.test("a directory the program writes may not hold the files that bound it: [state] dir = / or a scripts directory over the config and limits is refused by the launcher", async () => {
+  await using tmp = await tempDir("accel-agent-wide-");
+  const config = `${tmp.path}/config.toml`;
+  const cases: [string, RegExp][] = [
+    [
+      '[state]\ndir = "/"\n',
+      /^accel-agent: config error: \[state\] dir \/ holds .*; a directory the program writes may not hold its configuration, limits or site files: choose another\n$/,
+    ],
+    [
+      `[safety]\nlimits_file = "limits.toml"\n[sandbox]\nscripts_dir = "."\n`,
+      new RegExp(
+        `^accel-agent: config error: \\[sandbox\\] scripts_dir ${tmp.path} holds ${tmp.path}/config.toml \\(the config file\\)`,
+      ),
+    ],
+    [
+      `[safety]\nlimits_file = "state/limits.toml"\n[state]\ndir = "state"\n`,
+      new RegExp(
+        `\\[state\\] dir ${tmp.path}/state holds ${tmp.path}/state/limits.toml \\(\\[safety\\] limits_file\\)`,
+      ),
+    ],
+  ];
+  await Deno.mkdir(`${tmp.path}/state`);
+  for (const name of ["limits.toml", "state/limits.toml"]) {
+    await Deno.writeTextFile(`${tmp.path}/${name}`, '[limits."X"]\nmin = 0\nmax = 1\n');
+  }
+  for (const [text, expected] of cases) {
+    await Deno.writeTextFile(config, text);
+    const r = await runAsUser(["--config", config, "get", "X"]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, expected);
+  }
+  assert.ok(!(await Deno.stat("/scans").then(() => true, () => false)), "nothing made at /");
+});
+
+Deno.test("a configured URL whose host has a comma is a config error from the launcher: the network grant never gains a second host", async () => {
+  await using tmp = await tempDir("accel-agent-comma-");
+  await Deno.writeTextFile(
+    `${tmp.path}/config.toml`,
+    'llm.base_url = "http://llm.example,other.example:8000/v1"\n',
+  );
+  const r = await runAsUser(["--config", `${tmp.path}/config.toml`, "permissions"]);
+  assert.equal(r.code, 2, r.stdout);
+  assert.equal(
+    r.stderr,
+    "accel-agent: config error: http://llm.example,other.example:8000/v1 names the host " +
+      "llm.example,other.example, which has a comma: no Deno grant can hold it; correct the URL\n",
+  );
+  assert.doesNotMatch(r.stdout, /--allow-net/);
+});

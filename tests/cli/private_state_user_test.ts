@@ -188,3 +188,65 @@ Deno.test({
     );
   },
 });
+
+/** Every directory and file below `dir` (itself included), as `find` lists them. */
+async function everything(dir: string): Promise<string[]> {
+  const out = await new Deno.Command("find", { args: [dir] }).output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter(Boolean);
+}
+
+Deno.test("a state directory an earlier version left open to others is closed when the program uses it, under umask 000; one others can write is refused in one line", async () => {
+  await using user = await UserSetup.start();
+  const plan = await user.plan({
+    description: "look",
+    actions: [{ type: "read", devices: [H01] }],
+  });
+  const token = async () =>
+    JSON.parse((await runUmask022(user, ["plan", "show", plan, "--json"])).stdout).approval.token;
+  assert.equal((await user.run(["plan", "run", plan, "--approved-hash", await token()])).code, 0);
+  // As an older program under umask 022 (or someone since) left it: directories 0755, files 0644.
+  for (const path of await everything(user.stateDir)) {
+    await Deno.chmod(path, (await Deno.stat(path)).isDirectory ? 0o755 : 0o644);
+  }
+  await Deno.chmod(`${user.stateDir}/keys`, 0o700);
+  for await (const e of Deno.readDir(`${user.stateDir}/keys`)) {
+    await Deno.chmod(`${user.stateDir}/keys/${e.name}`, 0o600);
+  }
+  // The program appends to the audit's day file, saves a plan, and starts a session, under umask 000.
+  const run = (args: string[]) =>
+    new Deno.Command("sh", {
+      args: [
+        "-c",
+        'umask 000 && exec "$0" "$@"',
+        Deno.execPath(),
+        "run",
+        ...LAUNCHER_FLAGS,
+        `${ROOT}/launch.ts`,
+        "--config",
+        user.configPath,
+        ...args,
+      ],
+      cwd: ROOT,
+      clearEnv: true,
+      env: childEnv(),
+      stdin: "null",
+    }).output();
+  const again = await run(["plan", "run", plan, "--approved-hash", await token()]);
+  assert.equal(again.code, 0, new TextDecoder().decode(again.stderr));
+  assert.deepEqual(await openToOthers(user.stateDir), []);
+
+  // A state directory others can write may hold anything they put there: refused, not used.
+  for (const dir of [`${user.stateDir}/audit`, user.stateDir]) {
+    await Deno.chmod(dir, 0o777);
+    const r = await run(["plan", "show", plan]);
+    const stderr = new TextDecoder().decode(r.stderr);
+    assert.equal(r.code, 2, stderr);
+    assert.equal(stderr.trim().split("\n").length, 1, stderr);
+    assert.equal(
+      stderr.trim(),
+      `accel-agent: ${dir}: the state directory can be written by other users (mode 777); ` +
+        `check what is in it, then run chmod 700 ${dir}`,
+    );
+    await Deno.chmod(dir, 0o700);
+  }
+});

@@ -147,3 +147,30 @@ Deno.test("a ticket pointing elsewhere, or not of this program, is not trusted",
   assert.deepEqual(JSON.parse(garbled.stdout), JSON.parse(first.stdout));
   assert.equal(JSON.parse(await Deno.readTextFile(path)).version, ticket.version);
 });
+
+Deno.test("a cache damaged inside its postings is built again, and the search answers as before", async () => {
+  await using home = await tempDir();
+  await Deno.writeTextFile(`${home.path}/config.toml`, `[state]\ndir = "${home.path}/state"\n`);
+  const args = ["search", "horizontal", "steerers", "in", "the", "linac", "--json"];
+  const first = await launch(home.path, args);
+  assert.equal(first.code, 0, first.stderr);
+  const index = `${home.path}/state/index`;
+  for await (const e of Deno.readDir(index)) {
+    if (!e.name.endsWith(".idx")) continue;
+    // Every posting names a device past the last one; the header still fits the file.
+    const bytes = await Deno.readFile(`${index}/${e.name}`);
+    const view = new DataView(bytes.buffer);
+    const head = JSON.parse(
+      new TextDecoder().decode(bytes.subarray(8, 8 + view.getUint32(0, true))),
+    );
+    const p = head.sections.postings as { offset: number; length: number };
+    for (let at = p.offset; at < p.offset + p.length; at += 4) view.setUint32(at, 0xfffffff1, true);
+    await Deno.writeFile(`${index}/${e.name}`, bytes);
+  }
+  const damaged = await launch(home.path, args);
+  assert.equal(damaged.code, 0, damaged.stderr);
+  assert.deepEqual(JSON.parse(damaged.stdout), JSON.parse(first.stdout));
+  // The cache was written again: the next search answers from it.
+  const again = await launch(home.path, args);
+  assert.deepEqual(JSON.parse(again.stdout), JSON.parse(first.stdout));
+});

@@ -270,6 +270,31 @@ Deno.test("a marker that disagrees with the audit, or is cut or damaged, is refu
   assert.deepEqual(await markers(user), []);
 });
 
+Deno.test("a marker found as a FIFO when its saved recovery runs: one line, nothing written, never a hang", async () => {
+  await using user = await Setup.start();
+  await killedAfter(user, trimAndHold(), 1);
+  const { run } = await theRun(user);
+  const asked = await user.run(["plan", "recover", run, "--json"]);
+  assert.equal(asked.code, 3, asked.stdout + asked.stderr);
+  const id = JSON.parse(asked.stdout).plan_id as string;
+  const token = await user.token(id);
+  // Between the steps of a script, the marker is replaced by a FIFO.
+  const path = `${user.stateDir}/running/${run}.json`;
+  await Deno.rename(path, `${path}.kept`);
+  assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+  const r = await user.run(["plan", "run", id, "--approved-hash", token, "--json"], {
+    ceilingMs: 60_000,
+  });
+  assert.notEqual(r.code, 137, `it waited on the FIFO: ${r.stderr}`);
+  assert.equal(r.code, 1, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.match(
+    out.errors.join("\n"),
+    new RegExp(`cannot recover run ${run}: \\S+${run}\\.json: is a FIFO \\(named pipe\\)`),
+  );
+  assert.deepEqual(user.writes, [{ pv: H01, value: 0.6 }], "nothing written");
+});
+
 Deno.test("run ids are checked before anything is recorded: a bad name is one line, and a marker whose name is not a run id is said, not dismissed", async () => {
   await using user = await Setup.start();
   await Deno.mkdir(`${user.stateDir}/running`, { recursive: true });

@@ -205,3 +205,45 @@ command = ["hooks/fail.sh"]
   assert.ok(await dead(hook!), "the hook is gone");
   assert.ok(await dead(child!), "the child it started is gone");
 });
+
+Deno.test("under real grants a hook that ignores SIGTERM does not outlive the program when its turn is stopped", async () => {
+  await using user = await UserSetup.start({
+    extra: `
+[[hooks.before_tool]]
+name = "stuck"
+command = ["hooks/stuck.sh"]
+timeout_s = 300
+`,
+  });
+  const pids = `${user.dir}/pids`;
+  await script(user, "stuck.sh", `trap '' TERM\nsleep 600 &\necho "$$ $!" > "${pids}"\nwait`);
+  await using llm = await startScriptedLlm({
+    scenario: {
+      turns: [{
+        respond: {
+          toolCalls: [{ name: "get_parameter", arguments: { devices: ["SR:COR:H01:SETPT"] } }],
+        },
+      }],
+    },
+  });
+  const r = await user.run(["ask", "--json", "Where is the H01 corrector?"], {
+    env: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "k" },
+    ceilingMs: 120_000,
+    onSpawn: async (launcher) => {
+      // The hook runs (well inside its 300 s): the operator's script stops the program.
+      for (let i = 0; i < 1200 && !(await Deno.stat(pids).catch(() => undefined)); i++) {
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      Deno.kill(launcher.pid, "SIGTERM");
+    },
+  });
+  assert.equal(r.code, 143, r.stderr);
+  assert.equal(JSON.parse(r.stdout).exit_code, 143);
+  // Gone with the program: no hook left running for minutes with nobody to stop it.
+  const [hook, child] = (await Deno.readTextFile(pids)).trim().split(/\s+/).map(Number);
+  for (let i = 0; i < 100 && !(await dead(hook!) && await dead(child!)); i++) {
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.ok(await dead(hook!), "the hook outlived the program");
+  assert.ok(await dead(child!), "the hook's child outlived the program");
+});

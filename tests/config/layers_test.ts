@@ -138,6 +138,33 @@ const CHAIN_ERRORS: [string, Record<string, string>, string, RegExp][] = [
     "user.toml",
     /^site\.toml:1:5: invalid TOML: /,
   ],
+  [
+    "a bad value is reported where it stands, not a wrong type a file above overrides",
+    {
+      "site.toml": "[ui]\ncolor = 7\n",
+      "team.toml": 'extends = "site.toml"\n[agent]\nmax_iterations = "many"\n',
+      "user.toml": 'extends = "team.toml"\n[agent]\nmax_iterations = 5\n',
+    },
+    "user.toml",
+    /^site\.toml:2: key ui\.color: expected one of "auto", "always", "never", got number 7$/,
+  ],
+  [
+    "a path in another user's home (~user/) is refused where it is written, not resolved elsewhere",
+    {
+      "site/site.toml": '[safety]\nlimits_file = "~root/limits.toml"\n',
+      "user.toml": 'extends = "site/site.toml"\n',
+    },
+    "user.toml",
+    /^site\/site\.toml:2: key safety\.limits_file: "~root\/limits\.toml" names another user's home, which is not supported; write the absolute path$/,
+  ],
+  [
+    "a ~user program of a hook is refused too",
+    {
+      "user.toml": '[[hooks.before_tool]]\ncommand = ["~ops/bin/check"]\n',
+    },
+    "user.toml",
+    /^user\.toml:1: key hooks\.before_tool: "~ops\/bin\/check" names another user's home/,
+  ],
 ];
 
 for (const [name, files, start, expected] of CHAIN_ERRORS) {
@@ -196,4 +223,25 @@ Deno.test("keyLines finds tables, dotted keys, quoted keys and lists of tables",
   assert.equal(lines.get("epics.pvws_url"), 4);
   assert.equal(lines.get("displays"), 5);
   assert.equal(lines.get("llm.models.fast"), 10);
+});
+
+Deno.test("extends naming a FIFO, a device or a directory is one line naming the file and line of the extends", async () => {
+  await using dir = await tempDir();
+  const fifo = `${dir.path}/fifo.toml`;
+  assert.ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+  for (
+    const [target, what] of [
+      [fifo, /is a FIFO \(named pipe\), not a regular file; name a config file$/],
+      ["/dev/zero", /is a character device, not a regular file; name a config file$/],
+      [dir.path, /is a directory, not a regular file; name a config file$/],
+    ] as const
+  ) {
+    await write(`${dir.path}/user.toml`, `# mine\nextends = "${target}"\n`);
+    await assert.rejects(
+      () => loadConfig({ path: "user.toml", env: env(), cwd: dir.path }),
+      (e) =>
+        e instanceof ConfigError && /^user\.toml:2: extends: /.test(e.message) &&
+        what.test(e.message),
+    );
+  }
 });

@@ -3,7 +3,6 @@ import { buildIndex } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";
 import { simulatorIndexSource } from "../../src/adapters/simulator/index_source.ts";
 import { defaultFacility } from "../../src/facility/facility.ts";
-import { wildcardToRegExp } from "../../src/adapters/adapter.ts";
 import { segmentConstraints } from "../../src/index/pattern.ts";
 
 const facility = defaultFacility();
@@ -96,3 +95,12 @@ Deno.test("a pattern's literal pieces become constraints on whole, leading, trai
   assert.deepEqual(segmentConstraints("*bpm*"), [{ text: "BPM", how: "contains" }]);
   assert.deepEqual(segmentConstraints("*:01"), [{ text: "01", how: "equals" }]);
 });
+
+/** The wildcard as the regular expression a scan would test (the reference the index must equal). */
+function wildcardToRegExp(pattern: string): RegExp {
+  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
+    /\?/g,
+    ".",
+  );
+  return new RegExp(`^${body}$`, "i");
+}

@@ -126,12 +126,64 @@ Deno.test("filters apply to ranked results: writability and subsystem", () => {
   assert.ok(page.devices.every((d) => d.writable && /^RING:COR:[HV]\d+:SETPT$/.test(d.name)));
 });
 
-Deno.test("a regular expression that can backtrack for minutes is refused before it runs", async () => {
-  const { parseRegex } = await import("../../src/index/mode.ts");
-  assert.throws(() => parseRegex("/^(A+)+$/"), /repeated group holds a repetition/);
-  assert.throws(() => parseRegex("/(\\w*:)*X/"), /repeated group/);
-  assert.equal(parseRegex("/^RING:(BPM|COR):0[1-3]/").test("ring:bpm:02:x"), true);
-  assert.throws(() => parseRegex("/[unclosed/"), SyntaxError);
+Deno.test("a regular expression that repeats or chooses between alternatives more than once runs on the engine that never backtracks", async () => {
+  const { nameRegex, repetitions } = await import("../../src/index/linear_regex.ts");
+  const r = (variable: number, group: boolean, alternatives: number) => ({
+    variable,
+    group,
+    alternatives,
+  });
+  assert.deepEqual(repetitions("^RING:(BPM|COR):0[1-3]"), r(0, false, 1));
+  assert.deepEqual(repetitions("^SR:.*X$"), r(1, false, 0));
+  assert.deepEqual(repetitions("^(A+)+$"), r(2, true, 0));
+  assert.deepEqual(repetitions("(?:.|.){3}Z"), r(0, true, 1));
+  assert.deepEqual(repetitions("^(?:(A|B)|[|]|\\|)Z|Y"), r(0, false, 3));
+  assert.deepEqual(repetitions("[*+?]\\d{2}\\u{41}a*?"), r(1, false, 0));
+  // Run on the built-in engine, which these cannot make backtrack.
+  assert.ok((await nameRegex("/^RING:(BPM|COR):0[1-3]/")) instanceof RegExp);
+  assert.equal((await nameRegex("/^SR:.*X$/")).test("sr:bpm:01:x"), true);
+  // The rest on the linear-time one: the same answers.
+  for (
+    const [text, name, expected] of [
+      ["/^(A+)+$/", "AAAA", true],
+      ["/^(A+)+$/", "AAAAB", false],
+      ["/^ring:.*:.*:x$/", "RING:BPM:01:X", true],
+      ["/^RING:.*:.*:X$/s", "ring:bpm:01:x", false],
+      [`/^${".*".repeat(12)}Z$/`, "RING:BPM:01:X", false],
+      // No repetition at all, but eight ways to read each of 24 characters.
+      [`/^${"(?:.|.|.|.|.|.|.|.)".repeat(24)}Z$/`, "RING:BPM:01:X", false],
+      ["/^RING:(BPM|COR):.*X$/", "RING:BPM:01:X", true],
+    ] as const
+  ) {
+    const re = await nameRegex(text);
+    assert.ok(!(re instanceof RegExp), text);
+    assert.equal(re.test(name), expected, `${text} ${name}`);
+  }
+  await assert.rejects(() => nameRegex("/^(A).*\\1.*$/"), /never backtracks/);
+  await assert.rejects(() => nameRegex("/[unclosed/"), SyntaxError);
+});
+
+Deno.test("a regular expression with one repetition is tested against a facility's very long name in time bounded by its length", async () => {
+  const { nameRegex, UnboundedRegex } = await import("../../src/index/linear_regex.ts");
+  // The built-in engine takes the square of the length: half an hour for this one name.
+  const long = "SR:" + "A".repeat(1_000_000);
+  assert.equal((await nameRegex("/.*Z/")).test(long), false);
+  assert.equal((await nameRegex("/.*Z/")).test(long + "Z"), true);
+  assert.equal((await nameRegex("/SR:A+$/")).test(long), true);
+  // What only the built-in engine runs is refused in words for such a name, not run.
+  const ahead = await nameRegex("/(?=SR).*Z/");
+  assert.equal(ahead.test("SR:BPM:Z"), true);
+  assert.throws(() => ahead.test(long), UnboundedRegex);
+  assert.throws(() => ahead.test(long), /1000003 characters.*write it without them/);
+  // Without a repetition every attempt is short: the built-in engine runs it, even with lookaround.
+  assert.equal((await nameRegex("/(?=A)AZ/")).test(long), false);
+  // A counted repetition reads its count at each start: 27 s for .{20000}Z over 200,000
+  // characters. Either engine takes the count times the length: over 1,000 it is refused.
+  assert.equal((await nameRegex("/.{900}Z/")).test("SR:" + "A".repeat(5_000)), false);
+  assert.equal((await nameRegex("/.{900}Z/")).test("SR:" + "A".repeat(5_000) + "Z"), true);
+  assert.equal((await nameRegex("/A{2}Z/")).test("SR:AAZ"), true);
+  const counted = await nameRegex("/.{100000}Z/");
+  assert.throws(() => counted.test(long), UnboundedRegex);
 });
 
 Deno.test("a query of hundreds of words is cut to a bounded number of terms", () => {

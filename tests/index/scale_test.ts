@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { IndexBuilder } from "../../src/index/builder.ts";
 import { DeviceIndex, Lexicon, lexiconDigest, rankedSearch } from "../../src/index/mod.ts";
 import { loadSynonyms } from "../../src/index/synonyms.ts";
-import { wildcardToRegExp } from "../../src/adapters/adapter.ts";
 import { BENCH_PATTERNS, generateRecords } from "../../bench/index_names.ts";
 
 const records = generateRecords(30_000);
@@ -69,3 +68,12 @@ Deno.test("building from a source gives the event loop turns: a prompt waiting f
   assert.equal(b.size, many.length);
   assert.ok(firedBeforeLastPage, "a timer waited for the whole build");
 });
+
+/** The wildcard as the regular expression a scan would test (the reference the index must equal). */
+function wildcardToRegExp(pattern: string): RegExp {
+  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
+    /\?/g,
+    ".",
+  );
+  return new RegExp(`^${body}$`, "i");
+}

@@ -246,3 +246,31 @@ Deno.test("non-streaming mode returns the same response shape", async () => {
   assert.deepEqual(events[0], { type: "text", delta: "plain" });
   assert.equal(response?.usage.totalTokens, 4);
 });
+
+Deno.test("token counts an endpoint reports that are not whole counts are replaced by the estimate, streamed or not", async () => {
+  for (const stream of [true, false]) {
+    for (
+      const usage of [
+        { prompt_tokens: -1_000_000, completion_tokens: 5 },
+        { prompt_tokens: 10, completion_tokens: "lots" as unknown as number },
+        { prompt_tokens: 1.5, completion_tokens: 2 },
+        { prompt_tokens: 1e300, completion_tokens: 2 },
+      ]
+    ) {
+      const { response } = await run(
+        { turns: [{ respond: { text: "301 mA", usage } }] },
+        { stream },
+      );
+      const u = response?.usage;
+      const what = `${stream ? "streamed" : "whole"} ${JSON.stringify(usage)}: ${
+        JSON.stringify(u)
+      }`;
+      for (const n of [u?.promptTokens, u?.completionTokens, u?.totalTokens]) {
+        assert.ok(Number.isSafeInteger(n) && (n as number) >= 0, what);
+      }
+      assert.equal(u?.totalTokens, (u?.promptTokens ?? 0) + (u?.completionTokens ?? 0), what);
+      // The estimate: about four characters a token of what was sent and received.
+      assert.ok((u?.promptTokens ?? 0) > 0 && (u?.promptTokens ?? 0) < 1000, what);
+    }
+  }
+});

@@ -111,6 +111,40 @@ Deno.test("a switch turned off while a scan point is written stops the scan befo
   assert.equal(json.actions[0]?.written?.length, 3);
 });
 
+Deno.test("a scan stopped by the switch whose CSV cannot be written is still recorded as stopped by the switch", async () => {
+  let on = true;
+  await using f = await fixture({ safety: switches(() => on) });
+  // The scans directory cannot be made (a file is in its place), as on a full or broken disk.
+  await Deno.writeTextFile(`${f.dir}/work`, "not a directory");
+  const h1 = (await valueOf(f.sim, H(1))) as number;
+  f.cs.faults.afterWrite = (n) => {
+    if (n === 2) on = false;
+  };
+  const outcome = await f.service.propose(
+    {
+      description: "corrector scan",
+      actions: [{
+        type: "scan",
+        writeDevice: H(1),
+        start: h1,
+        stop: h1 + 0.5,
+        steps: 6,
+        readDevices: ["LINAC:BPM:01:X"],
+        dwellSeconds: 0,
+      }],
+    },
+    new ApproveAll(),
+    never(),
+  );
+  assertExecuted(outcome, "aborted");
+  const e = outcome.execution;
+  assert.equal(e.abortedBy, "kill_switch");
+  assert.match(e.errors.join("\n"), /^the plan stopped before writing LINAC:COR:H01:SETPT = /m);
+  assert.match(e.errors.join("\n"), /^the scan's data of actions\[0\] could not be saved: /m);
+  assert.equal(await valueOf(f.sim, H(1)), h1);
+  assert.equal((await outcomeEntry(f.audit)).results.abortedBy, "kill_switch");
+});
+
 Deno.test("with the switch off, a rollback that writes is not run: the originals are restored instead", async () => {
   let on = true;
   await using f = await fixture({ safety: switches(() => on) });

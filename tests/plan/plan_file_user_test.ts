@@ -21,7 +21,7 @@ for (const what of ["a FIFO", "/dev/zero"]) {
       assert.equal(r.code, 2, r.stderr);
       assert.match(
         r.stderr.trim(),
-        /^accel-agent: .*: cannot read the plan file \(.*is (a FIFO|a character device).*not a regular file\)$/,
+        /^accel-agent: .*: is (a FIFO|a character device).*not a regular file; give a plan file \(\.json or \.toml\)$/,
       );
     }
     assert.deepEqual(user.writes, []);

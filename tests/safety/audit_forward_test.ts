@@ -348,3 +348,52 @@ Deno.test("a message is octet-counted in bytes, its structured data escaped, a h
   assert.deepEqual(m.entry.plan, { truncated: true, bytes: JSON.stringify(entry.plan).length });
   assert.match(msg, /^<132>1 2026-11-28T10:00:00\.000Z console1 accel-agent - rejected \[/);
 });
+
+Deno.test("a cursor or a cursor lock that is a FIFO: said in one line, nothing hangs, every record arrives marked", async () => {
+  await using collector = FakeSyslog.start();
+  const s = await setUp([syslogTo(collector.port, 30_000, 20)]);
+  await using _ = s.dir;
+  await s.append(2);
+  await s.forwarder.close();
+  await collector.received(2);
+  await until(() => s.forwarder.status().every((c) => !c.busy), "the forwarder at rest");
+  const cursor = `${s.dir.path}/audit.forward/syslog-127.0.0.1_${collector.port}.json`;
+  await Deno.remove(cursor);
+  await new Deno.Command("mkfifo", { args: [cursor] }).output();
+  await s.append(1);
+  await s.forwarder.close();
+  await until(() => collector.messages.length >= 5, "2 + 3 messages");
+  assert.match(
+    s.reports.join("\n"),
+    /cursor .* cannot be read \(.*FIFO.*\); sending all 3 records/,
+  );
+  assert.ok(collector.messages.slice(2).every((m) => m.sd.resent === "1"));
+  await assertComplete(collector, s.auditDir);
+  // The lock beside it: refused in one line, the records wait until it is a file again.
+  await until(() => s.forwarder.status().every((c) => !c.busy), "the forwarder at rest");
+  await Deno.remove(`${cursor}.lock`);
+  await new Deno.Command("mkfifo", { args: [`${cursor}.lock`] }).output();
+  await s.append(1);
+  await until(() => /\.lock: is a FIFO/.test(s.reports.join("\n")), "the lock refused");
+  await Deno.remove(`${cursor}.lock`);
+  await s.forwarder.close();
+  await until(() => new Set(collector.seqs()).size >= 4, "the fourth entry");
+  await assertComplete(collector, s.auditDir);
+});
+
+Deno.test("a cursor removed after records were sent: every record is sent again marked, none twice unmarked", async () => {
+  await using collector = FakeSyslog.start();
+  const s = await setUp([syslogTo(collector.port)]);
+  await using _ = s.dir;
+  await s.append(3);
+  await s.forwarder.close();
+  await collector.received(3);
+  await until(() => s.forwarder.status().every((c) => !c.busy), "the forwarder at rest");
+  await Deno.remove(`${s.dir.path}/audit.forward/syslog-127.0.0.1_${collector.port}.json`);
+  await s.append(1);
+  await s.forwarder.close();
+  await until(() => collector.messages.length >= 7, "3 + 4 messages");
+  assert.match(s.reports.join("\n"), /cursor .* is missing; sending all 4 records again, marked/);
+  assert.ok(collector.messages.slice(3).every((m) => m.sd.resent === "1"));
+  await assertComplete(collector, s.auditDir);
+});

@@ -53,6 +53,26 @@ Deno.test("a missing limits file means nothing may be written", async () => {
   assert.equal((await loadLimits("/nonexistent/limits.toml")).size, 0);
 });
 
+Deno.test("a limits file any user may write is refused; one its group may write is read", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/limits.toml`;
+    await Deno.writeTextFile(path, '[limits."A"]\nmin = 0\nmax = 1\nmax_step = 1\n');
+    await Deno.chmod(path, 0o646);
+    await assert.rejects(
+      () => loadLimits(path),
+      (e: Error) =>
+        e instanceof LimitsError &&
+        e.message === `${path}: any user may write it (mode 646), so it bounds nothing; ` +
+            "make it writable by its owner only (chmod o-w)",
+    );
+    await Deno.chmod(path, 0o664);
+    assert.equal((await loadLimits(path)).size, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("the shipped limits file is valid and covers the seed examples", async () => {
   const t = await loadLimits(LIMITS_FILE);
   for (

@@ -36,6 +36,11 @@ Deno.test("a site file named but missing, malformed, mistyped or with another ke
       ["writes_enabled = ", /not valid TOML/],
       ['writes_enabled = "yes"', /writes_enabled must be true or false/],
       ["writes_enabled = true\nallow_all = true", /unknown key allow_all/],
+      // A comma in a host would read as two hosts in the network grant.
+      [
+        '[audit_forward]\nhttp_url = "http://logs.example,other.example:8080/x"',
+        /audit_forward\.http_url must be an http\(s\) URL/,
+      ],
     ] as const
   ) {
     const [s] = await switches(text);
@@ -83,4 +88,21 @@ Deno.test("the config file's own switch is read again: turned off, gone or damag
   assert.match(gone.error ?? "", /config\.toml: cannot read the config file \(it does not exist\)/);
   // No config file: built-in defaults, which allow writes.
   assert.deepEqual(await readConfigSwitch(undefined), { writesEnabled: true });
+});
+
+Deno.test("the switch is read again from every file of the chain: the highest that sets it decides, any one gone is off", async () => {
+  await using dir = await tempDir();
+  const site = `${dir.path}/site.toml`, own = `${dir.path}/own.toml`;
+  await Deno.writeTextFile(site, "[safety]\nwrites_enabled = true\n");
+  await Deno.writeTextFile(own, '[ui]\ncolor = "never"\n');
+  assert.deepEqual(await readConfigSwitch([site, own]), { writesEnabled: true });
+  await Deno.writeTextFile(site, "[safety]\nwrites_enabled = false\n");
+  assert.deepEqual(await readConfigSwitch([site, own]), { writesEnabled: false });
+  // As in the merged config: a file above that sets it decides.
+  await Deno.writeTextFile(own, "[safety]\nwrites_enabled = true\n");
+  assert.deepEqual(await readConfigSwitch([site, own]), { writesEnabled: true });
+  await Deno.remove(site);
+  const gone = await readConfigSwitch([site, own]);
+  assert.equal(gone.writesEnabled, false);
+  assert.match(gone.error ?? "", /site\.toml: cannot read the config file/);
 });

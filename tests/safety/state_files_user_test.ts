@@ -70,7 +70,7 @@ for (const [what, make] of NOT_A_FILE) {
     assert.equal(r.code, 2, r.stderr);
     assert.match(
       r.stderr.trim(),
-      /^accel-agent: limits error: .*limits\.toml: cannot read the limits file \(.*is (a FIFO|a character device).*not a regular file\)$/,
+      /^accel-agent: limits error: .*limits\.toml: is (a FIFO|a character device).*not a regular file; point \[safety\] limits_file at the limits file$/,
     );
   });
 }

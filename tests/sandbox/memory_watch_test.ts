@@ -48,6 +48,36 @@ Deno.test("past the limit in the resident size or in its peak is over", async ()
   assert.equal(at(300, 900).maxRssMb, 900);
 });
 
+Deno.test("a peak no higher than when the code began is not the code's: only a rise counts", async () => {
+  await using dir = await tempDir();
+  const reserve = new ReservedDescriptor(dir.path);
+  // A new program's peak starts at its parent's size: an agent of 1.5 GB hands it on.
+  const at = (peakMb: number) =>
+    measure(reserve, 512, { rss: () => 150 * MB, maxRssKib: () => peakMb * 1024 }, 1500 * 1024);
+  assert.equal(at(1500).over, undefined);
+  assert.equal(at(1500).maxRssMb, undefined);
+  // Risen while the code ran: the peak is the code's, and past the limit.
+  assert.equal(at(1600).over, true);
+  assert.equal(at(1600).maxRssMb, 1600);
+});
+
+Deno.test({
+  name: "an agent process far larger than the memory limit still runs code in the sandbox",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    // The test process holds 1 GiB touched, so each sandbox process it spawns
+    // starts with a peak twice its own 256 + 384 MB limit.
+    const ballast = new Uint8Array(1024 * MB).fill(1);
+    await using env = await startTestSandbox({ memoryMb: 256 });
+    // Long enough for several reports (one every 100 ms).
+    const r = await env.sandbox.run({ code: "import time\ntime.sleep(1)\nprint(sum(range(10)))" });
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.equal(r.stdout, "45\n");
+    assert.equal(ballast[12345], 1);
+  },
+});
+
 Deno.test("the reserved descriptor is the one a reading takes", async () => {
   await using dir = await tempDir();
   const reserve = new ReservedDescriptor(dir.path);

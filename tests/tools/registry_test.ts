@@ -80,6 +80,31 @@ Deno.test("invalid JSON arguments are reported with what was received", async ()
   assert.match(out.content, /\{\\"count\\": 3/);
 });
 
+Deno.test("arguments nested deeper than a tool call's ever are refused as a result, not a crash", async () => {
+  const depth = 1_000_000;
+  for (
+    const raw of [
+      `{"count":1,"names":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+      `{"count":${'{"a":'.repeat(depth / 10)}1${"}".repeat(depth / 10)}}`,
+      // Brackets inside strings are text, not nesting.
+      `{"count":1,"names":[${JSON.stringify("[".repeat(depth))}]}`,
+    ]
+  ) {
+    const out = await registry().execute("echo", raw, never);
+    if (raw.includes('"[[[')) {
+      assert.equal(out.ok, true, out.content.slice(0, 300));
+      continue;
+    }
+    assert.equal(out.ok, false);
+    assert.match(
+      out.content,
+      /echo: arguments are nested more than 64 levels deep; send one flat JSON object/,
+    );
+  }
+  // The hooks' preview of the arguments does not throw either.
+  assert.equal(typeof registry().previewArgs("echo", `[${"[".repeat(depth)}`), "string");
+});
+
 Deno.test("an unknown tool name lists the available tools", async () => {
   const out = await registry().execute("set_parameter", "{}", never);
   assert.equal(out.ok, false);

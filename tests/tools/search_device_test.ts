@@ -84,3 +84,38 @@ Deno.test("property and tag filters narrow a search by words", async () => {
     JSON.stringify(devices[0]),
   );
 });
+
+Deno.test("a regular expression over a facility's very long name is answered in bounded time, or refused in words", async () => {
+  // As long as the index holds one (1,024 characters), past where the built-in engine stops.
+  const long = "SR:" + "A".repeat(1_017);
+  const rec = (name: string) => ({
+    name,
+    description: "",
+    units: "",
+    writable: false,
+    properties: {},
+    tags: [],
+  });
+  const hostile = await buildIndex({
+    id: "test:long-names",
+    async *records() {
+      yield [rec("SR:BPM:01:Z"), rec(long)];
+    },
+  }, await loadSynonyms());
+  const tools = createRegistry(
+    {
+      cs: createSimulator(),
+      now: () => Date.now(),
+      devices: { index: () => Promise.resolve(hostile) },
+    },
+    { maxOutputChars: 1_000_000, timeoutMs: 10_000 },
+  );
+  const call = (pattern: string) =>
+    tools.execute("search_device", JSON.stringify({ pattern }), new AbortController().signal);
+  const found = await call("/SR:.*Z/");
+  assert.ok(found.ok, JSON.stringify(found));
+  assert.equal((found.result as Row).total, 1);
+  const refused = await call("/(?=SR).*Z/");
+  assert.equal(refused.ok, false);
+  assert.match(JSON.stringify(refused), /1020 characters.*write it without them/);
+});

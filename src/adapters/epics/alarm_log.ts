@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type LogEntry, type LogQuery, severityAtLeast, wildcardToRegExp } from "../adapter.ts";
+import { type LogEntry, type LogQuery, severityAtLeast, wildcard } from "../adapter.ts";
 import { httpRead, type HttpService, query } from "../http.ts";
 import { jsonListPage, pageBody, shaped } from "../reply.ts";
 import { isoFromText, serviceTime, severityFromName } from "./normalise.ts";
@@ -32,7 +32,7 @@ export async function alarmEntries(
   );
   const messages = shaped(svc, AlarmMessagesSchema, pageBody(body), "a list of alarm messages");
   const fromMs = Date.parse(q.from), toMs = Date.parse(q.to);
-  const deviceRe = q.device ? wildcardToRegExp(q.device) : undefined;
+  const deviceRe = q.device ? wildcard(q.device) : undefined;
   const needle = q.text?.toLowerCase();
   const out: LogEntry[] = [];
   for (const [i, m] of messages.entries()) {

@@ -17,7 +17,7 @@
  */
 import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapter.ts";
 import type { DeviceInfo, DevicePage, LogEntry, Reading, Series, Value } from "../adapter.ts";
-import { wildcardToRegExp } from "../adapter.ts";
+import { wildcard } from "../adapter.ts";
 import { type HttpService, HttpStatusError, httpText, trimBase } from "../http.ts";
 import { jsonReply, shaped } from "../reply.ts";
 import { alarmEntries } from "./alarm_log.ts";
@@ -207,7 +207,7 @@ export class Epics implements ControlSystem {
     // Fallback: the archiver's names, paged here (it knows no units or writability).
     const offset = Math.max(0, q.offset ?? 0), limit = Math.max(0, q.limit ?? 50);
     const subsystem = q.subsystem?.toUpperCase();
-    const re = wildcardToRegExp(q.pattern || "*");
+    const re = wildcard(q.pattern || "*");
     const names = (await matchingPvs(this.#svc.archiver, q.pattern || "*", signal))
       .filter((n) => re.test(n) && (!subsystem || subsystemOf(n).toUpperCase() === subsystem));
     return {

@@ -11,7 +11,7 @@ import {
   type LogQuery,
   type LogSource,
   severityAtLeast,
-  wildcardToRegExp,
+  wildcard,
 } from "../adapter.ts";
 import { alarmEvents, LiveAlarms, type LiveState } from "../../facility/alarms.ts";
 import { ElogWriter } from "../../facility/elog.ts";
@@ -65,7 +65,7 @@ export class LogService {
     const from = parseTime("from", q.from);
     const to = Math.min(parseTime("to", q.to), now + 1);
     const limit = Math.min(MAX_LOG_LIMIT, Math.max(0, Math.floor(q.limit ?? DEFAULT_LOG_LIMIT)));
-    const device = q.device ? wildcardToRegExp(q.device) : undefined;
+    const device = q.device ? wildcard(q.device) : undefined;
     const text = q.text?.toLowerCase();
     const out: LogEntry[] = [];
     if (to <= from || limit === 0) return out;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type LogEntry, type LogQuery, severityAtLeast, wildcardToRegExp } from "../adapter.ts";
+import { type LogEntry, type LogQuery, severityAtLeast, wildcard } from "../adapter.ts";
 import { DEFAULT_LOG_LIMIT } from "./logs.ts";
 
 /** Where the posted entries come from. */
@@ -26,7 +26,7 @@ export function withPosted(
 ): LogEntry[] {
   const from = Date.parse(q.from);
   const to = Math.min(Date.parse(q.to), now + 1);
-  const device = q.device ? wildcardToRegExp(q.device) : undefined;
+  const device = q.device ? wildcard(q.device) : undefined;
   const text = q.text?.toLowerCase();
   const limit = Math.max(0, Math.floor(q.limit ?? DEFAULT_LOG_LIMIT));
   const mine = posted.filter((e) => {

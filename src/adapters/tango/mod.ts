@@ -17,7 +17,7 @@
  */
 import type { ArchiveQuery, ControlSystem, DeviceQuery, LogQuery } from "../adapter.ts";
 import type { DeviceInfo, DevicePage, LogEntry, Reading, Series, Value } from "../adapter.ts";
-import { wildcardToRegExp } from "../adapter.ts";
+import { wildcard } from "../adapter.ts";
 import { trimBase } from "../http.ts";
 import { type AttrInfo, tangoErrorText, TangoRest } from "./rest.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -170,7 +170,7 @@ export class Tango implements ControlSystem {
     const devices = list.map((d) => d.name).filter((d) =>
       !q.subsystem || d.split("/")[0]?.toLowerCase() === q.subsystem.toLowerCase()
     ).sort();
-    const re = wildcardToRegExp(
+    const re = wildcard(
       pattern.includes("/") ? pattern : `*${pattern.replace(/^\*|\*$/g, "")}*`,
     );
     const matches: DeviceInfo[] = [];

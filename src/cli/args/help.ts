@@ -39,7 +39,13 @@ function usageLines(usage: readonly (readonly [string, string])[], columns: numb
   const width = Math.max(...usage.map(([args]) => `  accel-agent ${args}`.length)) + 2;
   // At most half the terminal: a longer command has its description on the lines under it.
   const indent = Math.min(width, Math.floor(columns / 2));
-  return usage.flatMap(([args, what]) => hanging(`  accel-agent ${args}`, what, indent, columns));
+  // A bracketed option (`[--tasks SEL]`) is one piece when the line wraps.
+  const joined = (args: string) =>
+    args.replace(/\[[^\]\n]*\]/g, (m) => m.replaceAll(" ", "\u00a0"));
+  return usage.flatMap(([args, what]) =>
+    hanging(`  accel-agent ${joined(args)}`, what, indent, columns)
+      .map((l) => l.replaceAll("\u00a0", " "))
+  );
 }
 
 /** The global help, `columns` wide at most: every command, the global flags, each command's flags, exit codes. */
@@ -53,7 +59,7 @@ export function globalHelp(columns = HELP_COLUMNS): string {
     ).map((l) => l.replaceAll("\u00a0", " "))
   );
   return [
-    TITLE,
+    ...wrapText(TITLE, columns),
     "",
     "Usage:",
     ...usageLines(COMMANDS.flatMap((c) => c.usage), columns),
@@ -61,7 +67,7 @@ export function globalHelp(columns = HELP_COLUMNS): string {
     "Options (before or after the command):",
     ...flagLines(GLOBAL_FLAGS, columns),
     "",
-    "Options of one command (accel-agent COMMAND --help says more):",
+    ...wrapText("Options of one command (accel-agent COMMAND --help says more):", columns),
     ...commandFlags,
     "",
     ...wrapText(EXIT_CODES, columns),

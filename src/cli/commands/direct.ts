@@ -21,6 +21,7 @@ import {
 import { type Style, style } from "../term/style.ts";
 import { type FitTable, fitTable, tableWidth } from "../term/fit_table.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
+import { wrapText } from "../../util/text_wrap.ts";
 import { type ToolResults, wholeResult } from "../../tools/results.ts";
 import { renderSearch, type SearchOut } from "./search_render.ts";
 import {
@@ -163,7 +164,14 @@ function renderGet(result: ToolResults["get_parameter"], io: Io, s: Style): void
 }
 
 function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
-  io.out(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}\n`));
+  // On a terminal, every line is wrapped to its width between words (into a pipe, lines stay whole).
+  const width = tableWidth(io);
+  const wrapped = (text: string, indent = "") =>
+    (width === Infinity ? text.split("\n") : wrapText(text, width - indent.length))
+      .map((l) => `${indent}${l}`).join("\n");
+  io.out(
+    `${wrapped(s.dim(`${one(result.source)} from ${one(result.from)} to ${one(result.to)}`))}\n`,
+  );
   if (result.source === "archive") {
     const t = table(["Device", "Points", "Min", "Max", "Mean", "Last", "Worst"], s, tableWidth(io));
     for (const x of result.series) {
@@ -190,10 +198,9 @@ function renderLogs(result: ToolResults["read_log"], io: Io, s: Style): void {
   for (const e of entries) {
     const head = `${s.dim(one(e.time))} ${severity(e.severity, s)} ${s.bold(one(e.title))}`;
     const meta = one([e.author, e.logbook, e.status].filter(Boolean).join(" · "));
-    io.out(`${head}${meta ? s.dim(`  (${meta})`) : ""}\n`);
+    io.out(`${wrapped(`${head}${meta ? s.dim(`  (${meta})`) : ""}`)}\n`);
     if (e.text && e.text !== e.title) {
-      const body = untrusted(e.text, { multiline: true });
-      io.out(`    ${body.replaceAll("\n", "\n    ")}\n`);
+      io.out(`${wrapped(untrusted(e.text, { multiline: true }), "    ")}\n`);
     }
   }
 }

@@ -11,9 +11,20 @@ import type { App } from "../../app/app.ts";
 import { CliError, Exit } from "../../app/exit.ts";
 import { abortOnSignals, cancelledBy, type Io } from "../../app/io.ts";
 import type { Command } from "../args/command.ts";
-import { DraftError, draftJson, readDraft, type ShiftFacts, shiftFacts } from "../../elog/mod.ts";
+import {
+  type Draft,
+  DraftError,
+  draftJson,
+  DraftSaveError,
+  readDraft,
+  type ShiftFacts,
+  shiftFacts,
+} from "../../elog/mod.ts";
+import { fail } from "./fail.ts";
 import { resolveRange } from "../../util/time_range.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { timeoutSignal } from "../../util/misc.ts";
+import { isRefusal } from "../../util/bounded_read.ts";
 import { terminalJson, untrusted } from "../../util/untrusted_text.ts";
 import { draftText, postText, skipText } from "../term/elog_review.ts";
 import { settleDrafts } from "../term/elog_after.ts";
@@ -36,6 +47,8 @@ export async function runElog(app: App, cmd: ElogCommand, json: boolean, io: Io)
     }
   } catch (e) {
     if (e instanceof DraftError) throw new CliError(e.message, Exit.USAGE);
+    // A lock file that is no regular file (a FIFO put in its place): one line naming it.
+    if (isRefusal(e)) throw new CliError(e.message, Exit.FAILURE);
     throw e;
   }
 }
@@ -140,7 +153,13 @@ async function shift(app: App, cmd: ElogCommand, json: boolean, io: Io): Promise
   );
   const prose = await proseOf(app, facts, controller.signal, io);
   const elog = await app.plans.elog();
-  const draft = await elog.shift(facts, prose);
+  let draft;
+  try {
+    draft = await elog.shift(facts, prose);
+  } catch (e) {
+    if (e instanceof DraftSaveError && e.draft) unsavedShift(e, e.draft, json, io);
+    throw e;
+  }
   const [report] = await settleDrafts(app, [draft], {
     choice: cmd.choice,
     ask: !json && io.stdinIsTerminal && io.stdoutIsTerminal,
@@ -155,6 +174,17 @@ async function shift(app: App, cmd: ElogCommand, json: boolean, io: Io): Promise
   return report?.error ? Exit.FAILURE : Exit.OK;
 }
 
+/** A summary that could not be saved (a full disk) is printed, not lost; then one line says so. */
+function unsavedShift(e: DraftSaveError, d: Draft, json: boolean, io: Io): never {
+  if (json) {
+    fail(io, true, "not_saved", e.message, Exit.FAILURE, {
+      draft: { title: d.title, body: d.body },
+    });
+  }
+  io.out(`${untrusted(d.title)}\n${untrusted(d.body.trimEnd(), { multiline: true })}\n`);
+  throw new CliError(`${e.message}; the summary is printed above, not saved`, Exit.FAILURE);
+}
+
 /** A few sentences of prose from the model over the numbers; none without a model. */
 async function proseOf(
   app: App,
@@ -167,6 +197,10 @@ async function proseOf(
   } catch {
     return undefined;
   }
+  // The turn's deadline bounds this call too: an endpoint that trickles its answer for ever
+  // would otherwise keep the command, as every byte resets the idle timer.
+  const seconds = app.loaded.config.llm.turn_timeout_s;
+  const deadline = timeoutSignal(seconds * 1000);
   try {
     const model = await app.model();
     let text = "";
@@ -182,13 +216,16 @@ async function proseOf(
           { role: "user", content: JSON.stringify(facts) },
         ],
         tools: [],
-      }, signal)
+      }, AbortSignal.any([signal, deadline]))
     ) {
       if (ev.type === "done") text = ev.response.text;
     }
     return text;
   } catch (e) {
-    io.err(`accel-agent: the model's prose is left out (${untrusted(errorMessage(e))})\n`);
+    const why = deadline.aborted && !signal.aborted
+      ? `it was still answering after ${seconds} s, [llm] turn_timeout_s`
+      : untrusted(errorMessage(e));
+    io.err(`accel-agent: the model's prose is left out (${why})\n`);
     return undefined;
   }
 }

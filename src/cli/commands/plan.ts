@@ -28,6 +28,7 @@ import {
   type StopSignal,
 } from "../../app/io.ts";
 import { planColumns, renderPlan } from "../term/plan_table.ts";
+import { wrapLine } from "../term/screen_text.ts";
 import { TerminalRenderer } from "../term/render.ts";
 import { settleDrafts } from "../term/elog_after.ts";
 import { turnDrafts } from "../term/elog_turn.ts";
@@ -140,8 +141,11 @@ export async function runPlanShow(
       const kind = issued.reusable
         ? "reusable procedure, recorded in the audit log"
         : `single-use, valid until ${issued.expiresAt}`;
+      // The heading wraps between words; the token and the command stay whole, to be copied.
+      const heading = wrapLine(`approval token (${kind}):`, planColumns(io))
+        .map((l, i) => i === 0 ? l.replace("approval token", s.bold("approval token")) : l);
       io.out(
-        `${s.bold("approval token")} (${kind}):\n  ${issued.token}\n` +
+        `${heading.join("\n")}\n  ${issued.token}\n` +
           `run it with: accel-agent plan run ${
             untrusted(refText)
           } --approved-hash ${issued.token}\n`,

@@ -28,6 +28,7 @@ import { partnerText } from "../../plan/readback.ts";
 import type { Style } from "./style.ts";
 import { round6 } from "../../util/misc.ts";
 import { cellText, fitToWidth, screenText, screenWidth, wrapLine } from "./screen_text.ts";
+import { type Cell, cellLines, type Part, recordLines, wordsFit } from "./plan_records.ts";
 
 /** The table's width when output is not a terminal (a file, a pipe). */
 export const PLAN_TABLE_COLUMNS = 120;
@@ -86,24 +87,26 @@ export function renderPlan(p: PreflightedPlan, s: Style, columns = PLAN_TABLE_CO
       : []
   ).map((n) => screenWidth(cell(n)));
   const colWidths = planColumnWidths(columns, Math.max(0, ...names));
-  const table: string[] = [];
-  const push = (cells: Cell[]) =>
-    table.push(
-      ...drawRow(cells.map((c, col) => cellLines(c, (colWidths[col] ?? 0) - PADDING)), colWidths),
-    );
-  push(HEADINGS.map((h) => [{ text: h, paint: s.bold }]));
   const rows = (list: Action[], prefix: string, label: string) =>
-    list.forEach((a, i) =>
-      push(row(`${prefix}[${i}]`, label ? `${label} ${i + 1}` : String(i + 1), a, changes, s))
+    list.map((a, i) =>
+      row(`${prefix}[${i}]`, label ? `${label} ${i + 1}` : String(i + 1), a, changes, s)
     );
-  rows(p.plan.actions, "actions", "");
-  rows(p.plan.rollback ?? [], "rollback", "rb");
-  const lines = [
-    ...descriptionBlock(p.plan.description, s, columns),
-    border("┌", "┬", "┐", colWidths),
-    ...table,
-    border("└", "┴", "┘", colWidths),
+  const body = [
+    ...rows(p.plan.actions, "actions", ""),
+    ...rows(p.plan.rollback ?? [], "rollback", "rb"),
   ];
+  const head = HEADINGS.map((h) => [{ text: h, paint: s.bold }]);
+  const draw = (cells: Cell[]) =>
+    drawRow(cells.map((c, col) => cellLines(c, (colWidths[col] ?? 0) - PADDING)), colWidths);
+  // Too narrow for the table without splitting a name or a word: one record per action.
+  const table = wordsFit([head, ...body], colWidths, PADDING, MAX_DEVICE - PADDING, columns)
+    ? [
+      border("┌", "┬", "┐", colWidths),
+      ...[head, ...body].flatMap(draw),
+      border("└", "┴", "┘", colWidths),
+    ]
+    : recordLines(body, columns, s.dim);
+  const lines = [...descriptionBlock(p.plan.description, s, columns), ...table];
   const facts = [
     `about ${formatSeconds(p.estimatedSeconds)}`,
     ...(p.scanPoints ? [`${p.scanPoints} scan points`] : []),
@@ -205,25 +208,9 @@ function cell(text: string | number): string {
 /** The table's headings. */
 const HEADINGS = ["#", "Action", "Device", "Current → New (Δ)", "Reason / detail"];
 
-/** Text of a cell, styled line by line once wrapped. */
-interface Part {
-  text: string;
-  paint?: (text: string) => string;
-}
-
-/** A cell: parts one below the other. */
-type Cell = Part[];
-
 /** One part, unstyled. */
 function plain(text: string): Cell {
   return [{ text }];
-}
-
-/** A cell's lines, each wrapped to `width` columns by the width the terminal draws, then styled. */
-function cellLines(c: Cell, width: number): string[] {
-  return c.flatMap(({ text, paint }) =>
-    text.split("\n").flatMap((l) => wrapLine(l, width)).map((l) => (paint ? paint(l) : l))
-  );
 }
 
 /**

@@ -125,6 +125,7 @@ export class Run {
     const rows: ScanRow[] = [];
     const points = scanPoints(scan);
     let last: ActionResult["confirmation"];
+    let stopped: { reason: unknown } | undefined;
     try {
       for (let i = 0; i < points.length; i++) {
         if (opts.signal.aborted) throw opts.signal.reason;
@@ -141,13 +142,24 @@ export class Run {
         });
         this.#progress(opts, `${scan.writeDevice} = ${round6(point)} (${i + 1}/${points.length})`);
       }
-    } finally {
-      if (this.deps.workDir && rows.length) {
+    } catch (e) {
+      stopped = { reason: e };
+    }
+    // The points measured are saved however the scan ended.
+    if (this.deps.workDir && rows.length) {
+      try {
         this.csvFiles.push(
           await writeScanCsv(this.deps.workDir, this.checked.hash, where, scan, rows),
         );
+      } catch (e) {
+        // A scan that stopped keeps its reason (the switch, an alarm): the lost file is one more error.
+        if (!stopped) throw e;
+        this.errors.push(
+          `the scan's data of ${where} could not be saved: ${errorText(e, this.deps.signal)}`,
+        );
       }
     }
+    if (stopped) throw stopped.reason;
     const partner = this.checked.readbacks[scan.writeDevice];
     return {
       where,

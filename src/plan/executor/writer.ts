@@ -130,7 +130,23 @@ export class Writer {
   async restore(device: string, signal: AbortSignal): Promise<Confirmation> {
     const original = this.originals.get(device);
     if (original === undefined) throw new Error(`${device} was not written by this plan`);
-    return await this.#rampTo(device, original, signal);
+    const unconfirmed = this.#unconfirmed.has(device);
+    try {
+      return await this.#rampTo(device, original, signal);
+    } catch (e) {
+      if (!unconfirmed || signal.aborted || e instanceof RestoreRefused) throw e;
+      // The plan's write was never confirmed and the restore's failed too (an IOC that
+      // refuses every put to it): the device may never have moved. It is restored only if,
+      // a whole settle time later (so a late landing of that write would show), it reads
+      // its original; the claim rests on that read, never on the refused write.
+      const settle = this.checked.readbacks[device]?.settleMs ?? this.#defaultSettleMs();
+      await sleep(settle, signal, this.deps.timers);
+      const tol = this.checked.tolerances[device] ?? 1e-6;
+      const [now] = await this.deps.cs.read([device], signal);
+      if (!now?.ok || !matches(now.value, original, tol)) throw e;
+      this.#unconfirmed.delete(device);
+      return await this.awaitReadback(device, original, signal);
+    }
   }
 
   async #put(
