@@ -92,16 +92,18 @@ export function rfFrequencyMHz(ring: RingParams): number {
 }
 
 /**
- * RF momentum acceptance (relative) for a total RF voltage `voltMV`:
- * δ² = 2U₀/(π·h·α·E)·F(q), F(q) = 2(√(q²−1) − arccos(1/q)), q = V/U₀;
- * 0 when the voltage does not cover the energy loss (q ≤ 1).
+ * RF momentum acceptance (relative) for a total RF voltage `voltMV`, the
+ * bucket's half-height: δ² = U₀/(π·h·α·E)·F(q), F(q) = 2(√(q²−1) −
+ * arccos(1/q)), q = V/U₀ (for V ≫ U₀ the stationary bucket's
+ * 2eV/(π·h·α·E) = (2ν_s/(h·α))²); 0 when the voltage does not cover the
+ * energy loss (q ≤ 1).
  */
 export function rfAcceptance(ring: RingParams, voltMV: number): number {
   const u0 = energyLossMeV(ring);
   const q = voltMV / u0;
   if (!(q > 1)) return 0;
   const f = 2 * (Math.sqrt(q * q - 1) - Math.acos(1 / q));
-  const scale = (2 * u0) / (Math.PI * ring.harmonic * ring.alphaC * ring.energyMeV);
+  const scale = u0 / (Math.PI * ring.harmonic * ring.alphaC * ring.energyMeV);
   return Math.sqrt(scale * f);
 }
 

@@ -1,14 +1,17 @@
 /**
  * What the storage ring allows at a time: whether injection may go on (the
  * top-up interlocks), whether a beam can be stored at all (a tripped station's
- * RF interlock, the RF voltage against U₀, the closed orbit against the
- * aperture, the tunes against the stopbands, the chromaticity against the
- * head-tail instability, the beam permit), and the aperture the orbit leaves
+ * RF interlock, the RF voltage against U₀, the linear stability of the
+ * cell with the quadrupoles and the energy as they are, the energy against
+ * the momentum acceptance, the closed orbit against the aperture, the tunes
+ * against the stopbands and the resonance lines between them and the design,
+ * the chromaticity against the head-tail instability, the beam permit), and the aperture the orbit leaves
  * (margins in beam sizes, transverse and momentum acceptance).
  *
  * @module
  */
 
+import { elements, periodic } from "./cell_matrices.ts";
 import type { DeviceDef } from "./facility.ts";
 import type { LatticePoint } from "./lattice.ts";
 import type { Machine } from "./machine.ts";
@@ -125,15 +128,34 @@ export class RingLimits {
     if (voltMV <= this.energyLossMeV(t, sp)) {
       return { reason: "RF voltage below the energy loss per turn", monitor: dispersive() };
     }
+    const unstable = this.unstablePlane(t, sp);
+    if (unstable !== undefined) {
+      return {
+        reason: `${
+          unstable === 0 ? "horizontal" : "vertical"
+        } optics unstable: no closed orbit with the quadrupoles and the energy as they are`,
+        monitor: this.nearestBlm(0)?.name,
+      };
+    }
+    const delta = physics.energyError("ringEnergy", t, sp);
+    if (Math.abs(delta) > ring.momentumAcceptance) {
+      return {
+        reason: `beam energy ${(100 * delta).toFixed(1)} % off, beyond the momentum acceptance`,
+        monitor: dispersive(),
+      };
+    }
     const { margin, limiting, smallestGap } = aperture;
     if (margin[0] <= 0 || margin[1] <= 0) {
       return { reason: "closed orbit beyond the aperture", monitor: limiting?.name };
     }
     const [integer = 0.01, half = 0.004] = ring.stopband;
     let resonance: number | undefined;
+    const design = physics.optics.ringTunes;
     physics.tunes(t, sp).forEach((nu, p) => {
       const f = ((nu % 1) + 1) % 1;
       if (Math.min(f, 1 - f) < integer || Math.abs(f - 0.5) < half) resonance = p;
+      // A stored beam cannot cross an integer or half-integer line on its way to these tunes.
+      if (Math.floor(2 * nu) !== Math.floor(2 * (design[p] ?? nu))) resonance = p;
     });
     if (resonance !== undefined) {
       const gapAt = smallestGap ? physics.optics.lattice.of(smallestGap)?.s : undefined;
@@ -155,6 +177,38 @@ export class RingLimits {
       return { reason: "beam permit denied", monitor: this.nearestBlm(0)?.name };
     }
     return { reason: undefined, monitor: undefined };
+  }
+
+  /**
+   * The plane (0 horizontal, 1 vertical) in which the ring's cell has no
+   * periodic solution, |½·Tr M| ≥ 1, with the quadrupole families' live
+   * strengths seen by a beam of the live energy (K/(1 + δ)); undefined when
+   * both planes are stable. The linear tune shifts hold only near the design:
+   * a family switched off or a dipole far from its field is decided here.
+   */
+  unstablePlane(t: number, sp: Setpoints): number | undefined {
+    const physics = this.physics;
+    const section = physics.optics.ring;
+    const cell = section?.spec.cell;
+    const optics = section?.ring;
+    if (cell === undefined || optics === undefined) return undefined;
+    const energy = 1 + physics.energyError("ringEnergy", t, sp);
+    if (!(energy > 0)) return 0;
+    const k = new Map<string, number>();
+    for (const q of optics.quads) k.set(q.family, q.strength / energy);
+    let changed = energy !== 1;
+    for (const f of physics.optics.quads) {
+      const family = f.magnet.name.replace(/:CURRENT$/, "");
+      const i0 = Number(physics.initial.get(f.magnet.name)) || 1;
+      const d = physics.delta(f.magnet, t, sp);
+      if (d !== 0) changed = true;
+      k.set(family, (f.strength * (1 + d / i0)) / energy);
+    }
+    // The design cell is stable (it was matched): only a change can make it otherwise.
+    if (!changed) return undefined;
+    const els = elements(cell, k, optics.bendRadiusM);
+    for (const plane of [0, 1]) if (periodic(els, plane) === undefined) return plane;
+    return undefined;
   }
 
   /**
