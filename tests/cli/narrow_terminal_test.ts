@@ -116,7 +116,10 @@ Deno.test({
     // The table and what follows it up to the approval token (a token is one word, never broken).
     const shown = (await screenOf(["plan", "show", plan], home.path)).split(/^approval token/m)[0]
       ?.trimEnd() ?? "";
-    assert.match(shown, /plan hash [0-9a-f]{64}\nWrites 1 device: LINAC:COR:V01:SETPT\.$/);
+    assert.match(
+      shown,
+      /plan hash [0-9a-f]{64}\n(?:Predicted effect \(a prediction: [\s\S]*\n)?Writes 1 device: LINAC:COR:V01:SETPT\.$/,
+    );
     assertFits(shown, [...split(reason), "LINAC:COR:V01:SETPT", "LINAC:BPM:02:Y"], "plan show");
     // The change and its Δ stay together.
     assert.match(shown, /\(Δ\+0\.048\)/);
