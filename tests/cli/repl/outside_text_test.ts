@@ -55,7 +55,7 @@ const HOSTILE_COUNT = "7\x1b[2J\x1b]0;pwned\x07";
 
 Deno.test({
   name:
-    "REPL: token counts an endpoint reports as text with escape sequences are shown escaped in the usage line and in /cost",
+    "REPL: token counts an endpoint reports as text with escape sequences are never shown: the usage line and /cost give the estimate",
   ignore: !HAS_TMUX && !Deno.env.get("CI"),
   async fn() {
     const usage = { prompt_tokens: HOSTILE_COUNT, completion_tokens: 3 } as unknown as {
@@ -71,11 +71,13 @@ Deno.test({
     await term.type("how is the beam?");
     await term.send("Enter");
     let screen = await term.waitFor(/The beam is stable\.[\s\S]*accel›\s*$/m);
-    assert.match(screen, / · 0*7\\x1b\[2J\\x1b\]0;pwned\\x07 in · 3 out/);
+    assert.match(screen, / · \d+ in · \d+ out\n/);
+    assert.doesNotMatch(screen, /pwned/);
     await term.type("/cost");
     await term.send("Enter");
     screen = await term.waitFor(/total cost[^\n]*\n[\s\S]*accel›\s*$/m);
-    assert.match(screen, /last turn: 0*7\\x1b\[2J\\x1b\]0;pwned\\x07 in · 3 out/);
+    assert.match(screen, /last turn: \d+ in · \d+ out/);
+    assert.doesNotMatch(screen, /pwned/);
     assert.match(screen, /Ask about the machine in plain language/, "the screen was not cleared");
     assert.equal(await term.title(), title);
     assert.deepEqual(llm.failures, []);
