@@ -32,12 +32,18 @@ interface ChatRequest {
   messages?: { role: string; content?: unknown }[];
 }
 
-/** The content of the last tool message, parsed as JSON when it is JSON. */
+/**
+ * The content of the last tool message, parsed as JSON when it is JSON (also
+ * inside the marked data block that results holding outside text come in).
+ */
 function lastToolResult(req: ChatRequest): unknown {
   const tool = [...(req.messages ?? [])].reverse().find((m) => m.role === "tool");
   if (typeof tool?.content !== "string") return undefined;
+  const block = /^<data source="[^"]*" id="([^"]*)">\n([\s\S]*)\n<\/data id="\1">$/.exec(
+    tool.content,
+  );
   try {
-    return JSON.parse(tool.content);
+    return JSON.parse(block ? block[2] ?? "" : tool.content);
   } catch {
     return tool.content;
   }
